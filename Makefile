@@ -1,0 +1,73 @@
+# mscclpp-bench build. `make` compiles the CUDA kernels with nvcc into fatbins that the
+# Go worker embeds, then builds two binaries into bin/:
+#   bin/mscclpp-bench      front end: CLI, reports, compare/plot; no cgo, runs anywhere
+#   bin/mscclpp-bench-gpu  GPU worker: links libcuda.so.1 and libmpi.so.40
+# `make test` runs everything that needs no GPU; `make gpu-test` runs the GPU suite on a
+# GPU machine under mpirun (build here with `make gpu-test-bin`, then carry bin/).
+
+NVCC      ?= nvcc
+CUDA_HOME ?= /usr
+GENCODE   ?= -gencode=arch=compute_80,code=sm_80 \
+             -gencode=arch=compute_90,code=sm_90 \
+             -gencode=arch=compute_90,code=compute_90
+NVCCFLAGS ?= -O3 -std=c++17
+GO        ?= go
+FUZZTIME  ?= 5s
+NP        ?= 2
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0-dev)
+COMMIT  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -X github.com/mscclpp-bench/mscclpp-bench/internal/version.Version=$(VERSION) \
+           -X github.com/mscclpp-bench/mscclpp-bench/internal/version.Commit=$(COMMIT)
+
+CU_SRCS  := $(wildcard kernels/*.cu)
+CU_HDRS  := $(wildcard kernels/include/mscclpp/*)
+FATBINS  := $(patsubst kernels/%.cu,kernels/fatbin/%.fatbin,$(CU_SRCS))
+GO_SRCS  := $(shell find . -name '*.go' -not -path './third_party/*') go.mod go.sum
+
+export CGO_CFLAGS := -I$(CUDA_HOME)/include
+
+.PHONY: all kernels test vet fuzz gpu-test-bin gpu-test clean
+
+all: bin/mscclpp-bench bin/mscclpp-bench-gpu
+
+kernels: $(FATBINS)
+
+kernels/fatbin/%.fatbin: kernels/%.cu $(CU_HDRS)
+	@mkdir -p kernels/fatbin
+	$(NVCC) $(GENCODE) $(NVCCFLAGS) -Ikernels/include -fatbin -o $@ $<
+
+bin/mscclpp-bench: $(GO_SRCS)
+	@mkdir -p bin
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $@ ./cmd/mscclpp-bench
+
+bin/mscclpp-bench-gpu: $(GO_SRCS) $(FATBINS)
+	@mkdir -p bin
+	CGO_ENABLED=1 $(GO) build -ldflags '$(LDFLAGS)' -o $@ ./cmd/mscclpp-bench-gpu
+
+vet: $(FATBINS)
+	$(GO) vet ./...
+	$(GO) vet -tags gpu ./internal/gputest/
+
+# Unit, golden, layout, multi-process and mpirun tests, then each fuzz target briefly.
+test: vet
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./bootstrap/ ./channels/
+	$(MAKE) fuzz
+
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzUniqueIDDecode$$' -fuzztime=$(FUZZTIME) ./bootstrap/
+	$(GO) test -run='^$$' -fuzz='^FuzzFrameDecode$$' -fuzztime=$(FUZZTIME) ./bootstrap/
+	$(GO) test -run='^$$' -fuzz='^FuzzEndpointDecode$$' -fuzztime=$(FUZZTIME) ./channels/
+	$(GO) test -run='^$$' -fuzz='^FuzzRegisteredMemoryDecode$$' -fuzztime=$(FUZZTIME) ./channels/
+	$(GO) test -run='^$$' -fuzz='^FuzzTriggerDecode$$' -fuzztime=$(FUZZTIME) ./channels/
+
+# The GPU suite: a Go test binary (build tag gpu) plus checked runs of the benchmark.
+gpu-test-bin: all
+	CGO_ENABLED=1 $(GO) test -c -tags gpu -o bin/gputest.test ./internal/gputest/
+
+gpu-test:
+	NP=$(NP) scripts/gpu-test.sh
+
+clean:
+	rm -rf bin kernels/fatbin/*.fatbin

@@ -1,0 +1,275 @@
+package channels
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// fakeGPU stands in for a GPU in mesh tests: addresses come from one counter shared by
+// every rank of the test (like one address space), and an IPC handle is just the address.
+type fakeGPU struct {
+	device.GPU // methods a test does not expect panic (nil interface)
+	info       device.Info
+	next       *atomic.Uint64
+	noPeer     bool
+
+	mu     sync.Mutex
+	allocs map[device.Ptr]uint64
+	opened map[device.Ptr]bool
+	mapped []unsafe.Pointer
+}
+
+func newFakeGPU(rank int, next *atomic.Uint64) *fakeGPU {
+	return &fakeGPU{
+		info:   device.Info{Ordinal: rank, Name: "Fake GPU", BusID: fmt.Sprintf("0000:00:%02x.0", rank), SMs: 4},
+		next:   next,
+		allocs: map[device.Ptr]uint64{}, opened: map[device.Ptr]bool{},
+	}
+}
+
+func (f *fakeGPU) Info() device.Info { return f.info }
+func (f *fakeGPU) Bind() error       { return nil }
+func (f *fakeGPU) Alloc(n uint64) (device.Ptr, error) {
+	p := device.Ptr(f.next.Add((n+255)/256*256+256) - (n+255)/256*256)
+	f.mu.Lock()
+	f.allocs[p] = n
+	f.mu.Unlock()
+	return p, nil
+}
+func (f *fakeGPU) Free(p device.Ptr) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.allocs[p]; !ok {
+		return fmt.Errorf("free of unknown %v", p)
+	}
+	delete(f.allocs, p)
+	return nil
+}
+func (f *fakeGPU) AllocMapped(n uint64) (unsafe.Pointer, device.Ptr, error) {
+	b := make([]byte, n)
+	f.mu.Lock()
+	f.mapped = append(f.mapped, unsafe.Pointer(&b[0]))
+	f.mu.Unlock()
+	return unsafe.Pointer(&b[0]), device.Ptr(f.next.Add(1 << 12)), nil
+}
+func (f *fakeGPU) FreeMapped(unsafe.Pointer) error                               { return nil }
+func (f *fakeGPU) Memset(device.Ptr, byte, uint64) error                         { return nil }
+func (f *fakeGPU) CopyToDevice(device.Ptr, []byte) error                         { return nil }
+func (f *fakeGPU) SetDeviceConfig(time.Duration, device.Ptr, int, int) error     { return nil }
+func (f *fakeGPU) CanAccessPeer(string) (bool, error)                            { return !f.noPeer, nil }
+func (f *fakeGPU) NewStream() (device.Stream, error)                             { return 1, nil }
+func (f *fakeGPU) DestroyStream(device.Stream) error                             { return nil }
+func (f *fakeGPU) CopyAsync(device.Ptr, device.Ptr, uint64, device.Stream) error { return nil }
+func (f *fakeGPU) WriteValue64Async(device.Ptr, uint64, device.Stream) error     { return nil }
+func (f *fakeGPU) Synchronize(device.Stream, time.Duration) error                { return nil }
+func (f *fakeGPU) IpcGetHandle(p device.Ptr) (device.IpcHandle, error) {
+	var h device.IpcHandle
+	binary.LittleEndian.PutUint64(h[:], uint64(p))
+	return h, nil
+}
+func (f *fakeGPU) IpcOpen(h device.IpcHandle) (device.Ptr, error) {
+	p := device.Ptr(binary.LittleEndian.Uint64(h[:]))
+	f.mu.Lock()
+	f.opened[p] = true
+	f.mu.Unlock()
+	return p, nil
+}
+func (f *fakeGPU) IpcClose(p device.Ptr) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.opened[p] {
+		return fmt.Errorf("close of unmapped %v", p)
+	}
+	delete(f.opened, p)
+	return nil
+}
+
+// newBoots starts n connected bootstraps in this process.
+func newBoots(t *testing.T, n int) []*bootstrap.TcpBootstrap {
+	t.Helper()
+	bs := make([]*bootstrap.TcpBootstrap, n)
+	for r := range bs {
+		b, err := bootstrap.New(r, n, bootstrap.Options{Timeout: 10 * time.Second, Logf: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs[r] = b
+	}
+	id, err := bs[0].CreateUniqueID("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for r := range bs {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			errs[r] = bs[r].Initialize(context.Background(), id)
+		}(r)
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, b := range bs {
+			_ = b.Close()
+		}
+	})
+	return bs
+}
+
+// onRanks runs fn on n ranks concurrently and fails the test on any error.
+func onRanks(t *testing.T, n int, fn func(r int) error) {
+	t.Helper()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for r := 0; r < n; r++ {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			errs[r] = fn(r)
+		}(r)
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
+
+// TestMeshChannelsPairUp builds a 4-rank mesh and checks that every channel's semaphore
+// writes exactly the token its peer's matching channel waits on, and that puts target the
+// peer's buffer.
+func TestMeshChannelsPairUp(t *testing.T) {
+	const n = 4
+	bs := newBoots(t, n)
+	var next atomic.Uint64
+	next.Store(1 << 20)
+	meshes := make([]*Mesh, n)
+	bufs := make([]*Buffer, n)
+	local := make([]device.Ptr, n)
+	mem := make([][]MemoryChannelHandle, n)
+	port := make([][]PortChannelHandle, n)
+	gpus := make([]*fakeGPU, n)
+	onRanks(t, n, func(r int) error {
+		gpus[r] = newFakeGPU(r, &next)
+		m, err := NewMesh(gpus[r], bs[r], MeshOptions{Transport: TransportCudaIpc, Timeout: time.Second, Hostname: "node"})
+		if err != nil {
+			return err
+		}
+		meshes[r] = m
+		if local[r], err = m.Alloc(1024); err != nil {
+			return err
+		}
+		dst, err := m.Alloc(4096)
+		if err != nil {
+			return err
+		}
+		if bufs[r], err = m.Share(dst, 4096); err != nil {
+			return err
+		}
+		if mem[r], err = m.MemoryChannels(bufs[r], local[r]); err != nil {
+			return err
+		}
+		port[r], err = m.PortChannels(bufs[r], local[r], 1024)
+		return err
+	})
+	if t.Failed() {
+		return
+	}
+	for r := 0; r < n; r++ {
+		peers := meshes[r].Peers()
+		if len(mem[r]) != n-1 || len(port[r]) != n-1 {
+			t.Fatalf("rank %d: %d memory and %d port channels, want %d", r, len(mem[r]), len(port[r]), n-1)
+		}
+		for i, p := range peers {
+			c := mem[r][i]
+			if int(c.Peer) != p || c.Remote != uint64(bufs[p].Ptrs[p]) || c.Local != uint64(local[r]) {
+				t.Errorf("rank %d channel to %d: %+v", r, p, c)
+			}
+			// find the peer's channel back to r
+			back := mem[p][indexOf(meshes[p].Peers(), r)]
+			if c.Sem.RemoteInbound != back.Sem.Inbound {
+				t.Errorf("rank %d signals %x, rank %d waits on %x", r, c.Sem.RemoteInbound, p, back.Sem.Inbound)
+			}
+			if c.Sem.Inbound == c.Sem.Expected || c.Sem.Inbound == back.Sem.Inbound {
+				t.Errorf("rank %d channel to %d shares a token: %+v / %+v", r, p, c.Sem, back.Sem)
+			}
+			pc := port[r][i]
+			backPort := port[p][indexOf(meshes[p].Peers(), r)]
+			if pc.Sem.Inbound == c.Sem.Inbound {
+				t.Errorf("rank %d: port and memory channel to %d share a semaphore", r, p)
+			}
+			// the proxy of r writes the token p's port channel waits on
+			chans := *meshes[r].proxy.channels.Load()
+			if uint64(chans[pc.ID].RemoteInbound) != backPort.Sem.Inbound {
+				t.Errorf("rank %d proxy signals %v, rank %d waits on %x", r, chans[pc.ID].RemoteInbound, p, backPort.Sem.Inbound)
+			}
+			if chans[pc.ID].Dst != bufs[p].Ptrs[p] || chans[pc.ID].DstSize != 4096 || chans[pc.ID].SrcSize != 1024 {
+				t.Errorf("rank %d proxy channel %d: %+v", r, pc.ID, chans[pc.ID])
+			}
+		}
+	}
+	onRanks(t, n, func(r int) error { return meshes[r].Close() })
+	for r, g := range gpus {
+		if len(g.allocs) != 0 || len(g.opened) != 0 {
+			t.Errorf("rank %d: Close left %d allocations and %d mappings", r, len(g.allocs), len(g.opened))
+		}
+	}
+}
+
+func indexOf(xs []int, v int) int {
+	for i, x := range xs {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestMeshRefusesUnreachablePeer(t *testing.T) {
+	bs := newBoots(t, 2)
+	var next atomic.Uint64
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for r := 0; r < 2; r++ {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			g := newFakeGPU(r, &next)
+			g.noPeer = true
+			_, errs[r] = NewMesh(g, bs[r], MeshOptions{Transport: TransportCudaIpc, Timeout: time.Second, Hostname: "node"})
+		}(r)
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "cannot access GPU") || !strings.Contains(err.Error(), "0000:00:0") {
+			t.Errorf("rank %d: %v, want an error naming both GPUs", r, err)
+		}
+	}
+}
+
+func TestMeshRefusesOtherHostAndIB(t *testing.T) {
+	var next atomic.Uint64
+	if _, err := Connect(newFakeGPU(0, &next), Endpoint{Rank: 0, Hostname: "a"}, Endpoint{Rank: 1, Hostname: "b"}, TransportCudaIpc); err == nil || !strings.Contains(err.Error(), "host b") {
+		t.Errorf("different hosts: %v", err)
+	}
+	if _, err := NewMesh(newFakeGPU(0, &next), nil, MeshOptions{Transport: TransportIB, Timeout: time.Second}); err != ErrIBNotBuilt {
+		t.Errorf("ib: %v", err)
+	}
+}

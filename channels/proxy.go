@@ -1,0 +1,176 @@
+package channels
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// CopyEngine is what the proxy needs from a GPU: queue copies and 64-bit writes on a
+// stream, and wait for a stream.
+type CopyEngine interface {
+	Bind() error
+	CopyAsync(dst, src device.Ptr, bytes uint64, s device.Stream) error
+	WriteValue64Async(dst device.Ptr, v uint64, s device.Stream) error
+	Synchronize(s device.Stream, timeout time.Duration) error
+}
+
+// ProxyChannel is the proxy's state for one port channel: where its copies go and which
+// token of the peer it signals.
+type ProxyChannel struct {
+	Peer          int
+	Stream        device.Stream
+	Dst, Src      device.Ptr // bases of the peer's (mapped) and the local buffer
+	DstSize       uint64
+	SrcSize       uint64
+	RemoteInbound device.Ptr // the peer's inbound token for this channel (mapped)
+	outbound      uint64
+}
+
+// ProxyService consumes the FIFO on a goroutine locked to an OS thread and turns triggers
+// into copy-engine work: DATA → an async copy, FLAG → a write of the next token value to
+// the peer's semaphore after the copy (same stream, so in order), SYNC → wait until the
+// channel's stream is idle before the trigger is released, which is what the GPU's flush
+// waits for.
+type ProxyService struct {
+	ce       CopyEngine
+	fifo     *Fifo
+	timeout  time.Duration
+	channels atomic.Pointer[[]*ProxyChannel] // copy-on-write: AddChannel may run while the loop reads
+	addMu    sync.Mutex
+
+	stop    atomic.Bool
+	done    chan struct{}
+	started bool
+
+	mu      sync.Mutex
+	err     error
+	handled atomic.Uint64
+}
+
+// NewProxyService makes a proxy for fifo; timeout bounds each flush.
+func NewProxyService(ce CopyEngine, fifo *Fifo, timeout time.Duration) *ProxyService {
+	return &ProxyService{ce: ce, fifo: fifo, timeout: timeout, done: make(chan struct{})}
+}
+
+// AddChannel registers a port channel and returns its id (carried in triggers). It may be
+// called while the proxy runs, as long as no trigger names the channel before it returns.
+func (p *ProxyService) AddChannel(c *ProxyChannel) (uint32, error) {
+	p.addMu.Lock()
+	defer p.addMu.Unlock()
+	var old []*ProxyChannel
+	if cur := p.channels.Load(); cur != nil {
+		old = *cur
+	}
+	if len(old) >= 1<<16 {
+		return 0, fmt.Errorf("proxy: more than %d port channels", 1<<16)
+	}
+	next := append(append(make([]*ProxyChannel, 0, len(old)+1), old...), c)
+	p.channels.Store(&next)
+	return uint32(len(next) - 1), nil
+}
+
+// Start runs the proxy loop.
+func (p *ProxyService) Start() {
+	p.started = true
+	go p.run()
+}
+
+// Stop ends the loop and returns the first error the proxy met, if any.
+func (p *ProxyService) Stop() error {
+	if !p.started {
+		return p.Err()
+	}
+	p.stop.Store(true)
+	<-p.done
+	p.started = false
+	return p.Err()
+}
+
+// Err returns the first error the proxy met.
+func (p *ProxyService) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Handled returns how many triggers the proxy has consumed.
+func (p *ProxyService) Handled() uint64 { return p.handled.Load() }
+
+func (p *ProxyService) fail(err error) {
+	p.mu.Lock()
+	if p.err == nil {
+		p.err = err
+	}
+	p.mu.Unlock()
+}
+
+func (p *ProxyService) run() {
+	defer close(p.done)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := p.ce.Bind(); err != nil {
+		p.fail(fmt.Errorf("proxy: %w", err))
+		return
+	}
+	idle := 0
+	for {
+		t, ok := p.fifo.Poll()
+		if !ok {
+			idle++
+			if idle&255 == 0 {
+				if p.stop.Load() {
+					return
+				}
+				if idle&(1<<16-1) == 0 {
+					runtime.Gosched()
+				}
+			}
+			continue
+		}
+		idle = 0
+		if err := p.Handle(t); err != nil {
+			p.fail(err)
+		}
+		p.fifo.Pop()
+		p.handled.Add(1)
+	}
+}
+
+// Handle carries out one trigger (exported for tests).
+func (p *ProxyService) Handle(t Trigger) error {
+	id := t.Channel()
+	var chans []*ProxyChannel
+	if cur := p.channels.Load(); cur != nil {
+		chans = *cur
+	}
+	if int(id) >= len(chans) {
+		return fmt.Errorf("proxy: %v names port channel %d, but only %d exist", t, id, len(chans))
+	}
+	c := chans[id]
+	typ := t.Type()
+	if typ&TriggerData != 0 && t.Size() > 0 {
+		if t.SrcOffset()+t.Size() > c.SrcSize || t.DstOffset()+t.Size() > c.DstSize {
+			return fmt.Errorf("proxy: %v to rank %d overruns the buffers (source %d bytes, destination %d bytes)", t, c.Peer, c.SrcSize, c.DstSize)
+		}
+		if err := p.ce.CopyAsync(c.Dst.Add(t.DstOffset()), c.Src.Add(t.SrcOffset()), t.Size(), c.Stream); err != nil {
+			return fmt.Errorf("proxy: port channel %d to rank %d: %w", id, c.Peer, err)
+		}
+	}
+	if typ&TriggerFlag != 0 {
+		c.outbound++
+		if err := p.ce.WriteValue64Async(c.RemoteInbound, c.outbound, c.Stream); err != nil {
+			return fmt.Errorf("proxy: signal port channel %d to rank %d: %w", id, c.Peer, err)
+		}
+	}
+	if typ&TriggerSync != 0 {
+		if err := p.ce.Synchronize(c.Stream, p.timeout); err != nil {
+			return fmt.Errorf("proxy: flush port channel %d to rank %d: %w", id, c.Peer, err)
+		}
+	}
+	return nil
+}

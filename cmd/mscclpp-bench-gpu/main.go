@@ -1,0 +1,23 @@
+// Command mscclpp-bench-gpu is the GPU worker: the same command line as mscclpp-bench, run
+// on this rank's GPU. mscclpp-bench execs it for GPU subcommands; it can also be launched
+// directly under mpirun. It links libcuda and libmpi.
+package main
+
+import (
+	"os"
+	"runtime"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/version"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/worker"
+)
+
+func init() {
+	// MPI and the CUDA context are used from the main goroutine: keep it on one OS thread.
+	runtime.LockOSThread()
+}
+
+func main() {
+	app := cli.App{Name: "mscclpp-bench", Version: version.String(), Run: worker.Run(version.String())}
+	os.Exit(cli.Main(app, os.Args[1:]))
+}

@@ -1,0 +1,154 @@
+package collectives
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Algorithm is one way to run a collective. Each algorithm file registers its own in an
+// init function; nothing else needs to change to add one.
+type Algorithm struct {
+	Collective string // "allgather" or "allreduce"
+	Name       string // unique within the collective, used by -k
+	Number     int    // unique within the collective, also accepted by -k
+	Doc        string // one line for help and reports
+
+	// Bytes is the collective's message size (nccl-tests' "size" column) it handles;
+	// MaxBytes 0 means no upper limit.
+	MinBytes, MaxBytes int64
+	MinRanks, MaxRanks int // MaxRanks 0 means no upper limit
+	// Types lists the element types it supports (nil: every type).
+	Types []string
+
+	// Auto is the size range where -k auto picks this algorithm (AutoMax 0: no upper
+	// limit). Among candidates, the lowest AutoPriority wins. Zero range: never automatic.
+	AutoMin, AutoMax int64
+	AutoPriority     int
+
+	// New builds the algorithm's per-run state (channels, scratch) for buffers of up to
+	// env.MaxBytes. Nil only in tests.
+	New func(env *Env) (Instance, error)
+}
+
+var registry = map[string][]*Algorithm{}
+
+// Register adds an algorithm. It panics on a duplicate name or number: that is a
+// programming error found by the first test run, never user input.
+func Register(a *Algorithm) {
+	for _, b := range registry[a.Collective] {
+		if b.Name == a.Name || b.Number == a.Number {
+			panic(fmt.Sprintf("collectives: %s algorithm %q (#%d) clashes with %q (#%d)", a.Collective, a.Name, a.Number, b.Name, b.Number))
+		}
+	}
+	registry[a.Collective] = append(registry[a.Collective], a)
+	sort.Slice(registry[a.Collective], func(i, j int) bool {
+		return registry[a.Collective][i].Number < registry[a.Collective][j].Number
+	})
+}
+
+// Algorithms lists a collective's algorithms by number.
+func Algorithms(collective string) []*Algorithm { return registry[collective] }
+
+// Supports says whether a can run size bytes of type dtype on nranks ranks, and if not, why.
+func (a *Algorithm) Supports(size int64, nranks int, dtype string) error {
+	if size < a.MinBytes || (a.MaxBytes > 0 && size > a.MaxBytes) {
+		hi := "no limit"
+		if a.MaxBytes > 0 {
+			hi = strconv.FormatInt(a.MaxBytes, 10)
+		}
+		return fmt.Errorf("%s %s handles %d to %s bytes, not %d", a.Collective, a.Name, a.MinBytes, hi, size)
+	}
+	if nranks < a.MinRanks || (a.MaxRanks > 0 && nranks > a.MaxRanks) {
+		return fmt.Errorf("%s %s does not run on %d ranks", a.Collective, a.Name, nranks)
+	}
+	if a.Types != nil {
+		ok := false
+		for _, t := range a.Types {
+			ok = ok || t == dtype
+		}
+		if !ok {
+			return fmt.Errorf("%s %s does not support type %s (supports %s)", a.Collective, a.Name, dtype, strings.Join(a.Types, ", "))
+		}
+	}
+	return nil
+}
+
+// Find resolves a -k value that names one algorithm (a name or a number).
+func Find(collective, k string) (*Algorithm, error) {
+	algs := registry[collective]
+	if len(algs) == 0 {
+		return nil, fmt.Errorf("no algorithms are registered for %s", collective)
+	}
+	n, numErr := strconv.Atoi(k)
+	for _, a := range algs {
+		if a.Name == k || (numErr == nil && a.Number == n) {
+			return a, nil
+		}
+	}
+	var names []string
+	for _, a := range algs {
+		names = append(names, fmt.Sprintf("%s (%d)", a.Name, a.Number))
+	}
+	return nil, fmt.Errorf("unknown %s algorithm %q: want auto, all, or one of %s", collective, k, strings.Join(names, ", "))
+}
+
+// ValidKernel checks a -k value: auto, all, or one algorithm.
+func ValidKernel(collective, k string) error {
+	if k == "auto" || k == "all" {
+		if len(registry[collective]) == 0 {
+			return fmt.Errorf("no algorithms are registered for %s", collective)
+		}
+		return nil
+	}
+	_, err := Find(collective, k)
+	return err
+}
+
+// Select returns the algorithms to run at one size: for "auto" the best candidate, for
+// "all" every algorithm that supports the size, else the one named (an error if it does
+// not support the size).
+func Select(collective, k string, size int64, nranks int, dtype string) ([]*Algorithm, error) {
+	switch k {
+	case "auto":
+		var best *Algorithm
+		for _, a := range registry[collective] {
+			if a.AutoMin == 0 && a.AutoMax == 0 {
+				continue
+			}
+			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || a.Supports(size, nranks, dtype) != nil {
+				continue
+			}
+			if best == nil || a.AutoPriority < best.AutoPriority {
+				best = a
+			}
+		}
+		if best == nil {
+			// fall back to anything that supports the size
+			for _, a := range registry[collective] {
+				if a.Supports(size, nranks, dtype) == nil {
+					return []*Algorithm{a}, nil
+				}
+			}
+			return nil, fmt.Errorf("no %s algorithm supports %d bytes of %s on %d ranks", collective, size, dtype, nranks)
+		}
+		return []*Algorithm{best}, nil
+	case "all":
+		var out []*Algorithm
+		for _, a := range registry[collective] {
+			if a.Supports(size, nranks, dtype) == nil {
+				out = append(out, a)
+			}
+		}
+		return out, nil
+	}
+	a, err := Find(collective, k)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Supports(size, nranks, dtype); err != nil {
+		return nil, err
+	}
+	return []*Algorithm{a}, nil
+}

@@ -1,0 +1,150 @@
+// Package cli is the command-line front of mscclpp-bench: cobra commands, nccl-tests'
+// flag names and defaults, validation and help. It imports neither gorgonia.org/cu nor
+// gompi, so it runs and is tested on machines with no GPU and no MPI. GPU subcommands hand
+// their validated Config to a Runner: the front binary's runner execs the GPU worker, the
+// worker's runner runs the benchmark.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything a benchmark subcommand was asked to do.
+type Config struct {
+	Command string // "allgather", "allreduce", "pingpong", "acceptance"
+
+	MinBytes, MaxBytes int64
+	StepBytes          int64
+	StepFactor         int64
+	Iters              int
+	Warmup             int
+	AggIters           int
+	Check              int
+	Datatypes          []string
+	Ops                []string
+	Blocking           int
+	Timeout            time.Duration
+	Graph              int
+	Average            int
+	JSONPath           string
+	Kernel             string // "auto", a name, a number, or "all"
+	Transport          string // "nvlink" or "ib"
+	Summary            bool
+	BootstrapTimeout   time.Duration
+	BootstrapAddr      string // "[interface:]ip:port" for the root; "" = automatic
+
+	// pingpong
+	Pair     string // "i,j" or "" for every pair
+	Channels string // "memory", "port" or "all"
+
+	// acceptance
+	SpecPath string
+
+	Args []string // the command line, for reports
+}
+
+// UsageError is a bad flag or combination: the process exits with code 2.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, args ...any) error { return &UsageError{Msg: fmt.Sprintf(format, args...)} }
+
+// IsUsage reports whether err is a usage error.
+func IsUsage(err error) bool {
+	var u *UsageError
+	return errors.As(err, &u)
+}
+
+// ParseSize reads a byte count as nccl-tests does: a number with an optional K, M or G
+// suffix (powers of 1024), e.g. "8", "64K", "1.5M", "2G".
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, fmt.Errorf("empty size")
+	}
+	unit := 1.0
+	switch t[len(t)-1] {
+	case 'k', 'K':
+		unit = 1 << 10
+	case 'm', 'M':
+		unit = 1 << 20
+	case 'g', 'G':
+		unit = 1 << 30
+	}
+	if unit != 1 {
+		t = strings.TrimSpace(t[:len(t)-1])
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("invalid size %q (want a number with an optional K, M or G suffix)", s)
+	}
+	b := v * unit
+	if b < 0 || b > 1<<50 {
+		return 0, fmt.Errorf("size %q is out of range", s)
+	}
+	return int64(b), nil
+}
+
+// Sizes returns the sweep nccl-tests would run: from min to max, multiplying by the step
+// factor when it is above 1, else adding the step in bytes.
+func (c *Config) Sizes() []int64 {
+	var out []int64
+	for s := c.MinBytes; s <= c.MaxBytes; {
+		out = append(out, s)
+		next := s + c.StepBytes
+		if c.StepFactor > 1 {
+			next = s * c.StepFactor
+		}
+		if next <= s { // 0 * factor, or overflow
+			if s == 0 && c.StepFactor > 1 {
+				next = 1
+			} else {
+				break
+			}
+		}
+		s = next
+	}
+	return out
+}
+
+// Every element type and reduction operator mscclpp-bench runs, in nccl-tests' order.
+var (
+	AllDatatypes = []string{"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16"}
+	AllOps       = []string{"sum", "prod", "max", "min", "avg"}
+)
+
+// datatypeAliases maps nccl-tests' other spellings to ours.
+var datatypeAliases = map[string]string{
+	"char": "int8", "int": "int32", "uint": "uint32", "float16": "half", "fp16": "half",
+	"float32": "float", "fp32": "float", "float64": "double", "fp64": "double", "bf16": "bfloat16",
+}
+
+func parseList(flag, value string, all []string, aliases map[string]string) ([]string, error) {
+	if value == "all" {
+		return append([]string(nil), all...), nil
+	}
+	var out []string
+	for _, v := range strings.Split(value, ",") {
+		v = strings.TrimSpace(v)
+		if a, ok := aliases[v]; ok {
+			v = a
+		}
+		found := false
+		for _, a := range all {
+			if a == v {
+				found = true
+			}
+		}
+		if !found {
+			return nil, usagef("invalid %s %q: want one of %s or all", flag, v, strings.Join(all, ", "))
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

@@ -1,0 +1,319 @@
+// Package gpu implements device.GPU on the CUDA driver API. It is the only package that
+// imports gorgonia.org/cu, whose init calls cuInit and exits the process when no GPU is
+// present: only the GPU worker binary (cmd/mscclpp-bench-gpu) may import this package, and
+// nothing here is tested on the CPU-only CI machine.
+package gpu
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// GPU is one device with its primary context and the loaded kernel modules.
+type GPU struct {
+	info    device.Info
+	dev     cu.Device
+	ctx     cu.CUContext
+	rawCtx  uintptr
+	modules []cu.Module
+	names   []string
+
+	mu        sync.Mutex
+	kernels   map[string]cu.Function
+	graphs    map[device.Graph]graphPair
+	nextGraph device.Graph
+}
+
+var _ device.GPU = (*GPU)(nil)
+
+// DeviceCount returns how many GPUs this process sees.
+func DeviceCount() (int, error) {
+	n, err := cu.NumDevices()
+	if err != nil {
+		return 0, fmt.Errorf("cuDeviceGetCount: %w", err)
+	}
+	return n, nil
+}
+
+// Open makes the primary context of device ordinal current on the calling goroutine's OS
+// thread (which it locks) and loads the given fatbin images (name → bytes).
+func Open(ordinal int, images map[string][]byte) (*GPU, error) {
+	n, err := DeviceCount()
+	if err != nil {
+		return nil, err
+	}
+	if ordinal < 0 || ordinal >= n {
+		return nil, fmt.Errorf("GPU %d does not exist: this process sees %d GPU(s)", ordinal, n)
+	}
+	dev, err := cu.GetDevice(ordinal)
+	if err != nil {
+		return nil, fmt.Errorf("cuDeviceGet(%d): %w", ordinal, err)
+	}
+	g := &GPU{dev: dev, kernels: map[string]cu.Function{}, graphs: map[device.Graph]graphPair{}}
+	if g.ctx, err = dev.RetainPrimaryCtx(); err != nil {
+		return nil, fmt.Errorf("cuDevicePrimaryCtxRetain(%d): %w", ordinal, err)
+	}
+	g.rawCtx = *(*uintptr)(unsafe.Pointer(&g.ctx))
+	if err := g.Bind(); err != nil {
+		return nil, err
+	}
+	if err := g.readInfo(ordinal); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(images))
+	for name := range images {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		m, err := cu.LoadFatBinary(string(images[name]))
+		if err != nil {
+			return nil, fmt.Errorf("cuModuleLoadFatBinary(%s) on %s (sm_%d%d): %w", name, g.info.Name, g.info.Major, g.info.Minor, err)
+		}
+		g.modules = append(g.modules, m)
+		g.names = append(g.names, name)
+	}
+	return g, nil
+}
+
+func (g *GPU) readInfo(ordinal int) error {
+	name, err := g.dev.Name()
+	if err != nil {
+		return fmt.Errorf("cuDeviceGetName: %w", err)
+	}
+	major, minor, err := g.dev.ComputeCapability()
+	if err != nil {
+		return fmt.Errorf("cuDeviceComputeCapability: %w", err)
+	}
+	sms, err := g.dev.Attribute(cu.MultiprocessorCount)
+	if err != nil {
+		return fmt.Errorf("cuDeviceGetAttribute(MULTIPROCESSOR_COUNT): %w", err)
+	}
+	total, err := g.dev.TotalMem()
+	if err != nil {
+		return fmt.Errorf("cuDeviceTotalMem: %w", err)
+	}
+	bus, err := busID(ordinal)
+	if err != nil {
+		return err
+	}
+	g.info = device.Info{Ordinal: ordinal, Name: name, BusID: bus, SMs: sms, Major: major, Minor: minor, TotalMemory: uint64(total)}
+	return nil
+}
+
+// Info describes the device.
+func (g *GPU) Info() device.Info { return g.info }
+
+// Bind locks the calling goroutine to its OS thread and makes the context current there.
+func (g *GPU) Bind() error {
+	runtime.LockOSThread()
+	if err := cu.SetCurrentContext(g.ctx); err != nil {
+		return fmt.Errorf("cuCtxSetCurrent(GPU %d): %w", g.info.Ordinal, err)
+	}
+	return nil
+}
+
+// Close releases the primary context.
+func (g *GPU) Close() error {
+	for _, m := range g.modules {
+		_ = m.Unload()
+	}
+	g.modules = nil
+	if err := g.dev.ReleasePrimaryCtx(); err != nil {
+		return fmt.Errorf("cuDevicePrimaryCtxRelease: %w", err)
+	}
+	return nil
+}
+
+func wrap(call string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", call, err)
+}
+
+func (g *GPU) Alloc(bytes uint64) (device.Ptr, error) {
+	if bytes == 0 {
+		bytes = 1
+	}
+	p, err := cu.MemAlloc(int64(bytes))
+	if err != nil {
+		free, total, _ := cu.MemInfo()
+		return 0, fmt.Errorf("cuMemAlloc(%d bytes) on GPU %d (%d of %d bytes free): %w", bytes, g.info.Ordinal, free, total, err)
+	}
+	return device.Ptr(p), nil
+}
+
+func (g *GPU) Free(p device.Ptr) error { return wrap("cuMemFree", cu.MemFree(cu.DevicePtr(p))) }
+
+func (g *GPU) MemInfo() (uint64, uint64, error) {
+	free, total, err := cu.MemInfo()
+	return uint64(free), uint64(total), wrap("cuMemGetInfo", err)
+}
+
+func (g *GPU) Memset(p device.Ptr, v byte, bytes uint64) error {
+	return wrap("cuMemsetD8", cu.MemsetD8(cu.DevicePtr(p), v, int64(bytes)))
+}
+
+func (g *GPU) CopyToDevice(dst device.Ptr, src []byte) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return wrap("cuMemcpyHtoD", cu.MemcpyHtoD(cu.DevicePtr(dst), unsafe.Pointer(&src[0]), int64(len(src))))
+}
+
+func (g *GPU) CopyFromDevice(dst []byte, src device.Ptr) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return wrap("cuMemcpyDtoH", cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(src), int64(len(dst))))
+}
+
+func (g *GPU) CanAccessPeer(bus string) (bool, error) {
+	peer, err := deviceByBusID(bus)
+	if err != nil {
+		return false, err
+	}
+	if peer == g.info.Ordinal {
+		return true, nil // two processes on one GPU: IPC maps it like local memory
+	}
+	ok, err := g.dev.CanAccessPeer(cu.Device(peer))
+	if err != nil {
+		return false, fmt.Errorf("cuDeviceCanAccessPeer(%d, %d): %w", g.info.Ordinal, peer, err)
+	}
+	return ok != 0, nil
+}
+
+func cuStream(s device.Stream) cu.Stream { return *(*cu.Stream)(unsafe.Pointer(&s)) }
+func cuEvent(e device.Event) cu.Event    { return *(*cu.Event)(unsafe.Pointer(&e)) }
+
+func (g *GPU) NewStream() (device.Stream, error) {
+	s, err := cu.MakeStream(cu.NonBlocking)
+	if err != nil {
+		return 0, wrap("cuStreamCreate", err)
+	}
+	return *(*device.Stream)(unsafe.Pointer(&s)), nil
+}
+
+func (g *GPU) DestroyStream(s device.Stream) error {
+	cs := cuStream(s)
+	return wrap("cuStreamDestroy", cs.Destroy())
+}
+
+// Synchronize spins on cuStreamQuery, as nccl-tests does, so that short operations are
+// timed without a sleep's granularity; it gives up after timeout.
+func (g *GPU) Synchronize(s device.Stream, timeout time.Duration) error {
+	start := time.Now()
+	for i := 0; ; i++ {
+		done, err := g.streamQuery(s)
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+		if i&1023 == 1023 {
+			if time.Since(start) > timeout {
+				return fmt.Errorf("GPU %d: stream did not finish within %v", g.info.Ordinal, timeout)
+			}
+			runtime.Gosched()
+		}
+	}
+}
+
+func (g *GPU) CopyAsync(dst, src device.Ptr, bytes uint64, s device.Stream) error {
+	return wrap("cuMemcpyAsync", cu.MemcpyAsync(cu.DevicePtr(dst), cu.DevicePtr(src), int64(bytes), cuStream(s)))
+}
+
+func (g *GPU) MemsetAsync(p device.Ptr, v byte, bytes uint64, s device.Stream) error {
+	return wrap("cuMemsetD8Async", cu.MemsetD8Async(cu.DevicePtr(p), v, int64(bytes), cuStream(s)))
+}
+
+// Kernel looks name up in every loaded module.
+func (g *GPU) Kernel(name string) (device.Kernel, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	fn, ok := g.kernels[name]
+	if !ok {
+		for _, m := range g.modules {
+			f, err := m.Function(name)
+			if err == nil {
+				fn, ok = f, true
+				break
+			}
+		}
+		if !ok {
+			return 0, fmt.Errorf("kernel %q is in none of the loaded modules %v", name, g.names)
+		}
+		g.kernels[name] = fn
+	}
+	return *(*device.Kernel)(unsafe.Pointer(&fn)), nil
+}
+
+func (g *GPU) Launch(k device.Kernel, d device.Dim, s device.Stream, args ...uint64) error {
+	fn := *(*cu.Function)(unsafe.Pointer(&k))
+	params := make([]unsafe.Pointer, len(args))
+	for i := range args {
+		params[i] = unsafe.Pointer(&args[i])
+	}
+	if err := fn.Launch(d.Grid, 1, 1, d.Block, 1, 1, d.SharedMem, cuStream(s), params); err != nil {
+		return fmt.Errorf("cuLaunchKernel(grid %d, block %d): %w", d.Grid, d.Block, err)
+	}
+	return nil
+}
+
+func (g *GPU) NewEvent() (device.Event, error) {
+	e, err := cu.MakeEvent(cu.DefaultEvent)
+	if err != nil {
+		return 0, wrap("cuEventCreate", err)
+	}
+	return *(*device.Event)(unsafe.Pointer(&e)), nil
+}
+
+func (g *GPU) DestroyEvent(e device.Event) error {
+	ce := cuEvent(e)
+	return wrap("cuEventDestroy", cu.DestroyEvent(&ce))
+}
+
+func (g *GPU) Record(e device.Event, s device.Stream) error {
+	return wrap("cuEventRecord", cuEvent(e).Record(cuStream(s)))
+}
+
+func (g *GPU) ElapsedMs(start, end device.Event) (float64, error) {
+	ms, err := cuEvent(start).Elapsed(cuEvent(end))
+	return ms, wrap("cuEventElapsedTime", err)
+}
+
+// SetDeviceConfig writes the DeviceConfig variable `mbConfig` of every module that has one.
+func (g *GPU) SetDeviceConfig(timeout time.Duration, errorWord device.Ptr, rank, nranks int) error {
+	var cfg [24]byte
+	put64 := func(off int, v uint64) {
+		for i := 0; i < 8; i++ {
+			cfg[off+i] = byte(v >> (8 * i))
+		}
+	}
+	put64(0, uint64(timeout.Nanoseconds()))
+	put64(8, uint64(errorWord))
+	put64(16, uint64(uint32(rank))|uint64(uint32(nranks))<<32)
+	for i, m := range g.modules {
+		p, size, err := m.Global("mbConfig")
+		if err != nil {
+			continue // a module without waits has no config
+		}
+		if size != int64(len(cfg)) {
+			return fmt.Errorf("module %s: mbConfig is %d bytes, want %d", g.names[i], size, len(cfg))
+		}
+		if err := g.CopyToDevice(device.Ptr(p), cfg[:]); err != nil {
+			return fmt.Errorf("module %s: set mbConfig: %w", g.names[i], err)
+		}
+	}
+	return nil
+}

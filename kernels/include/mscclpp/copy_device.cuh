@@ -1,0 +1,63 @@
+// copy_device.cuh: many-thread copies. The bulk moves in 16-byte vectors with Unroll
+// independent loads in flight per thread; the tail that is not a whole vector is copied
+// byte by byte. Pointers must be 16-byte aligned for the vector path; unaligned pointers
+// fall back to 4-byte or byte copies (slow but correct).
+#ifndef MSCCLPP_BENCH_COPY_DEVICE_CUH_
+#define MSCCLPP_BENCH_COPY_DEVICE_CUH_
+
+#include "atomic_device.cuh"
+
+namespace mb {
+
+template <int Unroll = 4>
+MB_DEVICE void copyVec16(int4* d, const int4* s, uint64_t n, uint64_t tid, uint64_t nthreads) {
+  uint64_t i = tid;
+  const uint64_t step = nthreads * Unroll;
+  for (; i + (Unroll - 1) * nthreads < n; i += step) {
+    int4 v[Unroll];
+#pragma unroll
+    for (int u = 0; u < Unroll; u++) v[u] = s[i + u * nthreads];
+#pragma unroll
+    for (int u = 0; u < Unroll; u++) d[i + u * nthreads] = v[u];
+  }
+  for (; i < n; i += nthreads) d[i] = s[i];
+}
+
+// copy moves bytes from src to dst using threads tid of nthreads.
+template <int Unroll = 4>
+MB_DEVICE void copy(void* dst, const void* src, uint64_t bytes, uint64_t tid, uint64_t nthreads) {
+  char* d = reinterpret_cast<char*>(dst);
+  const char* s = reinterpret_cast<const char*>(src);
+  uint64_t done = 0;
+  if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & 15) == 0) {
+    uint64_t n = bytes / 16;
+    copyVec16<Unroll>(reinterpret_cast<int4*>(d), reinterpret_cast<const int4*>(s), n, tid, nthreads);
+    done = n * 16;
+  } else if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & 3) == 0) {
+    uint64_t n = bytes / 4;
+    for (uint64_t i = tid; i < n; i += nthreads) reinterpret_cast<uint32_t*>(d)[i] = reinterpret_cast<const uint32_t*>(s)[i];
+    done = n * 4;
+  }
+  for (uint64_t i = done + tid; i < bytes; i += nthreads) d[i] = s[i];
+}
+
+// A contiguous share of [0, total) for part `i` of `parts`, in units of `align` bytes.
+struct Range {
+  uint64_t begin, end;
+  MB_DEVICE uint64_t size() const { return end - begin; }
+};
+
+MB_DEVICE Range split(uint64_t total, uint64_t parts, uint64_t i, uint64_t align) {
+  uint64_t units = (total + align - 1) / align;
+  uint64_t per = units / parts, extra = units % parts;
+  uint64_t b = i * per + min(i, extra);
+  uint64_t e = b + per + (i < extra ? 1 : 0);
+  Range r;
+  r.begin = min(b * align, total);
+  r.end = min(e * align, total);
+  return r;
+}
+
+}  // namespace mb
+
+#endif  // MSCCLPP_BENCH_COPY_DEVICE_CUH_

@@ -1,0 +1,343 @@
+// Package pingpong measures point-to-point latency and bandwidth between pairs of ranks
+// over memory channels (GPU threads copy) and port channels (the proxy drives the copy
+// engine), with the received data verified. Kernels: kernels/pingpong.cu.
+package pingpong
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/results"
+)
+
+// Options select what to measure.
+type Options struct {
+	Sizes        []int64
+	Iters        int // bandwidth rounds per size
+	Warmup       int
+	Check        bool
+	Pairs        [][2]int // each pair (initiator, responder)
+	Memory, Port bool
+	Seed         uint32
+}
+
+// LatencyRounds is how many signal round trips one latency figure averages.
+const LatencyRounds = 2000
+
+// Pairs lists every pair of ranks (i < j), or just the one given.
+func Pairs(nranks int, only *[2]int) ([][2]int, error) {
+	if only != nil {
+		if only[0] >= nranks || only[1] >= nranks {
+			return nil, fmt.Errorf("--pair %d,%d: there are only %d ranks", only[0], only[1], nranks)
+		}
+		return [][2]int{*only}, nil
+	}
+	var out [][2]int
+	for i := 0; i < nranks; i++ {
+		for j := i + 1; j < nranks; j++ {
+			out = append(out, [2]int{i, j})
+		}
+	}
+	return out, nil
+}
+
+// Bench holds the buffers and channels of a ping-pong run.
+type Bench struct {
+	gpu    device.GPU
+	mesh   *channels.Mesh
+	stream device.Stream
+	opts   Options
+	sms    int
+
+	src, dst   device.Ptr
+	maxBytes   uint64
+	memChans   map[int]device.Ptr // per peer: device copy of its MemoryChannelHandle
+	portChans  map[int]device.Ptr
+	wrong      device.Ptr // device counter for check kernels
+	start, end device.Event
+
+	putBlocks, putThreads int
+	putKernel             string
+}
+
+// New allocates source and destination buffers of the largest size and builds one memory
+// and one port channel to every peer. Every rank calls it.
+func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, error) {
+	b := &Bench{gpu: g, mesh: m, stream: s, opts: o, sms: g.Info().SMs, memChans: map[int]device.Ptr{}, portChans: map[int]device.Ptr{}}
+	for _, sz := range o.Sizes {
+		if uint64(sz) > b.maxBytes {
+			b.maxBytes = uint64(sz)
+		}
+	}
+	if b.maxBytes < 16 {
+		b.maxBytes = 16
+	}
+	b.putBlocks = envInt("MSCCLPP_BENCH_PUT_BLOCKS", b.sms)
+	b.putThreads = envInt("MSCCLPP_BENCH_PUT_THREADS", 1024)
+	b.putKernel = "pingpong_memory_put"
+	if envInt("MSCCLPP_BENCH_PUT_UNROLL", 4) == 8 {
+		b.putKernel = "pingpong_memory_put_u8"
+	}
+	var err error
+	if b.src, err = m.Alloc(b.maxBytes); err != nil {
+		return nil, err
+	}
+	if b.dst, err = m.Alloc(b.maxBytes); err != nil {
+		return nil, err
+	}
+	if b.wrong, err = m.Alloc(8); err != nil {
+		return nil, err
+	}
+	dstAll, err := m.Share(b.dst, b.maxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("pingpong: share destination buffers: %w", err)
+	}
+	mc, err := m.MemoryChannels(dstAll, b.src)
+	if err != nil {
+		return nil, err
+	}
+	pc, err := m.PortChannels(dstAll, b.src, b.maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range m.Peers() {
+		if b.memChans[p], err = m.Upload(channels.HandlesBytes(mc[i : i+1])); err != nil {
+			return nil, err
+		}
+		if b.portChans[p], err = m.Upload(channels.HandlesBytes(pc[i : i+1])); err != nil {
+			return nil, err
+		}
+	}
+	if b.start, err = g.NewEvent(); err != nil {
+		return nil, err
+	}
+	if b.end, err = g.NewEvent(); err != nil {
+		return nil, err
+	}
+	return b, m.Boot.Barrier()
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// Close releases the events (buffers belong to the mesh).
+func (b *Bench) Close() error {
+	err1 := b.gpu.DestroyEvent(b.start)
+	err2 := b.gpu.DestroyEvent(b.end)
+	if err1 != nil {
+		return err1
+	}
+	return err2
+}
+
+func (b *Bench) launch(name string, d device.Dim, args ...uint64) error {
+	k, err := b.gpu.Kernel(name)
+	if err != nil {
+		return err
+	}
+	if err := b.gpu.Launch(k, d, b.stream, args...); err != nil {
+		return fmt.Errorf("launch %s: %w", name, err)
+	}
+	return nil
+}
+
+var one = device.Dim{Grid: 1, Block: 1}
+
+// outcome is what each rank reports after one measurement.
+type outcome struct {
+	ms    float64
+	wrong int64
+}
+
+// gather collects every rank's outcome (all ranks call it: it is also a barrier).
+func (b *Bench) gather(o outcome) ([]outcome, error) {
+	var buf [16]byte
+	binary.LittleEndian.PutUint64(buf[0:], math.Float64bits(o.ms))
+	binary.LittleEndian.PutUint64(buf[8:], uint64(o.wrong))
+	all, err := b.mesh.Boot.AllGather(buf[:])
+	if err != nil {
+		return nil, err
+	}
+	out := make([]outcome, len(all))
+	for r, a := range all {
+		if len(a) != 16 {
+			return nil, fmt.Errorf("pingpong: rank %d sent a %d-byte outcome", r, len(a))
+		}
+		out[r] = outcome{math.Float64frombits(binary.LittleEndian.Uint64(a)), int64(binary.LittleEndian.Uint64(a[8:]))}
+	}
+	return out, nil
+}
+
+// timed runs body between two events and returns the elapsed milliseconds.
+func (b *Bench) timed(body func() error) (float64, error) {
+	if err := b.gpu.Record(b.start, b.stream); err != nil {
+		return 0, err
+	}
+	if err := body(); err != nil {
+		return 0, err
+	}
+	if err := b.gpu.Record(b.end, b.stream); err != nil {
+		return 0, err
+	}
+	if err := b.mesh.Sync(b.stream); err != nil {
+		return 0, err
+	}
+	return b.gpu.ElapsedMs(b.start, b.end)
+}
+
+// Run measures every pair and calls emit (on rank 0 only) for each row. It returns the
+// total number of wrong bytes seen by any rank.
+func (b *Bench) Run(emit func(results.PingPongRow)) (int64, error) {
+	var total int64
+	me := b.mesh.Rank
+	for _, pr := range b.opts.Pairs {
+		in := me == pr[0] || me == pr[1]
+		peer, initiator := pr[1], 1
+		if me == pr[1] {
+			peer, initiator = pr[0], 0
+		}
+		pair := fmt.Sprintf("%d-%d", pr[0], pr[1])
+		type kind struct {
+			on      bool
+			channel string
+			signal  string
+			ch      map[int]device.Ptr
+		}
+		for _, k := range []kind{{b.opts.Memory, "memory", "pingpong_memory_signal", b.memChans}, {b.opts.Port, "port", "pingpong_port_signal", b.portChans}} {
+			if !k.on {
+				continue
+			}
+			// Latency: signal round trips.
+			var o outcome
+			if in {
+				ch := uint64(k.ch[peer])
+				if err := b.launch(k.signal, one, ch, 16, uint64(initiator)); err != nil { // warm up and align both GPUs
+					return total, err
+				}
+				ms, err := b.timed(func() error { return b.launch(k.signal, one, ch, LatencyRounds, uint64(initiator)) })
+				if err != nil {
+					return total, fmt.Errorf("pair %s %s signal: %w", pair, k.channel, err)
+				}
+				o.ms = ms
+			}
+			all, err := b.gather(o)
+			if err != nil {
+				return total, err
+			}
+			if me == 0 {
+				us := all[pr[0]].ms * 1000 / LatencyRounds
+				emit(results.PingPongRow{Pair: pair, Channel: k.channel, Mode: "signal", TimeUs: us, LatencyUs: us / 2, Wrong: 0})
+			}
+			// Bandwidth: one way, then both ways.
+			for _, bidir := range []bool{false, true} {
+				mode := "put"
+				if bidir {
+					mode = "put-bidir"
+				}
+				for _, size := range b.opts.Sizes {
+					o := outcome{}
+					if in {
+						if o, err = b.measurePut(k.channel, peer, initiator == 1, bidir, uint64(size)); err != nil {
+							return total, fmt.Errorf("pair %s %s %s %d bytes: %w", pair, k.channel, mode, size, err)
+						}
+					}
+					all, err := b.gather(o)
+					if err != nil {
+						return total, err
+					}
+					wrong := all[pr[0]].wrong + all[pr[1]].wrong
+					total += wrong
+					if me == 0 {
+						us := all[pr[0]].ms * 1000 / float64(b.opts.Iters)
+						emit(results.PingPongRow{Pair: pair, Channel: k.channel, Mode: mode, Size: size, TimeUs: us, LatencyUs: us, BwGBs: results.AlgBw(size, us/1e6), Wrong: wrong})
+					}
+				}
+			}
+		}
+	}
+	return total, nil
+}
+
+// measurePut runs warmup and timed put rounds to peer and checks what arrived.
+func (b *Bench) measurePut(channel string, peer int, initiator, bidir bool, size uint64) (outcome, error) {
+	send, recv := initiator, !initiator
+	if bidir {
+		send, recv = true, true
+	}
+	var o outcome
+	seed := b.opts.Seed + uint32(size)
+	if b.opts.Check {
+		if err := b.launch("poison", device.Dim{Grid: b.sms * 4, Block: 512}, uint64(b.dst), size); err != nil {
+			return o, err
+		}
+		if err := b.launch("fill_pattern", device.Dim{Grid: b.sms * 4, Block: 512}, uint64(b.src), size, uint64(b.mesh.Rank), uint64(seed)); err != nil {
+			return o, err
+		}
+		if err := b.mesh.Sync(b.stream); err != nil {
+			return o, err
+		}
+		if err := b.mesh.Boot.Send(peer, 100, nil); err != nil { // peer's buffers are ready
+			return o, err
+		}
+		if _, err := b.mesh.Boot.Recv(peer, 100); err != nil {
+			return o, err
+		}
+	}
+	rounds := func(iters int) error {
+		if iters == 0 {
+			return nil
+		}
+		if channel == "memory" {
+			d := device.Dim{Grid: b.putBlocks, Block: b.putThreads}
+			if err := b.launch(b.putKernel, d, uint64(b.memChans[peer]), size, uint64(iters), b2u(send), b2u(recv)); err != nil {
+				return err
+			}
+			return b.launch("pingpong_memory_handshake", one, uint64(b.memChans[peer]))
+		}
+		if err := b.launch("pingpong_port_put", one, uint64(b.portChans[peer]), size, uint64(iters), b2u(send), b2u(recv)); err != nil {
+			return err
+		}
+		return b.launch("pingpong_port_handshake", one, uint64(b.portChans[peer]))
+	}
+	if err := rounds(b.opts.Warmup); err != nil {
+		return o, err
+	}
+	ms, err := b.timed(func() error { return rounds(b.opts.Iters) })
+	if err != nil {
+		return o, err
+	}
+	o.ms = ms
+	if b.opts.Check && recv {
+		if err := b.gpu.Memset(b.wrong, 0, 8); err != nil {
+			return o, err
+		}
+		if err := b.launch("check_pattern", device.Dim{Grid: b.sms * 4, Block: 512}, uint64(b.dst), size, 1, uint64(peer), uint64(seed), 1, uint64(b.wrong)); err != nil {
+			return o, err
+		}
+		if err := b.mesh.Sync(b.stream); err != nil {
+			return o, err
+		}
+		var w [8]byte
+		if err := b.gpu.CopyFromDevice(w[:], b.wrong); err != nil {
+			return o, err
+		}
+		o.wrong = int64(binary.LittleEndian.Uint64(w[:]))
+	}
+	return o, nil
+}
+
+func b2u(v bool) uint64 {
+	if v {
+		return 1
+	}
+	return 0
+}

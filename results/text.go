@@ -1,0 +1,214 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Device describes one rank's GPU, as listed under "# Using devices".
+type Device struct {
+	Rank     int    // global rank
+	Group    int    // nccl-tests "color" group, 0 for us
+	Pid      int    // process id
+	Hostname string // host name
+	Device   int    // CUDA device ordinal
+	BusID    string // PCI address such as "0000:00:06"
+	Name     string // device name such as "NVIDIA H200"
+}
+
+// Header holds the run parameters printed before the results table and
+// stored under "config" in the JSON report.
+type Header struct {
+	Program    string // program name, e.g. "mscclpp-bench"
+	Version    string // program version, e.g. "0.1.0"
+	Extra      string // free text appended to the version line, e.g. "cuda-driver=13000"
+	Collective string // nccl-tests test name, e.g. "all_reduce_perf"
+	NThreads   int    // threads per process (always 1 for us)
+	NGpus      int    // GPUs per thread (always 1 for us)
+	MinBytes   int64  // smallest message size
+	MaxBytes   int64  // largest message size
+	// StepFactor > 1 selects geometric stepping ("step: 2(factor)");
+	// otherwise StepBytes is printed ("step: 1048576(bytes)"). Like
+	// nccl-tests, a factor of 1 counts as "no factor".
+	StepFactor int64
+	StepBytes  int64 // additive step, used when StepFactor <= 1
+	Warmup     int   // warm-up iterations
+	Iters      int   // timed iterations
+	AggIters   int   // operations aggregated per iteration
+	Check      int   // validation (nccl-tests -c)
+	Graph      int   // CUDA graph launches (nccl-tests -G)
+	Unalign    int   // forced misalignment in elements (nccl-tests -u)
+	Devices    []Device
+}
+
+// Placement is the measurement of one buffer placement (out-of-place or
+// in-place) of a row.
+type Placement struct {
+	TimeUs float64 // average time per operation, microseconds
+	AlgBw  float64 // algorithm bandwidth, GB/s
+	BusBw  float64 // bus bandwidth, GB/s
+	// Wrong is the number of wrong elements; -1 means "not checked" and is
+	// printed as N/A (and written as JSON null), like nccl-tests without -c.
+	Wrong int64
+}
+
+// Row is one line of the results table: one message size of one collective.
+type Row struct {
+	Size  int64  // bytes, as nccl-tests' "size" column
+	Count int64  // elements
+	Type  string // data type name, e.g. "float"
+	Op    string // reduction name, e.g. "sum" or "none"
+	Root  int    // root rank, -1 when not rooted
+	// OutOfPlace may be nil: the row then starts its body with blank space,
+	// as nccl-tests does when only in-place results exist.
+	OutOfPlace *Placement
+	// InPlace may be nil: nothing is printed for it.
+	InPlace *Placement
+	// Algorithm names the implementation measured. It is not part of the
+	// text row (see TextPrinter.Algorithm) but is kept in JSON.
+	Algorithm string
+	// ActualIters is the JSON "actual_iterations"; 0 means Header.Iters.
+	ActualIters int
+}
+
+// Footer holds the summary printed after the results table.
+type Footer struct {
+	OutOfBounds int64   // number of values outside tolerance across the run
+	AvgBusBw    float64 // average bus bandwidth over all rows, GB/s
+}
+
+// TextPrinter writes nccl-tests style text output to an io.Writer as results
+// arrive. It does not decide which rank prints; the caller does.
+//
+// Methods do not return errors: the first write error is kept, later
+// writes are skipped, and Err reports it.
+//
+// The results column header is written lazily, just before the first Row,
+// Algorithm line or the Footer, so that Notes issued right after Header land
+// between the device list and the column header, where nccl-tests prints its
+// "Reducing maxBytes" warning.
+type TextPrinter struct {
+	w          io.Writer
+	err        error
+	collective string
+	pendingCol bool // Header was printed, column header not yet
+}
+
+// NewTextPrinter returns a TextPrinter writing to w.
+func NewTextPrinter(w io.Writer) *TextPrinter {
+	return &TextPrinter{w: w}
+}
+
+// Err returns the first error met while writing, if any.
+func (p *TextPrinter) Err() error { return p.err }
+
+func (p *TextPrinter) printf(format string, args ...any) {
+	if p.err != nil {
+		return
+	}
+	if _, err := fmt.Fprintf(p.w, format, args...); err != nil {
+		p.err = fmt.Errorf("results: write text output: %w", err)
+	}
+}
+
+// Header prints the version line, the parameter line and the device list.
+// The column header follows lazily (see TextPrinter).
+func (p *TextPrinter) Header(h Header) {
+	p.collective = h.Collective
+	version := fmt.Sprintf("# %s version %s", h.Program, h.Version)
+	if h.Extra != "" {
+		version += " " + h.Extra
+	}
+	p.printf("%s\n", version)
+	p.printf("# Collective test starting: %s\n", h.Collective)
+	step, unit := h.StepBytes, "bytes"
+	if h.StepFactor > 1 {
+		step, unit = h.StepFactor, "factor"
+	}
+	p.printf("# nThread %d nGpus %d minBytes %d maxBytes %d step: %d(%s) warmup iters: %d iters: %d agg iters: %d validation: %d graph: %d unalign: %d\n",
+		h.NThreads, h.NGpus, h.MinBytes, h.MaxBytes, step, unit,
+		h.Warmup, h.Iters, h.AggIters, h.Check, h.Graph, h.Unalign)
+	p.printf("#\n")
+	p.printf("# Using devices\n")
+	for _, d := range h.Devices {
+		p.printf("#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n",
+			d.Rank, d.Group, d.Pid, d.Hostname, d.Device, d.BusID, d.Name)
+	}
+	p.pendingCol = true
+}
+
+// columnHeader prints the pending "#" line and three-line column header.
+func (p *TextPrinter) columnHeader() {
+	if !p.pendingCol {
+		return
+	}
+	p.pendingCol = false
+	p.printf("#\n")
+	p.printf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n",
+		"", "", "", "", "")
+	p.printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n",
+		"size", "count", "type", "redop", "root",
+		"time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong")
+	p.printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n",
+		"(B)", "(elements)", "", "", "",
+		"(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "")
+}
+
+// Algorithm prints the comment line "#  algorithm: NAME". Call it whenever
+// the algorithm of the following rows changes; nccl-tests parsers skip
+// lines starting with '#'.
+func (p *TextPrinter) Algorithm(name string) {
+	p.columnHeader()
+	p.printf("#  algorithm: %s\n", name)
+}
+
+// Note prints a comment line "# " followed by the formatted text; an empty
+// result prints a bare "#".
+func (p *TextPrinter) Note(format string, args ...any) {
+	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	if msg == "" {
+		p.printf("#\n")
+		return
+	}
+	p.printf("# %s\n", msg)
+}
+
+// Row prints one data line exactly as nccl-tests does.
+func (p *TextPrinter) Row(r Row) {
+	p.columnHeader()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%12d  %12d  %8s  %6s  %6d", r.Size, r.Count, r.Type, r.Op, r.Root)
+	if r.OutOfPlace == nil {
+		b.WriteString(strings.Repeat(" ", 32))
+	} else {
+		writePlacement(&b, r.OutOfPlace)
+	}
+	if r.InPlace != nil {
+		writePlacement(&b, r.InPlace)
+	}
+	p.printf("%s\n", b.String())
+}
+
+// writePlacement appends the time/algbw/busbw/#wrong group of one placement.
+func writePlacement(b *strings.Builder, pl *Placement) {
+	fmt.Fprintf(b, "  %7s  %6s  %6s  %s",
+		FormatTime(pl.TimeUs), FormatBw(pl.AlgBw), FormatBw(pl.BusBw), FormatWrong(pl.Wrong))
+}
+
+// Footer prints the out-of-bounds count, the average bus bandwidth and the
+// closing lines. Like nccl-tests when NCCL reports no error, it ends with an
+// empty line.
+func (p *TextPrinter) Footer(f Footer) {
+	p.columnHeader()
+	status := "OK"
+	if f.OutOfBounds != 0 {
+		status = "FAILED"
+	}
+	p.printf("# %-20s : %d %s\n", "Out of bounds values", f.OutOfBounds, status)
+	p.printf("# %-20s : %s \n", "Avg bus bandwidth", strings.TrimSpace(formatG(f.AvgBusBw, 0)))
+	p.printf("#\n")
+	p.printf("# Collective test concluded: %s\n", p.collective)
+	p.printf("#\n")
+	p.printf("\n")
+}
