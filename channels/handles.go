@@ -130,6 +130,7 @@ const (
 	DevErrFifoFlush     = 3
 	DevErrPacketRead    = 4
 	DevErrBadArgument   = 5
+	DevErrProxy         = 6
 )
 
 // DeviceError is a decoded device error word.
@@ -159,6 +160,9 @@ func (e DeviceError) Error() string {
 		DevErrPacketRead:    "waiting for LL packets on channel %d from rank %d timed out",
 		DevErrBadArgument:   "kernel argument rejected on channel %d (rank %d)",
 	}[e.Code]
+	if e.Code == DevErrProxy {
+		return fmt.Sprintf("the proxy failed on port channel %d; device waits were stopped", e.Channel)
+	}
 	if what == "" {
 		return fmt.Sprintf("unknown device error %d (channel %d, rank %d, block %d)", e.Code, e.Channel, e.Peer, e.Block)
 	}

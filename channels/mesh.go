@@ -287,6 +287,11 @@ func (m *Mesh) startProxy() error {
 	}
 	m.fifo = f
 	m.proxy = NewProxyService(m.GPU, f.Fifo, m.Opts.Timeout)
+	m.proxy.OnError = func(err error, t Trigger) {
+		fmt.Fprintf(os.Stderr, "mscclpp-bench: rank %d: %v\n", m.Rank, err)
+		// Stop this rank's device waits now rather than after the timeout.
+		atomic.CompareAndSwapUint64((*uint64)(m.errHost), 0, uint64(DevErrProxy)|uint64(t.Channel()&0xffff)<<24)
+	}
 	m.proxy.Start()
 	return nil
 }

@@ -50,6 +50,10 @@ type ProxyService struct {
 	mu      sync.Mutex
 	err     error
 	handled atomic.Uint64
+
+	// OnError, if set, is called (on the proxy goroutine) with the first error, as soon as
+	// it happens.
+	OnError func(err error, t Trigger)
 }
 
 // NewProxyService makes a proxy for fifo; timeout bounds each flush.
@@ -134,6 +138,9 @@ func (p *ProxyService) run() {
 		}
 		idle = 0
 		if err := p.Handle(t); err != nil {
+			if p.Err() == nil && p.OnError != nil {
+				p.OnError(err, t)
+			}
 			p.fail(err)
 		}
 		p.fifo.Pop()

@@ -26,6 +26,8 @@ type GPU struct {
 	modules []cu.Module
 	names   []string
 
+	util      device.Stream // for Memset and CopyToDevice, which must finish before they return
+
 	mu        sync.Mutex
 	kernels   map[string]cu.Function
 	graphs    map[device.Graph]graphPair
@@ -66,6 +68,9 @@ func Open(ordinal int, images map[string][]byte) (*GPU, error) {
 		return nil, err
 	}
 	if err := g.readInfo(ordinal); err != nil {
+		return nil, err
+	}
+	if g.util, err = g.NewStream(); err != nil {
 		return nil, err
 	}
 	names := make([]string, 0, len(images))
@@ -110,7 +115,9 @@ func (g *GPU) readInfo(ordinal int) error {
 }
 
 // Info describes the device.
-func (g *GPU) Info() device.Info { return g.info }
+func (g *GPU) Info() device.Info {
+	return g.info
+}
 
 // Bind locks the calling goroutine to its OS thread and makes the context current there.
 func (g *GPU) Bind() error {
@@ -121,10 +128,24 @@ func (g *GPU) Bind() error {
 	return nil
 }
 
+// enter pins the calling goroutine to its OS thread and makes the context current there, so a
+// method works from any goroutine (Go's test runner, for one, runs each test on its own).
+// Call as: defer g.enter()().
+func (g *GPU) enter() func() {
+	runtime.LockOSThread()
+	_ = cu.SetCurrentContext(g.ctx)
+	return runtime.UnlockOSThread
+}
+
 // Close releases the primary context.
 func (g *GPU) Close() error {
+	defer g.enter()()
 	for _, m := range g.modules {
 		_ = m.Unload()
+	}
+	if g.util != 0 {
+		_ = g.DestroyStream(g.util)
+		g.util = 0
 	}
 	g.modules = nil
 	if err := g.dev.ReleasePrimaryCtx(); err != nil {
@@ -141,6 +162,7 @@ func wrap(call string, err error) error {
 }
 
 func (g *GPU) Alloc(bytes uint64) (device.Ptr, error) {
+	defer g.enter()()
 	if bytes == 0 {
 		bytes = 1
 	}
@@ -152,25 +174,42 @@ func (g *GPU) Alloc(bytes uint64) (device.Ptr, error) {
 	return device.Ptr(p), nil
 }
 
-func (g *GPU) Free(p device.Ptr) error { return wrap("cuMemFree", cu.MemFree(cu.DevicePtr(p))) }
+func (g *GPU) Free(p device.Ptr) error {
+	defer g.enter()()
+	return wrap("cuMemFree", cu.MemFree(cu.DevicePtr(p)))
+}
 
 func (g *GPU) MemInfo() (uint64, uint64, error) {
+	defer g.enter()()
 	free, total, err := cu.MemInfo()
 	return uint64(free), uint64(total), wrap("cuMemGetInfo", err)
 }
 
+// Memset fills device memory and returns once it is done. (cuMemsetD8 may return early, and
+// is not ordered with the non-blocking streams the rest of the program uses.)
 func (g *GPU) Memset(p device.Ptr, v byte, bytes uint64) error {
-	return wrap("cuMemsetD8", cu.MemsetD8(cu.DevicePtr(p), v, int64(bytes)))
+	defer g.enter()()
+	if err := cu.MemsetD8Async(cu.DevicePtr(p), v, int64(bytes), cuStream(g.util)); err != nil {
+		return wrap("cuMemsetD8Async", err)
+	}
+	return g.Synchronize(g.util, time.Minute)
 }
 
 func (g *GPU) CopyToDevice(dst device.Ptr, src []byte) error {
+	defer g.enter()()
 	if len(src) == 0 {
 		return nil
 	}
-	return wrap("cuMemcpyHtoD", cu.MemcpyHtoD(cu.DevicePtr(dst), unsafe.Pointer(&src[0]), int64(len(src))))
+	// cuMemcpyHtoD from pageable memory may return before the data lands: copy on the
+	// utility stream and wait for it.
+	if err := cu.MemcpyHtoDAsync(cu.DevicePtr(dst), unsafe.Pointer(&src[0]), int64(len(src)), cuStream(g.util)); err != nil {
+		return wrap("cuMemcpyHtoDAsync", err)
+	}
+	return g.Synchronize(g.util, time.Minute)
 }
 
 func (g *GPU) CopyFromDevice(dst []byte, src device.Ptr) error {
+	defer g.enter()()
 	if len(dst) == 0 {
 		return nil
 	}
@@ -178,6 +217,7 @@ func (g *GPU) CopyFromDevice(dst []byte, src device.Ptr) error {
 }
 
 func (g *GPU) CanAccessPeer(bus string) (bool, error) {
+	defer g.enter()()
 	peer, err := deviceByBusID(bus)
 	if err != nil {
 		return false, err
@@ -196,6 +236,7 @@ func cuStream(s device.Stream) cu.Stream { return *(*cu.Stream)(unsafe.Pointer(&
 func cuEvent(e device.Event) cu.Event    { return *(*cu.Event)(unsafe.Pointer(&e)) }
 
 func (g *GPU) NewStream() (device.Stream, error) {
+	defer g.enter()()
 	s, err := cu.MakeStream(cu.NonBlocking)
 	if err != nil {
 		return 0, wrap("cuStreamCreate", err)
@@ -204,6 +245,7 @@ func (g *GPU) NewStream() (device.Stream, error) {
 }
 
 func (g *GPU) DestroyStream(s device.Stream) error {
+	defer g.enter()()
 	cs := cuStream(s)
 	return wrap("cuStreamDestroy", cs.Destroy())
 }
@@ -230,15 +272,18 @@ func (g *GPU) Synchronize(s device.Stream, timeout time.Duration) error {
 }
 
 func (g *GPU) CopyAsync(dst, src device.Ptr, bytes uint64, s device.Stream) error {
+	defer g.enter()()
 	return wrap("cuMemcpyAsync", cu.MemcpyAsync(cu.DevicePtr(dst), cu.DevicePtr(src), int64(bytes), cuStream(s)))
 }
 
 func (g *GPU) MemsetAsync(p device.Ptr, v byte, bytes uint64, s device.Stream) error {
+	defer g.enter()()
 	return wrap("cuMemsetD8Async", cu.MemsetD8Async(cu.DevicePtr(p), v, int64(bytes), cuStream(s)))
 }
 
 // Kernel looks name up in every loaded module.
 func (g *GPU) Kernel(name string) (device.Kernel, error) {
+	defer g.enter()()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	fn, ok := g.kernels[name]
@@ -259,6 +304,7 @@ func (g *GPU) Kernel(name string) (device.Kernel, error) {
 }
 
 func (g *GPU) Launch(k device.Kernel, d device.Dim, s device.Stream, args ...uint64) error {
+	defer g.enter()()
 	fn := *(*cu.Function)(unsafe.Pointer(&k))
 	params := make([]unsafe.Pointer, len(args))
 	for i := range args {
@@ -271,6 +317,7 @@ func (g *GPU) Launch(k device.Kernel, d device.Dim, s device.Stream, args ...uin
 }
 
 func (g *GPU) NewEvent() (device.Event, error) {
+	defer g.enter()()
 	e, err := cu.MakeEvent(cu.DefaultEvent)
 	if err != nil {
 		return 0, wrap("cuEventCreate", err)
@@ -279,21 +326,25 @@ func (g *GPU) NewEvent() (device.Event, error) {
 }
 
 func (g *GPU) DestroyEvent(e device.Event) error {
+	defer g.enter()()
 	ce := cuEvent(e)
 	return wrap("cuEventDestroy", cu.DestroyEvent(&ce))
 }
 
 func (g *GPU) Record(e device.Event, s device.Stream) error {
+	defer g.enter()()
 	return wrap("cuEventRecord", cuEvent(e).Record(cuStream(s)))
 }
 
 func (g *GPU) ElapsedMs(start, end device.Event) (float64, error) {
+	defer g.enter()()
 	ms, err := cuEvent(start).Elapsed(cuEvent(end))
 	return ms, wrap("cuEventElapsedTime", err)
 }
 
 // SetDeviceConfig writes the DeviceConfig variable `mbConfig` of every module that has one.
 func (g *GPU) SetDeviceConfig(timeout time.Duration, errorWord device.Ptr, rank, nranks int) error {
+	defer g.enter()()
 	var cfg [24]byte
 	put64 := func(off int, v uint64) {
 		for i := 0; i < 8; i++ {

@@ -104,7 +104,8 @@ enum {
   DEVERR_FIFO_PUSH = 2,      /* the proxy FIFO stayed full */
   DEVERR_FIFO_FLUSH = 3,     /* the proxy did not finish a flush */
   DEVERR_PACKET_READ = 4,    /* LL packets from a peer did not arrive */
-  DEVERR_BAD_ARGUMENT = 5    /* a kernel was launched with arguments it cannot handle */
+  DEVERR_BAD_ARGUMENT = 5,   /* a kernel was launched with arguments it cannot handle */
+  DEVERR_PROXY = 6           /* the host proxy failed (set by the host, stops device waits) */
 };
 
 MB_HD uint64_t makeDeviceError(uint32_t code, uint32_t peer, uint32_t channel, uint32_t block) {
