@@ -100,3 +100,18 @@ extern "C" __global__ void pingpong_port_handshake(PortChannelHandle* ch) {
   c.flush();
   c.wait();
 }
+
+// Relaxed signal round trips: no data travels with a pure signal, so relaxed ordering is
+// enough; this is the floor for MemoryChannel signalling.
+extern "C" __global__ void pingpong_memory_relaxed_signal(MemoryChannelHandle* ch, int iters, int initiator) {
+  MemoryChannel c{*ch};
+  for (int i = 0; i < iters; i++) {
+    if (initiator) {
+      c.relaxedSignal();
+      c.relaxedWait();
+    } else {
+      c.relaxedWait();
+      c.relaxedSignal();
+    }
+  }
+}

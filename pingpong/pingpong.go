@@ -209,33 +209,43 @@ func (b *Bench) Run(emit func(results.PingPongRow)) (int64, error) {
 		type kind struct {
 			on      bool
 			channel string
-			signal  string
+			signals map[string]string // mode → kernel
 			ch      map[int]device.Ptr
 		}
-		for _, k := range []kind{{b.opts.Memory, "memory", "pingpong_memory_signal", b.memChans}, {b.opts.Port, "port", "pingpong_port_signal", b.portChans}} {
+		kinds := []kind{
+			{b.opts.Memory, "memory", map[string]string{"signal": "pingpong_memory_signal", "signal-relaxed": "pingpong_memory_relaxed_signal"}, b.memChans},
+			{b.opts.Port, "port", map[string]string{"signal": "pingpong_port_signal"}, b.portChans},
+		}
+		for _, k := range kinds {
 			if !k.on {
 				continue
 			}
-			// Latency: signal round trips.
-			var o outcome
-			if in {
-				ch := uint64(k.ch[peer])
-				if err := b.launch(k.signal, one, ch, 16, uint64(initiator)); err != nil { // warm up and align both GPUs
+			// Latency: signal round trips (release/acquire, then relaxed where it exists).
+			for _, mode := range []string{"signal", "signal-relaxed"} {
+				kernel, ok := k.signals[mode]
+				if !ok {
+					continue
+				}
+				var o outcome
+				if in {
+					ch := uint64(k.ch[peer])
+					if err := b.launch(kernel, one, ch, 16, uint64(initiator)); err != nil { // warm up and align both GPUs
+						return total, err
+					}
+					ms, err := b.timed(func() error { return b.launch(kernel, one, ch, LatencyRounds, uint64(initiator)) })
+					if err != nil {
+						return total, fmt.Errorf("pair %s %s %s: %w", pair, k.channel, mode, err)
+					}
+					o.ms = ms
+				}
+				all, err := b.gather(o)
+				if err != nil {
 					return total, err
 				}
-				ms, err := b.timed(func() error { return b.launch(k.signal, one, ch, LatencyRounds, uint64(initiator)) })
-				if err != nil {
-					return total, fmt.Errorf("pair %s %s signal: %w", pair, k.channel, err)
+				if me == 0 {
+					us := all[pr[0]].ms * 1000 / LatencyRounds
+					emit(results.PingPongRow{Pair: pair, Channel: k.channel, Mode: mode, TimeUs: us, LatencyUs: us / 2, Wrong: 0})
 				}
-				o.ms = ms
-			}
-			all, err := b.gather(o)
-			if err != nil {
-				return total, err
-			}
-			if me == 0 {
-				us := all[pr[0]].ms * 1000 / LatencyRounds
-				emit(results.PingPongRow{Pair: pair, Channel: k.channel, Mode: "signal", TimeUs: us, LatencyUs: us / 2, Wrong: 0})
 			}
 			// Bandwidth: one way, then both ways.
 			for _, bidir := range []bool{false, true} {

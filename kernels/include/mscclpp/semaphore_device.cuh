@@ -10,8 +10,13 @@
 
 namespace mb {
 
+// nextExpected advances the count of consumed signals. One thread at a time waits on a
+// semaphore, so a plain load and store suffice (an atomic would add an L2 round trip).
 MB_DEVICE uint64_t nextExpected(uint64_t expectedPtr) {
-  return atomicAdd(reinterpret_cast<unsigned long long*>(expectedPtr), 1ull) + 1;
+  volatile uint64_t* e = reinterpret_cast<volatile uint64_t*>(expectedPtr);
+  uint64_t v = *e + 1;
+  *e = v;
+  return v;
 }
 
 MB_DEVICE bool pollInbound(uint64_t inboundPtr, uint64_t expectedPtr) {
