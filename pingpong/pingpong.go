@@ -254,7 +254,8 @@ func (b *Bench) Run(emit func(results.PingPongRow)) (int64, error) {
 					mode = "put-bidir"
 				}
 				for _, size := range b.opts.Sizes {
-					o := outcome{}
+					var o outcome
+					var err error
 					if in {
 						if o, err = b.measurePut(k.channel, peer, initiator == 1, bidir, uint64(size)); err != nil {
 							return total, fmt.Errorf("pair %s %s %s %d bytes: %w", pair, k.channel, mode, size, err)
