@@ -54,6 +54,8 @@ type ProxyService struct {
 	// OnError, if set, is called (on the proxy goroutine) with the first error, as soon as
 	// it happens.
 	OnError func(err error, t Trigger)
+	// Trace, if set, is called for every trigger after it was handled (debugging).
+	Trace func(t Trigger, took time.Duration, err error)
 }
 
 // NewProxyService makes a proxy for fifo; timeout bounds each flush.
@@ -137,7 +139,12 @@ func (p *ProxyService) run() {
 			continue
 		}
 		idle = 0
-		if err := p.Handle(t); err != nil {
+		start := time.Now()
+		err := p.Handle(t)
+		if p.Trace != nil {
+			p.Trace(t, time.Since(start), err)
+		}
+		if err != nil {
 			if p.Err() == nil && p.OnError != nil {
 				p.OnError(err, t)
 			}

@@ -130,3 +130,20 @@ extern "C" __global__ void chantest_wait(MemoryChannelHandle* h) {
   MemoryChannel c{*h};
   c.wait();
 }
+
+// chantest_port_oneway: the sender puts `rounds` times with a signal each and flushes; the
+// receiver only waits. Then both meet with one signal each way.
+extern "C" __global__ void chantest_port_oneway(PortChannelHandle* h, uint64_t bytes, int rounds, int send) {
+  PortChannel c{*h};
+  for (int i = 0; i < rounds; i++) {
+    if (send) {
+      c.putWithSignal(0, 0, bytes);
+    } else {
+      c.wait();
+    }
+  }
+  if (send) c.flush();
+  c.signal();
+  c.flush();
+  c.wait();
+}

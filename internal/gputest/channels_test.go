@@ -207,6 +207,7 @@ const (
 	portPutWithSignal
 	portPutWithSignalAndFlush
 	portMany
+	portOneWay
 )
 
 func TestPortChannelOps(t *testing.T) {
@@ -221,6 +222,7 @@ func TestPortChannelOps(t *testing.T) {
 		{"put-with-signal-and-flush", portPutWithSignalAndFlush, 4096, 1},
 		// 3 x 512 triggers through a 512-slot FIFO: the GPU must wait for room, never overwrite.
 		{"more-triggers-than-slots", portMany, 1536 * 64, 1536},
+		{"one-way", portOneWay, 1 << 20, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -230,9 +232,16 @@ func TestPortChannelOps(t *testing.T) {
 				t.Fatal(err)
 			}
 			ch := upload(t, hs, f.peer)
-			f.run("chantest_port", device.Dim{Grid: 1, Block: 1}, uint64(ch), uint64(c.op), c.bytes, uint64(c.pieces))
+			if c.op == portOneWay { // the even rank of each pair sends, the odd one only waits
+				f.run("chantest_port_oneway", device.Dim{Grid: 1, Block: 1}, uint64(ch), c.bytes, uint64(c.pieces), uint64(1-job.Mesh.Rank%2))
+			} else {
+				f.run("chantest_port", device.Dim{Grid: 1, Block: 1}, uint64(ch), uint64(c.op), c.bytes, uint64(c.pieces))
+			}
 			if err := job.Mesh.Boot.Barrier(); err != nil {
 				t.Fatal(err)
+			}
+			if c.op == portOneWay && job.Mesh.Rank%2 == 0 {
+				return // only the odd rank of each pair received
 			}
 			if w := f.checkFromPeer(c.bytes); w != 0 {
 				t.Fatalf("%d of %d bytes wrong after %s", w, c.bytes, c.name)
