@@ -126,41 +126,8 @@ func NewMesh(g device.GPU, boot Bootstrap, opts MeshOptions) (*Mesh, error) {
 	if err := boot.Barrier(); err != nil {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}
-	if err := m.warmCopyEngine(); err != nil {
-		return nil, err
-	}
-	if err := boot.Barrier(); err != nil {
-		return nil, fmt.Errorf("mesh: %w", err)
-	}
 	ok = true
 	return m, nil
-}
-
-// warmCopyEngine makes one copy-engine copy and one stream write into every peer's memory
-// while no kernel runs anywhere. On 2xH200 (driver 580) a first copy-engine copy into a peer
-// whose kernel was spinning on its own memory never completed, while every copy after a
-// first idle one did; so the first one happens here. It writes the reserved last semaphore
-// slot, which no channel uses.
-func (m *Mesh) warmCopyEngine() error {
-	reserved := m.Opts.MaxSemaphores - 1
-	for _, p := range m.Peers() {
-		s, err := m.GPU.NewStream()
-		if err != nil {
-			return fmt.Errorf("mesh: proxy stream for rank %d: %w", p, err)
-		}
-		m.streams[p] = s
-		dst := m.token(m.peerTokens[p], m.Rank, reserved)
-		if err := m.GPU.CopyAsync(dst, m.token(m.tokens, p, reserved), 8, s); err != nil {
-			return fmt.Errorf("mesh: first copy to rank %d: %w", p, err)
-		}
-		if err := m.GPU.WriteValue64Async(dst, 0, s); err != nil {
-			return fmt.Errorf("mesh: first write to rank %d: %w", p, err)
-		}
-		if err := m.GPU.Synchronize(s, m.Opts.Timeout); err != nil {
-			return fmt.Errorf("mesh: first copy to rank %d (GPU %s): %w", p, m.Endpoints[p].BusID, err)
-		}
-	}
-	return nil
 }
 
 // Peers returns every other rank in ascending order.
@@ -236,8 +203,8 @@ func (m *Mesh) Share(p device.Ptr, size uint64) (*Buffer, error) {
 }
 
 func (m *Mesh) nextSemaphore() (int, error) {
-	if m.nextSem >= m.Opts.MaxSemaphores-1 { // the last one is reserved (warmCopyEngine)
-		return 0, fmt.Errorf("mesh: all %d semaphore ids are in use", m.Opts.MaxSemaphores-1)
+	if m.nextSem >= m.Opts.MaxSemaphores {
+		return 0, fmt.Errorf("mesh: all %d semaphore ids are in use", m.Opts.MaxSemaphores)
 	}
 	m.nextSem++
 	return m.nextSem - 1, nil
@@ -284,7 +251,13 @@ func (m *Mesh) PortChannels(remote *Buffer, local device.Ptr, localSize uint64) 
 	}
 	var out []PortChannelHandle
 	for _, p := range m.Peers() {
-		s := m.streams[p] // made by warmCopyEngine
+		s, ok := m.streams[p]
+		if !ok {
+			if s, err = m.GPU.NewStream(); err != nil {
+				return nil, fmt.Errorf("proxy stream for rank %d: %w", p, err)
+			}
+			m.streams[p] = s
+		}
 		cid, err := m.proxy.AddChannel(&ProxyChannel{
 			Peer: p, Stream: s,
 			Dst: remote.Ptrs[p], DstSize: remote.Sizes[p],

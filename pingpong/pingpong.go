@@ -93,16 +93,6 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 	if b.wrong, err = m.Alloc(8); err != nil {
 		return nil, err
 	}
-	switch os.Getenv("MSCCLPP_BENCH_SHARE_SRC") { // experiment: does exporting the source matter?
-	case "1":
-		if _, err := m.Share(b.src, b.maxBytes); err != nil {
-			return nil, err
-		}
-	case "2":
-		if _, err := m.Register(b.src, b.maxBytes); err != nil {
-			return nil, err
-		}
-	}
 	dstAll, err := m.Share(b.dst, b.maxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("pingpong: share destination buffers: %w", err)
@@ -233,7 +223,7 @@ func (b *Bench) Run(emit func(results.PingPongRow)) (int64, error) {
 			// Latency: signal round trips (release/acquire, then relaxed where it exists).
 			for _, mode := range []string{"signal", "signal-relaxed"} {
 				kernel, ok := k.signals[mode]
-				if !ok || os.Getenv("MSCCLPP_BENCH_SKIP_LATENCY") != "" {
+				if !ok {
 					continue
 				}
 				var o outcome

@@ -12,6 +12,14 @@ package gpu
 #include <stdlib.h>
 #include <string.h>
 
+// CUDA 12+ loads kernels lazily, on first launch. Our kernels spin on each other (a kernel
+// waits for a proxy flush while the next kernel is already queued); loading a kernel while
+// another spins deadlocked on 2xH200 with driver 580 (a port-channel put never completed).
+// Load every kernel when its module loads instead. This constructor runs when the program
+// starts, before Go's package init and so before gorgonia.org/cu calls cuInit; a value the
+// user set explicitly is kept.
+__attribute__((constructor)) static void mbEagerLoading(void) { setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
+
 static CUresult mbIpcGet(CUcontext c, CUdeviceptr p, void* out) {
 	CUresult r = cuCtxSetCurrent(c);
 	if (r != CUDA_SUCCESS) return r;
