@@ -1,7 +1,52 @@
 package worker
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/results"
+)
 
 func runCollective(j *Job) error {
-	return fmt.Errorf("%s is not built yet: the collectives harness lands with the collectives issue", j.Cfg.Command)
+	c := j.Cfg
+	coll, err := collectives.Lookup(c.Command)
+	if err != nil {
+		return err
+	}
+	p := results.NewTextPrinter(j.Out)
+	h := j.Header(coll.TestName())
+	p.Header(h)
+	opts := collectives.Options{
+		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, AggIters: c.AggIters, Check: c.Check,
+		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops, Kernel: c.Kernel,
+	}
+	harness, err := collectives.NewHarness(coll, j.GPU, j.Mesh, j.Stream, opts, p)
+	if err != nil {
+		return err
+	}
+	defer harness.Close()
+	report := &results.Report{Header: h, Args: c.Args, Start: time.Now()}
+	sum, err := harness.Run(p)
+	if err != nil {
+		return err
+	}
+	footer := results.Footer{OutOfBounds: sum.Wrong, AvgBusBw: sum.AvgBusBw}
+	p.Footer(footer)
+	report.Rows, report.Footer, report.End = sum.Rows, footer, time.Now()
+	if c.Summary && j.Rank() == 0 {
+		if err := results.WriteBestSummary(j.Out, sum.Rows); err != nil {
+			return err
+		}
+	}
+	if err := j.WriteJSON(report); err != nil {
+		return err
+	}
+	if err := p.Err(); err != nil {
+		return err
+	}
+	if sum.Wrong > 0 {
+		return fmt.Errorf("%s: %d wrong elements", c.Command, sum.Wrong)
+	}
+	return nil
 }

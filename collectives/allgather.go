@@ -1,0 +1,30 @@
+package collectives
+
+// allGather is the all-gather collective: every rank contributes Send elements and
+// receives every rank's, rank r's at slot r. Algorithms: allgather_*.go.
+type allGather struct{}
+
+func init() { RegisterCollective(allGather{}) }
+
+func (allGather) Name() string     { return "allgather" }
+func (allGather) TestName() string { return "all_gather_perf" }
+func (allGather) HasOp() bool      { return false }
+
+// Counts follows nccl-tests: the per-rank count is the size's share, rounded down to a
+// multiple of 16 bytes.
+func (allGather) Counts(size int64, dt Datatype, nranks int) Counts {
+	count := size / int64(dt.Size)
+	base := (count / int64(nranks)) &^ (16/int64(dt.Size) - 1)
+	return Counts{Send: base, Recv: base * int64(nranks), Param: base}
+}
+
+func (allGather) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
+	if err := v.Poison(v.Env.OutPtr(a, v.Env.Rank), a.RecvBytes); err != nil {
+		return err
+	}
+	return v.FillPattern(v.Env.InPtr(a, v.Env.Rank), a.SendBytes, v.Env.Rank, seed)
+}
+
+func (allGather) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
+	return v.CheckPattern(v.Env.OutPtr(a, v.Env.Rank), a.SendBytes, v.Env.NRanks, seed, a.Type.Size)
+}

@@ -1,0 +1,46 @@
+package collectives
+
+import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
+
+// allgather get: GPU threads read every peer's chunk over NVLink (kernels/allgather.cu
+// allgather_get), between a start and an end barrier.
+func init() {
+	Register(&Algorithm{
+		Collective: "allgather", Name: "get", Number: 2,
+		Doc:      "memory channels: SM threads read every peer's chunk",
+		MinRanks: 2,
+		New:      newAllgatherGet,
+	})
+}
+
+type allgatherGet struct {
+	*base
+	inChans, outChans, syncChans device.Ptr
+}
+
+func newAllgatherGet(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &allgatherGet{base: b}
+	if a.inChans, err = b.memoryChannels(env.In, env.In.Ptrs[env.Rank]); err != nil {
+		return nil, err
+	}
+	if a.outChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[env.Rank]); err != nil {
+		return nil, err
+	}
+	a.syncChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[env.Rank])
+	return a, err
+}
+
+func (a *allgatherGet) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	chans, peerOff := a.inChans, l.InOff
+	if l.InPlace {
+		chans, peerOff = a.outChans, l.OutOff
+	}
+	return a.launch("allgather_get", device.Dim{Grid: a.blocks(l.SendBytes, 128<<10), Block: 1024}, s,
+		uint64(chans), uint64(a.syncChans), uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)), peerOff,
+		l.SendBytes, uint64(e.Rank), uint64(e.NRanks), b2u(l.InPlace), uint64(a.state))
+}

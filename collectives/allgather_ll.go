@@ -1,0 +1,49 @@
+package collectives
+
+import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
+
+// allgather ll16: one shot with LL16 packets (kernels/allgather.cu allgather_ll16). No
+// barrier; data and flag travel together. Best for small messages.
+func init() {
+	Register(&Algorithm{
+		Collective: "allgather", Name: "ll16", Number: 0,
+		Doc:      "LL16 packets into every peer's scratch, one shot; small messages",
+		MaxBytes: 32 << 20, MinRanks: 2,
+		AutoMin: 0, AutoMax: 256 << 10, AutoPriority: 0,
+		New: newAllgatherLL,
+	})
+}
+
+type allgatherLL struct {
+	*base
+	chans     device.Ptr // to the peers' scratch
+	scratch   device.Ptr
+	slotBytes uint64 // packets for one rank's largest chunk
+}
+
+func newAllgatherLL(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	maxChunk := roundUp(limit(32<<20, env.MaxBytes)/uint64(env.NRanks), 16)
+	a := &allgatherLL{base: b, slotBytes: 2 * maxChunk}
+	scratch, buf, err := b.shareScratch(2 * uint64(env.NRanks) * a.slotBytes)
+	if err != nil {
+		return nil, err
+	}
+	a.scratch = scratch
+	if a.chans, err = b.memoryChannels(buf, scratch); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *allgatherLL) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	packets := l.SendBytes / 8
+	grid := a.blocks(packets, 512)
+	return a.launch("allgather_ll16", device.Dim{Grid: grid, Block: 512}, s,
+		uint64(a.chans), uint64(a.scratch), a.slotBytes, uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)),
+		l.SendBytes, uint64(e.Rank), uint64(e.NRanks), uint64(a.state))
+}

@@ -1,0 +1,52 @@
+package collectives
+
+import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
+
+// allgather port: the CPU proxy copies my chunk into every peer's output with the copy
+// engine (kernels/allgather.cu allgather_port); SMs copy my own chunk meanwhile.
+func init() {
+	Register(&Algorithm{
+		Collective: "allgather", Name: "port", Number: 3,
+		Doc:      "port channels: the proxy drives the copy engine; large messages",
+		MinRanks: 2,
+		AutoMin:  64<<20 + 1, AutoPriority: 0,
+		New: newAllgatherPort,
+	})
+}
+
+type allgatherPort struct {
+	*base
+	fromIn, fromOut device.Ptr // port channels whose source is my input / output buffer
+	syncChans       device.Ptr
+}
+
+func newAllgatherPort(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &allgatherPort{base: b}
+	me := env.Rank
+	if a.fromIn, err = b.portChannelSets(1, env.Out, env.In.Ptrs[me], env.InBytes); err != nil {
+		return nil, err
+	}
+	if a.fromOut, err = b.portChannelSets(1, env.Out, env.Out.Ptrs[me], env.OutBytes); err != nil {
+		return nil, err
+	}
+	a.syncChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[me])
+	return a, err
+}
+
+func (a *allgatherPort) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	chans, grid := a.fromIn, 1+a.blocks(l.SendBytes, 1<<20)
+	if l.InPlace {
+		chans, grid = a.fromOut, 1
+	}
+	if grid > e.SMs {
+		grid = e.SMs
+	}
+	return a.launch("allgather_port", device.Dim{Grid: grid, Block: 1024}, s,
+		uint64(chans), uint64(a.syncChans), uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)), l.InOff,
+		l.OutOff, l.SendBytes, uint64(e.Rank), uint64(e.NRanks), uint64(a.state))
+}

@@ -1,0 +1,31 @@
+package collectives
+
+// allReduce is the all-reduce collective: every rank receives the reduction of every
+// rank's Send elements. Algorithms: allreduce_*.go.
+type allReduce struct{}
+
+func init() { RegisterCollective(allReduce{}) }
+
+func (allReduce) Name() string     { return "allreduce" }
+func (allReduce) TestName() string { return "all_reduce_perf" }
+func (allReduce) HasOp() bool      { return true }
+
+func (allReduce) Counts(size int64, dt Datatype, _ int) Counts {
+	count := size / int64(dt.Size)
+	return Counts{Send: count, Recv: count, Param: count}
+}
+
+// InitData fills the input; out of place it also poisons the output (in place the output
+// is the input).
+func (allReduce) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
+	if !a.InPlace {
+		if err := v.Poison(v.Env.OutPtr(a, v.Env.Rank), a.RecvBytes); err != nil {
+			return err
+		}
+	}
+	return v.FillValues(v.Env.InPtr(a, v.Env.Rank), a.Type, a.Op, a.Count, seed)
+}
+
+func (allReduce) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
+	return v.CheckValues(v.Env.OutPtr(a, v.Env.Rank), a.Type, a.Op, a.Count, seed)
+}

@@ -1,0 +1,90 @@
+package collectives
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// Counts are one size's element counts, as nccl-tests computes them.
+type Counts struct {
+	Send, Recv int64 // elements each rank sends and receives
+	Param      int64 // the count printed in the report
+}
+
+// Collective supplies only what differs between collectives; the harness does the rest.
+// One small file per collective implements it and registers it.
+type Collective interface {
+	Name() string     // "allgather"
+	TestName() string // nccl-tests' program name, e.g. "all_gather_perf"
+	HasOp() bool      // whether -o applies
+	// Counts turns a requested size in bytes into element counts.
+	Counts(size int64, dt Datatype, nranks int) Counts
+	// InitData fills this rank's input with known values (seed varies per check) and
+	// poisons the output, for args a; the data goes through v.
+	InitData(v *Verifier, a *LaunchArgs, seed uint32) error
+	// Check enqueues a count of this rank's wrong output elements into v.Wrong.
+	Check(v *Verifier, a *LaunchArgs, seed uint32) error
+}
+
+var collectivesByName = map[string]Collective{}
+
+// RegisterCollective adds a collective (from its file's init).
+func RegisterCollective(c Collective) { collectivesByName[c.Name()] = c }
+
+// Lookup finds a collective by subcommand name.
+func Lookup(name string) (Collective, error) {
+	c, ok := collectivesByName[name]
+	if !ok {
+		var names []string
+		for n := range collectivesByName {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("unknown collective %q (have %v)", name, names)
+	}
+	return c, nil
+}
+
+// Verifier runs the verification kernels of kernels/verify.cu on one rank.
+type Verifier struct {
+	GPU    device.GPU
+	Env    *Env
+	Stream device.Stream
+	Wrong  device.Ptr // 8-byte device counter
+	Grid   int
+}
+
+func (v *Verifier) launch(name string, args ...uint64) error {
+	k, err := v.GPU.Kernel(name)
+	if err != nil {
+		return err
+	}
+	return v.GPU.Launch(k, device.Dim{Grid: v.Grid, Block: 512}, v.Stream, args...)
+}
+
+// Poison fills bytes at p with 0xff.
+func (v *Verifier) Poison(p device.Ptr, bytes uint64) error {
+	return v.launch("poison", uint64(p), bytes)
+}
+
+// FillPattern writes rank's byte pattern.
+func (v *Verifier) FillPattern(p device.Ptr, bytes uint64, rank int, seed uint32) error {
+	return v.launch("fill_pattern", uint64(p), bytes, uint64(rank), uint64(seed))
+}
+
+// FillValues writes rank's input values for a reduction.
+func (v *Verifier) FillValues(p device.Ptr, dt Datatype, op Op, count int64, seed uint32) error {
+	return v.launch(fmt.Sprintf("fill_%s_%s", dt.Name, op), uint64(p), uint64(count), uint64(v.Env.Rank), uint64(v.Env.NRanks), uint64(seed))
+}
+
+// CheckPattern counts wrong elements in nchunks chunks, chunk c holding rank c's pattern.
+func (v *Verifier) CheckPattern(p device.Ptr, chunkBytes uint64, nchunks int, seed uint32, eltSize int) error {
+	return v.launch("check_pattern", uint64(p), chunkBytes, uint64(nchunks), 0, uint64(seed), uint64(eltSize), uint64(v.Wrong))
+}
+
+// CheckValues counts elements that differ from the exact reduction.
+func (v *Verifier) CheckValues(p device.Ptr, dt Datatype, op Op, count int64, seed uint32) error {
+	return v.launch(fmt.Sprintf("check_%s_%s", dt.Name, op), uint64(p), uint64(count), uint64(v.Env.NRanks), uint64(seed), uint64(v.Wrong))
+}

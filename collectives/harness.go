@@ -1,0 +1,460 @@
+package collectives
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/results"
+)
+
+// Options are the harness's share of the command line (nccl-tests' meanings).
+type Options struct {
+	Sizes     []int64
+	Iters     int
+	Warmup    int
+	AggIters  int
+	Check     int
+	Graph     int // graph launches; 0 = no graph
+	Blocking  int // 0 async, 1 sync+barrier per iteration, 2 sync per iteration
+	Average   int // 0 rank 0, 1 mean, 2 min, 3 max
+	Datatypes []string
+	Ops       []string
+	Kernel    string
+}
+
+// Reporter receives the report as it is made (rank 0 prints; others may discard).
+type Reporter interface {
+	Algorithm(name string)
+	Note(format string, args ...any)
+	Row(r results.Row)
+}
+
+// Harness runs one collective's sweep on one rank. All ranks run it in lockstep.
+type Harness struct {
+	Coll   Collective
+	GPU    device.GPU
+	Mesh   *channels.Mesh
+	Stream device.Stream
+	Opts   Options
+
+	env       *Env
+	verifier  *Verifier
+	instances map[*Algorithm]Instance
+	seed      uint32
+}
+
+// Summary is what a run adds up to.
+type Summary struct {
+	Rows     []results.Row
+	Wrong    int64
+	AvgBusBw float64
+}
+
+// NewHarness allocates the input and output buffers for the largest size (reducing it,
+// with a note, if the GPU lacks the memory) and shares them with every rank.
+func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o Options, rep Reporter) (*Harness, error) {
+	h := &Harness{Coll: c, GPU: g, Mesh: m, Stream: s, Opts: o, instances: map[*Algorithm]Instance{}, seed: 1}
+	maxBytes := int64(0)
+	for _, sz := range o.Sizes {
+		maxBytes = max(maxBytes, sz)
+	}
+	free, _, err := g.MemInfo()
+	if err != nil {
+		return nil, err
+	}
+	// In + Out + scratch of up to about the same again, with 1 GiB to spare.
+	if budget := (int64(free) - 1<<30) / 3; maxBytes > budget {
+		budget &^= 1<<20 - 1
+		rep.Note("Reducing maxBytes to %d due to memory limitation", budget)
+		var kept []int64
+		for _, sz := range o.Sizes {
+			if sz <= budget {
+				kept = append(kept, sz)
+			}
+		}
+		h.Opts.Sizes, maxBytes = kept, budget
+	}
+	bufBytes := roundUp(uint64(max(maxBytes, 16)), 256)
+	in, err := m.Alloc(bufBytes)
+	if err != nil {
+		return nil, err
+	}
+	out, err := m.Alloc(bufBytes)
+	if err != nil {
+		return nil, err
+	}
+	inAll, err := m.Share(in, bufBytes)
+	if err != nil {
+		return nil, err
+	}
+	outAll, err := m.Share(out, bufBytes)
+	if err != nil {
+		return nil, err
+	}
+	wrong, err := m.Alloc(8)
+	if err != nil {
+		return nil, err
+	}
+	info := g.Info()
+	h.env = &Env{GPU: g, Mesh: m, Rank: m.Rank, NRanks: m.NRanks, SMs: info.SMs, MaxBytes: maxBytes,
+		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes}
+	h.verifier = &Verifier{GPU: g, Env: h.env, Stream: s, Wrong: wrong, Grid: info.SMs * 4}
+	return h, nil
+}
+
+// Close releases the algorithm instances.
+func (h *Harness) Close() error {
+	var first error
+	for _, inst := range h.instances {
+		if err := inst.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (h *Harness) instance(a *Algorithm) (Instance, error) {
+	if inst, ok := h.instances[a]; ok {
+		return inst, nil
+	}
+	inst, err := a.New(h.env)
+	if err != nil {
+		return nil, fmt.Errorf("set up %s %s: %w", a.Collective, a.Name, err)
+	}
+	h.instances[a] = inst
+	return inst, nil
+}
+
+// step is one table row to measure.
+type step struct {
+	size int64
+	alg  *Algorithm
+}
+
+func (h *Harness) plan(dt string) ([]step, error) {
+	var out []step
+	if h.Opts.Kernel == "all" {
+		for _, a := range Algorithms(h.Coll.Name()) {
+			for _, sz := range h.Opts.Sizes {
+				if a.Supports(sz, h.env.NRanks, dt) == nil {
+					out = append(out, step{sz, a})
+				}
+			}
+		}
+		return out, nil
+	}
+	for _, sz := range h.Opts.Sizes {
+		algs, err := Select(h.Coll.Name(), h.Opts.Kernel, sz, h.env.NRanks, dt)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, step{sz, algs[0]})
+	}
+	return out, nil
+}
+
+// Run measures every type, operator, size and placement.
+func (h *Harness) Run(rep Reporter) (*Summary, error) {
+	sum := &Summary{}
+	var bwTotal float64
+	var bwCount int
+	ops := h.Opts.Ops
+	if !h.Coll.HasOp() {
+		ops = []string{string(OpNone)}
+	}
+	for _, dtName := range h.Opts.Datatypes {
+		dt, err := LookupDatatype(dtName)
+		if err != nil {
+			return nil, err
+		}
+		steps, err := h.plan(dtName)
+		if err != nil {
+			return nil, err
+		}
+		for _, opName := range ops {
+			current := ""
+			for _, st := range steps {
+				if st.alg.Name != current {
+					current = st.alg.Name
+					rep.Algorithm(fmt.Sprintf("%s (#%d)", st.alg.Name, st.alg.Number))
+				}
+				row, err := h.measure(st, dt, Op(opName))
+				if err != nil {
+					return nil, fmt.Errorf("%s %s %s %d bytes (%s): %w", h.Coll.Name(), dtName, opName, st.size, st.alg.Name, err)
+				}
+				rep.Row(row)
+				sum.Rows = append(sum.Rows, row)
+				for _, p := range []*results.Placement{row.OutOfPlace, row.InPlace} {
+					sum.Wrong += max(p.Wrong, 0)
+					bwTotal += p.BusBw
+					bwCount++
+				}
+			}
+		}
+	}
+	if bwCount > 0 {
+		sum.AvgBusBw = bwTotal / float64(bwCount)
+	}
+	return sum, nil
+}
+
+func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
+	n := h.env.NRanks
+	c := h.Coll.Counts(st.size, dt, n)
+	// nccl-tests' size column: all-gather's received bytes, all-reduce's buffer.
+	row := results.Row{Size: c.Recv * int64(dt.Size), Count: c.Param, Type: dt.Name, Op: string(op), Root: -1, Algorithm: st.alg.Name}
+	inst, err := h.instance(st.alg)
+	if err != nil {
+		return row, err
+	}
+	for _, inPlace := range []bool{false, true} {
+		a := &LaunchArgs{Type: dt, Op: op, Count: c.Send, SendBytes: uint64(c.Send * int64(dt.Size)),
+			RecvBytes: uint64(c.Recv * int64(dt.Size)), InPlace: inPlace}
+		p, err := h.measurePlacement(inst, a)
+		if err != nil {
+			return row, fmt.Errorf("%s: %w", placementName(inPlace), err)
+		}
+		// algbw: bytes of the size column per second, as nccl-tests.
+		bw := results.AlgBw(int64(a.RecvBytes), p.TimeUs/1e6)
+		p.AlgBw = bw
+		p.BusBw = results.BusBw(bw, h.Coll.TestName(), n)
+		if inPlace {
+			row.InPlace = p
+		} else {
+			row.OutOfPlace = p
+		}
+	}
+	return row, nil
+}
+
+func placementName(inPlace bool) string {
+	if inPlace {
+		return "in place"
+	}
+	return "out of place"
+}
+
+// at sets the offsets of iteration iter: like nccl-tests, successive iterations use
+// successive regions of the buffers (so they do not all hit the same cache lines), here in
+// 256-byte aligned steps so vector paths stay aligned.
+func (h *Harness) at(a *LaunchArgs, iter int) *LaunchArgs {
+	b := *a
+	unit := roundUp(max(a.SendBytes, a.RecvBytes, 1), 256)
+	steps := h.env.OutBytes / unit
+	if steps < 1 {
+		steps = 1
+	}
+	shift := unit * (uint64(iter) % steps)
+	b.OutOff = shift
+	b.InOff = shift
+	if a.InPlace && !h.Coll.HasOp() { // all-gather in place: my input is my slot of the output
+		b.InOff = shift + uint64(h.env.Rank)*a.SendBytes
+	}
+	return &b
+}
+
+func (h *Harness) launch(inst Instance, a *LaunchArgs) error {
+	if a.RecvBytes == 0 {
+		return nil // nothing to do, as NCCL does for a count of 0
+	}
+	return inst.Launch(a, h.Stream)
+}
+
+func (h *Harness) sync() error { return h.Mesh.Sync(h.Stream) }
+
+func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Placement, error) {
+	o := h.Opts
+	agg := max(o.AggIters, 1)
+	for w := 0; w < o.Warmup; w++ {
+		if err := h.launch(inst, h.at(base, w)); err != nil {
+			return nil, err
+		}
+	}
+	if err := h.sync(); err != nil {
+		return nil, err
+	}
+	if err := h.Mesh.Boot.Barrier(); err != nil {
+		return nil, err
+	}
+	var elapsed time.Duration
+	if o.Graph > 0 {
+		if err := h.GPU.BeginCapture(h.Stream); err != nil {
+			return nil, err
+		}
+		var capErr error
+		for i := 0; i < o.Iters*agg && capErr == nil; i++ {
+			capErr = h.launch(inst, h.at(base, i))
+		}
+		g, err := h.GPU.EndCapture(h.Stream)
+		if capErr != nil {
+			if err == nil {
+				_ = h.GPU.DestroyGraph(g)
+			}
+			return nil, capErr
+		}
+		if err != nil {
+			return nil, err
+		}
+		defer h.GPU.DestroyGraph(g)
+		if err := h.Mesh.Boot.Barrier(); err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		for l := 0; l < o.Graph; l++ {
+			if err := h.GPU.LaunchGraph(g, h.Stream); err != nil {
+				return nil, err
+			}
+		}
+		if err := h.sync(); err != nil {
+			return nil, err
+		}
+		elapsed = time.Since(start) / time.Duration(o.Graph)
+	} else {
+		start := time.Now()
+		for i := 0; i < o.Iters; i++ {
+			for j := 0; j < agg; j++ {
+				if err := h.launch(inst, h.at(base, i*agg+j)); err != nil {
+					return nil, err
+				}
+			}
+			if o.Blocking > 0 {
+				if err := h.sync(); err != nil {
+					return nil, err
+				}
+				if o.Blocking == 1 {
+					if err := h.Mesh.Boot.Barrier(); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		if err := h.sync(); err != nil {
+			return nil, err
+		}
+		elapsed = time.Since(start)
+	}
+	us := float64(elapsed.Nanoseconds()) / 1e3 / float64(o.Iters*agg)
+	us, err := h.combine(us)
+	if err != nil {
+		return nil, err
+	}
+	p := &results.Placement{TimeUs: us, Wrong: -1}
+	if o.Check > 0 {
+		if p.Wrong, err = h.verify(inst, base); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// combine turns every rank's time into the reported one (-a).
+func (h *Harness) combine(us float64) (float64, error) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], math.Float64bits(us))
+	all, err := h.Mesh.Boot.AllGather(b[:])
+	if err != nil {
+		return 0, err
+	}
+	vals := make([]float64, len(all))
+	for r, a := range all {
+		if len(a) != 8 {
+			return 0, fmt.Errorf("rank %d sent a %d-byte time", r, len(a))
+		}
+		vals[r] = math.Float64frombits(binary.LittleEndian.Uint64(a))
+	}
+	return CombineTimes(vals, h.Opts.Average), nil
+}
+
+// CombineTimes applies nccl-tests' -a: 0 rank 0, 1 mean, 2 minimum, 3 maximum.
+func CombineTimes(vals []float64, average int) float64 {
+	switch average {
+	case 0:
+		return vals[0]
+	case 2, 3:
+		v := vals[0]
+		for _, x := range vals[1:] {
+			if (average == 2) == (x < v) {
+				v = x
+			}
+		}
+		return v
+	}
+	s := 0.0
+	for _, x := range vals {
+		s += x
+	}
+	return s / float64(len(vals))
+}
+
+// verify runs the collective Check times on fresh known inputs (poisoned outputs) and
+// returns the number of wrong elements summed over all ranks.
+func (h *Harness) verify(inst Instance, base *LaunchArgs) (int64, error) {
+	a := h.at(base, 0)
+	var total int64
+	for c := 0; c < h.Opts.Check; c++ {
+		h.seed++
+		if err := h.Coll.InitData(h.verifier, a, h.seed); err != nil {
+			return 0, err
+		}
+		if err := h.GPU.Memset(h.verifier.Wrong, 0, 8); err != nil {
+			return 0, err
+		}
+		if err := h.sync(); err != nil {
+			return 0, err
+		}
+		if err := h.Mesh.Boot.Barrier(); err != nil {
+			return 0, err
+		}
+		if err := h.checkedLaunch(inst, a); err != nil {
+			return 0, err
+		}
+		if err := h.Coll.Check(h.verifier, a, h.seed); err != nil {
+			return 0, err
+		}
+		if err := h.sync(); err != nil {
+			return 0, err
+		}
+		var w [8]byte
+		if err := h.GPU.CopyFromDevice(w[:], h.verifier.Wrong); err != nil {
+			return 0, err
+		}
+		all, err := h.Mesh.Boot.AllGather(w[:])
+		if err != nil {
+			return 0, err
+		}
+		for _, b := range all {
+			total += int64(binary.LittleEndian.Uint64(b))
+		}
+		if total > 0 {
+			break
+		}
+	}
+	return total, nil
+}
+
+// checkedLaunch runs one collective the way it was timed: through a graph in graph mode.
+func (h *Harness) checkedLaunch(inst Instance, a *LaunchArgs) error {
+	if h.Opts.Graph == 0 {
+		return h.launch(inst, a)
+	}
+	if err := h.GPU.BeginCapture(h.Stream); err != nil {
+		return err
+	}
+	lerr := h.launch(inst, a)
+	g, err := h.GPU.EndCapture(h.Stream)
+	if lerr != nil {
+		if err == nil {
+			_ = h.GPU.DestroyGraph(g)
+		}
+		return lerr
+	}
+	if err != nil {
+		return err
+	}
+	defer h.GPU.DestroyGraph(g)
+	return h.GPU.LaunchGraph(g, h.Stream)
+}

@@ -1,0 +1,105 @@
+package collectives
+
+import (
+	"fmt"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// base is what most algorithm instances share: the environment and a LaunchState
+// (kernels/include/mscclpp/collective_device.cuh) in device memory. Memory comes from the
+// mesh, which frees it.
+type base struct {
+	env   *Env
+	state device.Ptr
+}
+
+// launchStateBytes covers struct LaunchState.
+const launchStateBytes = 64
+
+func newBase(env *Env) (*base, error) {
+	st, err := env.Mesh.Alloc(launchStateBytes)
+	if err != nil {
+		return nil, err
+	}
+	return &base{env: env, state: st}, nil
+}
+
+func (b *base) launch(name string, d device.Dim, s device.Stream, args ...uint64) error {
+	k, err := b.env.GPU.Kernel(name)
+	if err != nil {
+		return err
+	}
+	if err := b.env.GPU.Launch(k, d, s, args...); err != nil {
+		return fmt.Errorf("launch %s: %w", name, err)
+	}
+	return nil
+}
+
+// Close does nothing: the mesh owns the memory.
+func (b *base) Close() error { return nil }
+
+// memoryChannels makes one memory channel per peer to the peers' copies of remote and
+// uploads them as a device array.
+func (b *base) memoryChannels(remote *channels.Buffer, local device.Ptr) (device.Ptr, error) {
+	hs, err := b.env.Mesh.MemoryChannels(remote, local)
+	if err != nil {
+		return 0, err
+	}
+	return b.env.Mesh.Upload(channels.HandlesBytes(hs))
+}
+
+// portChannelSets makes `sets` groups of port channels (one per peer each, so each group
+// has its own semaphores) from local[0, localBytes) to the peers' copies of remote, and
+// uploads them as one array indexed [set][peer].
+func (b *base) portChannelSets(sets int, remote *channels.Buffer, local device.Ptr, localBytes uint64) (device.Ptr, error) {
+	var all []channels.PortChannelHandle
+	for i := 0; i < sets; i++ {
+		hs, err := b.env.Mesh.PortChannels(remote, local, localBytes)
+		if err != nil {
+			return 0, err
+		}
+		all = append(all, hs...)
+	}
+	return b.env.Mesh.Upload(channels.HandlesBytes(all))
+}
+
+// shareScratch allocates and shares a scratch buffer.
+func (b *base) shareScratch(bytes uint64) (device.Ptr, *channels.Buffer, error) {
+	p, err := b.env.Mesh.Alloc(bytes)
+	if err != nil {
+		return 0, nil, err
+	}
+	buf, err := b.env.Mesh.Share(p, bytes)
+	return p, buf, err
+}
+
+// blocks picks a grid: one block per `per` bytes, at least 1, at most the SM count.
+func (b *base) blocks(bytes, per uint64) int {
+	n := int((bytes + per - 1) / per)
+	if n < 1 {
+		n = 1
+	}
+	if n > b.env.SMs {
+		n = b.env.SMs
+	}
+	return n
+}
+
+func roundUp(v, to uint64) uint64 { return (v + to - 1) / to * to }
+
+func b2u(v bool) uint64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// limit caps the algorithm's scratch-sized maximum by the run's maximum.
+func limit(algMax, runMax int64) uint64 {
+	if algMax > 0 && algMax < runMax {
+		return uint64(algMax)
+	}
+	return uint64(runMax)
+}

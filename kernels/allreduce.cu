@@ -1,0 +1,266 @@
+// allreduce.cu: all-reduce kernels (host side: collectives/allreduce_*.go), instantiated for
+// every element type and operator. Every rank reduces in rank order (rank 0's value first),
+// so all ranks produce bit-identical results. `count` elements; `in` is this rank's input
+// (in place: in == out).
+#include "mscclpp/collective_device.cuh"
+
+using namespace mb;
+
+__device__ __forceinline__ uint32_t peerRank(uint32_t i, uint32_t rank) { return i < rank ? i : i + 1; }
+__device__ __forceinline__ uint32_t peerIndex(uint32_t q, uint32_t rank) { return q < rank ? q : q - 1; }
+
+// ---- One shot with LL packets --------------------------------------------------------
+// Each thread takes packet-sized units of the whole buffer: it sends its units to every
+// peer as packets (scratch slot `rank`, half by launch parity), then reduces them with the
+// peers' packets in rank order and stores the result.
+template <typename T, int Op, typename P>
+__device__ void allreduceOneShot(MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in,
+                                 char* out, uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {
+  const uint32_t flag = launchFlag(st);
+  const uint64_t half = (uint64_t)(flag & 1) * nranks * slotBytes;
+  const uint64_t bytes = count * sizeof(T);
+  const uint64_t units = (bytes + P::kDataBytes - 1) / P::kDataBytes;
+  const uint64_t tid = globalThread(), nth = globalThreads();
+  for (uint64_t u = tid; u < units; u += nth) {
+    const uint64_t off = u * P::kDataBytes;
+    const uint32_t valid = (uint32_t)min((uint64_t)P::kDataBytes, bytes - off);
+    typename P::Payload mine = loadPayload<P>(in + off, valid);
+    for (uint32_t i = 0; i + 1 < nranks; i++) {
+      P::write(reinterpret_cast<char*>(chans[i].remote) + half + rank * slotBytes + u * P::kPacketBytes, mine, flag);
+    }
+    typename P::Payload acc;
+    for (uint32_t r = 0; r < nranks; r++) {
+      typename P::Payload v = mine;
+      if (r != rank) {
+        v = readPacket<P>(scratch + half + r * slotBytes + u * P::kPacketBytes, flag, r,
+                          chans[peerIndex(r, rank)].index);
+      }
+      acc = r == 0 ? v : applyWord<T, Op>(acc, v);
+    }
+    storePayload<P>(out + off, finishWord<T, Op>(acc, nranks), valid);
+  }
+  finishLaunch(st);
+}
+
+// ---- Two steps with LL16 packets -----------------------------------------------------
+// Rank c owns chunk c (count split in 8-byte units). Step 1: send chunk c of my input to
+// rank c as packets. Step 2: reduce my chunk in rank order, store it, and send the result
+// as packets to every peer (second scratch region). Step 3: unpack the peers' results.
+template <typename T, int Op>
+__device__ void allreduceTwoStep(MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in,
+                                 char* out, uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {
+  using P = LL16;
+  const uint32_t flag = launchFlag(st);
+  const uint64_t region = (uint64_t)nranks * slotBytes;  // one step's slots
+  const uint64_t half = (uint64_t)(flag & 1) * 2 * region;
+  const uint64_t bytes = count * sizeof(T);
+  const uint64_t tid = globalThread(), nth = globalThreads();
+  auto chunkOf = [&](uint32_t c) { return split(bytes, nranks, c, P::kDataBytes); };
+  // step 1
+  for (uint32_t i = 0; i + 1 < nranks; i++) {
+    uint32_t c = peerRank(i, rank);
+    Range rc = chunkOf(c);
+    char* dst = reinterpret_cast<char*>(chans[i].remote) + half + rank * slotBytes;
+    putPackets<P>(dst, in + rc.begin, rc.size(), flag, tid, nth);
+  }
+  // step 2
+  Range mine = chunkOf(rank);
+  const uint64_t units = (mine.size() + P::kDataBytes - 1) / P::kDataBytes;
+  for (uint64_t u = tid; u < units; u += nth) {
+    const uint64_t off = u * P::kDataBytes;
+    const uint32_t valid = (uint32_t)min((uint64_t)P::kDataBytes, mine.size() - off);
+    typename P::Payload acc;
+    for (uint32_t r = 0; r < nranks; r++) {
+      typename P::Payload v;
+      if (r == rank) {
+        v = loadPayload<P>(in + mine.begin + off, valid);
+      } else {
+        v = readPacket<P>(scratch + half + r * slotBytes + u * P::kPacketBytes, flag, r,
+                          chans[peerIndex(r, rank)].index);
+      }
+      acc = r == 0 ? v : applyWord<T, Op>(acc, v);
+    }
+    acc = finishWord<T, Op>(acc, nranks);
+    storePayload<P>(out + mine.begin + off, acc, valid);
+    for (uint32_t i = 0; i + 1 < nranks; i++) {
+      P::write(reinterpret_cast<char*>(chans[i].remote) + half + region + rank * slotBytes + u * P::kPacketBytes, acc,
+               flag);
+    }
+  }
+  // step 3
+  for (uint32_t i = 0; i + 1 < nranks; i++) {
+    uint32_t q = peerRank(i, rank);
+    Range rq = chunkOf(q);
+    unpackPackets<P>(out + rq.begin, scratch + half + region + q * slotBytes, rq.size(), flag, tid, nth, q,
+                     chans[i].index);
+  }
+  finishLaunch(st);
+}
+
+// ---- Read-reduce-scatter + all-gather over memory channels ---------------------------
+// After a start barrier (peers' inputs ready), rank c reads chunk c from every peer's input,
+// reduces in rank order with 16-byte vectors, and writes the result to its own output and to
+// every peer's output. An end barrier keeps inputs alive until everyone has read them, and
+// makes every peer's writes into my output visible.
+template <typename T, int Op>
+__device__ void allreduceReadReduce(MemoryChannelHandle* inChans, MemoryChannelHandle* outChans, const char* in,
+                                    char* out, uint64_t inOff, uint64_t outOff, uint64_t count, uint32_t rank,
+                                    uint32_t nranks, LaunchState* st) {
+  const uint32_t npeers = nranks - 1;
+  const uint32_t flag = launchFlag(st);
+  startBarrier(st, flag, outChans, npeers);
+  const uint64_t bytes = count * sizeof(T);
+  Range mine = split(bytes, nranks, rank, 16);
+  Range blk = split(mine.size(), gridDim.x, blockIdx.x, 16);
+  const uint64_t begin = mine.begin + blk.begin, end = mine.begin + blk.end;
+  const uint64_t nvec = (end - begin) / 16;
+  for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
+    const uint64_t off = begin + v * 16;
+    int4 acc;
+    for (uint32_t r = 0; r < nranks; r++) {
+      const char* src = r == rank ? in + off : reinterpret_cast<const char*>(inChans[peerIndex(r, rank)].remote) + inOff + off;
+      int4 x = *reinterpret_cast<const int4*>(src);
+      acc = r == 0 ? x : applyWord<T, Op>(acc, x);
+    }
+    acc = finishWord<T, Op>(acc, nranks);
+    *reinterpret_cast<int4*>(out + off) = acc;
+    for (uint32_t i = 0; i < npeers; i++) {
+      *reinterpret_cast<int4*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + off) = acc;
+    }
+  }
+  // the tail that is not a whole vector, element by element (last block only)
+  if (blockIdx.x == gridDim.x - 1) {
+    const uint64_t tailBegin = begin + nvec * 16;
+    const uint64_t nelem = (end - tailBegin) / sizeof(T);
+    for (uint64_t e = threadIdx.x; e < nelem; e += blockDim.x) {
+      const uint64_t off = tailBegin + e * sizeof(T);
+      T acc;
+      for (uint32_t r = 0; r < nranks; r++) {
+        const char* src = r == rank ? in + off : reinterpret_cast<const char*>(inChans[peerIndex(r, rank)].remote) + inOff + off;
+        T x = *reinterpret_cast<const T*>(src);
+        acc = r == 0 ? x : Apply<T, Op>::f(acc, x);
+      }
+      acc = finish<T, Op>(acc, nranks);
+      *reinterpret_cast<T*>(out + off) = acc;
+      for (uint32_t i = 0; i < npeers; i++) {
+        *reinterpret_cast<T*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + off) = acc;
+      }
+    }
+  }
+  endBarrier(st, outChans, npeers);
+  finishLaunch(st);
+}
+
+// ---- Copy engine, pipelined -----------------------------------------------------------
+// Rank c owns chunk c, cut into pieces; block b handles pieces b, b+B, ... For each of its
+// pieces, thread 0 of block b has the proxy copy that piece of every peer's chunk from my
+// input into the peer's scratch (slot = my rank); then, piece by piece, waits for the peers'
+// copies of my chunk, the block reduces them in rank order into my output, and the proxy
+// copies the result into every peer's output. Copies run on the copy engines while the SMs
+// reduce. Channels are per (block, peer): rsChans copy input → peer scratch, agChans copy
+// output → peer output.
+template <typename T, int Op>
+__device__ void allreducePort(PortChannelHandle* rsChans, PortChannelHandle* agChans, const char* scratch,
+                              uint64_t slotBytes, const char* in, char* out, uint64_t inOff, uint64_t outOff,
+                              uint64_t count, uint64_t pieceBytes, uint32_t rank, uint32_t nranks, LaunchState* st) {
+  const uint32_t npeers = nranks - 1;
+  const uint64_t bytes = count * sizeof(T);
+  PortChannelHandle* rs = rsChans + blockIdx.x * npeers;
+  PortChannelHandle* ag = agChans + blockIdx.x * npeers;
+  auto chunkOf = [&](uint32_t c) { return split(bytes, nranks, c, 16); };
+  Range mine = chunkOf(rank);
+  // 1. send my input's pieces of every peer's chunk
+  if (threadIdx.x < npeers) {
+    uint32_t q = peerRank(threadIdx.x, rank);
+    Range rq = chunkOf(q);
+    for (uint64_t p = blockIdx.x; p * pieceBytes < rq.size(); p += gridDim.x) {
+      uint64_t off = p * pieceBytes, n = min(pieceBytes, rq.size() - off);
+      PortChannel{rs[threadIdx.x]}.putWithSignal(rank * slotBytes + off, inOff + rq.begin + off, n);
+    }
+  }
+  // 2. reduce my pieces as they arrive and send the results
+  for (uint64_t p = blockIdx.x; p * pieceBytes < mine.size(); p += gridDim.x) {
+    const uint64_t off = p * pieceBytes, n = min(pieceBytes, mine.size() - off);
+    if (threadIdx.x < npeers) PortChannel{rs[threadIdx.x]}.wait();
+    __syncthreads();
+    const uint64_t nvec = n / 16;
+    for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
+      const uint64_t o = off + v * 16;
+      int4 acc;
+      for (uint32_t r = 0; r < nranks; r++) {
+        const char* src = r == rank ? in + mine.begin + o : scratch + r * slotBytes + o;
+        int4 x = *reinterpret_cast<const int4*>(src);
+        acc = r == 0 ? x : applyWord<T, Op>(acc, x);
+      }
+      *reinterpret_cast<int4*>(out + mine.begin + o) = finishWord<T, Op>(acc, nranks);
+    }
+    const uint64_t nelem = (n - nvec * 16) / sizeof(T);
+    for (uint64_t e = threadIdx.x; e < nelem; e += blockDim.x) {
+      const uint64_t o = off + nvec * 16 + e * sizeof(T);
+      T acc;
+      for (uint32_t r = 0; r < nranks; r++) {
+        const char* src = r == rank ? in + mine.begin + o : scratch + r * slotBytes + o;
+        T x = *reinterpret_cast<const T*>(src);
+        acc = r == 0 ? x : Apply<T, Op>::f(acc, x);
+      }
+      *reinterpret_cast<T*>(out + mine.begin + o) = finish<T, Op>(acc, nranks);
+    }
+    __syncthreads();
+    if (threadIdx.x < npeers) {
+      __threadfence_system();  // the result is in memory before the copy engine reads it
+      PortChannel{ag[threadIdx.x]}.putWithSignal(outOff + mine.begin + off, outOff + mine.begin + off, n);
+    }
+  }
+  // 3. wait for the peers' results, then let my copies finish
+  if (threadIdx.x < npeers) {
+    uint32_t q = peerRank(threadIdx.x, rank);
+    Range rq = chunkOf(q);
+    PortChannel c{ag[threadIdx.x]};
+    for (uint64_t p = blockIdx.x; p * pieceBytes < rq.size(); p += gridDim.x) c.wait();
+    c.flush();
+  }
+}
+
+#define AR_KERNELS(name, T, opname, OP)                                                                            \
+  extern "C" __global__ void __launch_bounds__(1024) allreduce_ll16_##name##_##opname(                            \
+      MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,              \
+      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {                                           \
+    allreduceOneShot<T, OP, LL16>(chans, scratch, slotBytes, in, out, count, rank, nranks, st);                   \
+  }                                                                                                                \
+  extern "C" __global__ void __launch_bounds__(1024) allreduce_ll16x2_##name##_##opname(                          \
+      MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,              \
+      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {                                           \
+    allreduceTwoStep<T, OP>(chans, scratch, slotBytes, in, out, count, rank, nranks, st);                          \
+  }                                                                                                                \
+  extern "C" __global__ void __launch_bounds__(1024, 1) allreduce_rsag_##name##_##opname(                          \
+      MemoryChannelHandle* inChans, MemoryChannelHandle* outChans, const char* in, char* out, uint64_t inOff,      \
+      uint64_t outOff, uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {                          \
+    allreduceReadReduce<T, OP>(inChans, outChans, in, out, inOff, outOff, count, rank, nranks, st);                \
+  }                                                                                                                \
+  extern "C" __global__ void __launch_bounds__(1024) allreduce_port_##name##_##opname(                            \
+      PortChannelHandle* rsChans, PortChannelHandle* agChans, const char* scratch, uint64_t slotBytes,             \
+      const char* in, char* out, uint64_t inOff, uint64_t outOff, uint64_t count, uint64_t pieceBytes,             \
+      uint32_t rank, uint32_t nranks, LaunchState* st) {                                                           \
+    allreducePort<T, OP>(rsChans, agChans, scratch, slotBytes, in, out, inOff, outOff, count, pieceBytes, rank,    \
+                         nranks, st);                                                                              \
+  }
+
+// LL8 carries 4 bytes per packet: types of up to 4 bytes only.
+#define AR_LL8_KERNEL(name, T, opname, OP)                                                                         \
+  extern "C" __global__ void __launch_bounds__(1024) allreduce_ll8_##name##_##opname(                             \
+      MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,              \
+      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {                                           \
+    allreduceOneShot<T, OP, LL8>(chans, scratch, slotBytes, in, out, count, rank, nranks, st);                    \
+  }
+
+#define AR_ALL_OPS(name, T) MB_FOR_EACH_OP(AR_KERNELS, name, T)
+MB_FOR_EACH_TYPE(AR_ALL_OPS)
+
+#define AR_LL8_ALL_OPS(name, T) MB_FOR_EACH_OP(AR_LL8_KERNEL, name, T)
+AR_LL8_ALL_OPS(int8, int8_t)
+AR_LL8_ALL_OPS(uint8, uint8_t)
+AR_LL8_ALL_OPS(int32, int32_t)
+AR_LL8_ALL_OPS(uint32, uint32_t)
+AR_LL8_ALL_OPS(half, __half)
+AR_LL8_ALL_OPS(float, float)
+AR_LL8_ALL_OPS(bfloat16, __nv_bfloat16)

@@ -1,0 +1,95 @@
+// collective_device.cuh: what the collective kernels share.
+//
+// Every algorithm instance owns a LaunchState in device memory (zeroed at set-up). Kernels
+// keep their cross-launch state there, never in arguments, so a captured CUDA graph can
+// replay them: the launch counter gives LL packets a fresh flag each launch, and the
+// counters implement grid-wide barriers. Grids must fit on the GPU at once (one block per
+// SM at most), since blocks wait for each other.
+#ifndef MSCCLPP_BENCH_COLLECTIVE_DEVICE_CUH_
+#define MSCCLPP_BENCH_COLLECTIVE_DEVICE_CUH_
+
+#include "memory_channel_device.cuh"
+#include "port_channel_device.cuh"
+#include "reduce_device.cuh"
+
+namespace mb {
+
+struct LaunchState {
+  uint32_t launches;  // completed launches; flag of the running launch = launches + 1
+  uint32_t arrived;   // blocks that finished this launch
+  uint32_t go;        // launch number whose start barrier has passed
+  uint32_t done;      // blocks past their main work (end barrier)
+};
+
+MB_DEVICE uint32_t launchFlag(LaunchState* st) {
+  return *reinterpret_cast<volatile uint32_t*>(&st->launches) + 1;
+}
+
+// finishLaunch: the last block to get here advances the launch counter. Call once per
+// block, by every thread, at the very end.
+MB_DEVICE void finishLaunch(LaunchState* st) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(&st->arrived, 1u) == gridDim.x - 1) {
+      st->arrived = 0;
+      __threadfence();
+      atomicAdd(&st->launches, 1u);
+    }
+  }
+}
+
+// peerBarrier: threads 0..npeers-1 signal and wait on one channel each.
+MB_DEVICE void peerBarrier(MemoryChannelHandle* chans, uint32_t npeers, bool relaxed) {
+  if (threadIdx.x < npeers) {
+    MemoryChannel c{chans[threadIdx.x]};
+    if (relaxed) {
+      c.relaxedSignal();
+      c.relaxedWait();
+    } else {
+      c.signal();
+      c.wait();
+    }
+  }
+}
+
+// startBarrier: block 0 meets every peer (release/acquire: what the peers wrote before
+// their launch is visible after it); the other blocks wait for block 0.
+MB_DEVICE void startBarrier(LaunchState* st, uint32_t flag, MemoryChannelHandle* chans, uint32_t npeers) {
+  if (blockIdx.x == 0) {
+    peerBarrier(chans, npeers, false);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      atomicExch(&st->go, flag);
+    }
+  } else if (threadIdx.x == 0) {
+    SpinGuard g;
+    while (*reinterpret_cast<volatile uint32_t*>(&st->go) != flag) {
+      if (g.expired(DEVERR_SEMAPHORE_WAIT, chans[0].peer, chans[0].index)) break;
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+// endBarrier: once every block has done its main work, the last one meets every peer, so
+// no rank returns while a peer may still read its input or write its output.
+MB_DEVICE void endBarrier(LaunchState* st, MemoryChannelHandle* chans, uint32_t npeers) {
+  __syncthreads();
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(&st->done, 1u) == gridDim.x - 1;
+    if (last) st->done = 0;
+  }
+  __syncthreads();
+  if (last) peerBarrier(chans, npeers, false);
+}
+
+MB_DEVICE uint64_t globalThread() { return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; }
+MB_DEVICE uint64_t globalThreads() { return (uint64_t)gridDim.x * blockDim.x; }
+
+}  // namespace mb
+
+#endif  // MSCCLPP_BENCH_COLLECTIVE_DEVICE_CUH_
