@@ -40,7 +40,7 @@ func (a *allgatherGet) Launch(l *LaunchArgs, s device.Stream) error {
 	if l.InPlace {
 		chans, peerOff = a.outChans, l.OutOff
 	}
-	return a.launch("allgather_get", device.Dim{Grid: a.blocks(l.SendBytes, 128<<10), Block: 1024}, s,
+	return a.launch("allgather_get", device.Dim{Grid: a.blocks(l.SendBytes, 16<<10), Block: 1024}, s,
 		uint64(chans), uint64(a.syncChans), uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)), peerOff,
 		l.SendBytes, uint64(e.Rank), uint64(e.NRanks), b2u(l.InPlace), uint64(a.state))
 }

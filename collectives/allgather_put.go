@@ -31,7 +31,7 @@ func newAllgatherPut(env *Env) (Instance, error) {
 
 func (a *allgatherPut) Launch(l *LaunchArgs, s device.Stream) error {
 	e := a.env
-	return a.launch("allgather_put", device.Dim{Grid: a.blocks(l.SendBytes, 128<<10), Block: 1024}, s,
+	return a.launch("allgather_put", device.Dim{Grid: a.blocks(l.SendBytes, 16<<10), Block: 1024}, s,
 		uint64(a.outChans), uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)), l.OutOff, l.SendBytes,
 		uint64(e.Rank), uint64(e.NRanks), uint64(a.state))
 }

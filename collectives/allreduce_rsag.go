@@ -44,7 +44,7 @@ func (a *allreduceRSAG) Launch(l *LaunchArgs, s device.Stream) error {
 	if l.InPlace {
 		in = a.outChans // the peers' inputs are their outputs
 	}
-	grid := a.blocks(l.SendBytes/uint64(e.NRanks), 64<<10)
+	grid := a.blocks(l.SendBytes/uint64(e.NRanks), 16<<10)
 	return a.launch(fmt.Sprintf("allreduce_rsag_%s_%s", l.Type.Name, l.Op), device.Dim{Grid: grid, Block: 1024}, s,
 		uint64(in), uint64(a.outChans), uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)), inOff, l.OutOff,
 		uint64(l.Count), uint64(e.Rank), uint64(e.NRanks), uint64(a.state))

@@ -33,7 +33,7 @@ extern "C" __global__ void __launch_bounds__(1024) allgather_ll16(MemoryChannelH
     unpackPackets<LL16>(out + q * chunk, scratch + half + q * slotBytes, chunk, flag, tid, nth, q,
                         scratchChans[i].index);
   }
-  finishLaunch(st);
+  finishLaunch(st, flag);
 }
 
 // SM put: after a start barrier (the peers are ready to receive), every block writes its
@@ -56,11 +56,8 @@ extern "C" __global__ void __launch_bounds__(1024, 1) allgather_put(MemoryChanne
   if (mine != in) copy(mine + r.begin, in + r.begin, r.size(), threadIdx.x, blockDim.x);
   __syncthreads();
   if (threadIdx.x < npeers) MemoryChannel{outChans[threadIdx.x]}.signal();
-  if (blockIdx.x == 0 && threadIdx.x < npeers) {
-    MemoryChannel c{outChans[threadIdx.x]};
-    for (uint32_t b = 0; b < gridDim.x; b++) c.wait();
-  }
-  finishLaunch(st);
+  if (blockIdx.x == 0 && threadIdx.x < npeers) MemoryChannel{outChans[threadIdx.x]}.waitN(gridDim.x);
+  finishLaunch(st, flag);
 }
 
 // SM get: after a start barrier (the peers' inputs are ready), every block reads its share
@@ -85,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) allgather_get(MemoryChanne
   char* mine = out + rank * chunk;
   if (mine != in) copy(mine + r.begin, in + r.begin, r.size(), threadIdx.x, blockDim.x);
   endBarrier(st, syncChans, npeers);
-  finishLaunch(st);
+  finishLaunch(st, flag);
 }
 
 // Copy engine: one thread per peer pushes a put-with-signal of my chunk into the peer's
@@ -98,6 +95,7 @@ extern "C" __global__ void __launch_bounds__(1024) allgather_port(PortChannelHan
                                                                   uint64_t chunk, uint32_t rank, uint32_t nranks,
                                                                   LaunchState* st) {
   const uint32_t npeers = nranks - 1;
+  const uint32_t flag = launchFlag(st);
   if (blockIdx.x == 0) {
     // Start barrier (relaxed: the copy engine reads my input only after this kernel's
     // predecessors finished, by stream order).
@@ -113,5 +111,5 @@ extern "C" __global__ void __launch_bounds__(1024) allgather_port(PortChannelHan
     char* mine = out + rank * chunk;
     if (mine != in) copy(mine, in, chunk, globalThread() - blockDim.x, globalThreads() - blockDim.x);
   }
-  finishLaunch(st);
+  finishLaunch(st, flag);
 }

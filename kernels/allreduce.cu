@@ -39,7 +39,7 @@ __device__ void allreduceOneShot(MemoryChannelHandle* chans, const char* scratch
     }
     storePayload<P>(out + off, finishWord<T, Op>(acc, nranks), valid);
   }
-  finishLaunch(st);
+  finishLaunch(st, flag);
 }
 
 // ---- Two steps with LL16 packets -----------------------------------------------------
@@ -94,7 +94,7 @@ __device__ void allreduceTwoStep(MemoryChannelHandle* chans, const char* scratch
     unpackPackets<P>(out + rq.begin, scratch + half + region + q * slotBytes, rq.size(), flag, tid, nth, q,
                      chans[i].index);
   }
-  finishLaunch(st);
+  finishLaunch(st, flag);
 }
 
 // ---- Read-reduce-scatter + all-gather over memory channels ---------------------------
@@ -114,7 +114,31 @@ __device__ void allreduceReadReduce(MemoryChannelHandle* inChans, MemoryChannelH
   Range blk = split(mine.size(), gridDim.x, blockIdx.x, 16);
   const uint64_t begin = mine.begin + blk.begin, end = mine.begin + blk.end;
   const uint64_t nvec = (end - begin) / 16;
-  for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
+  // Unroll: U remote loads in flight per thread before any is used.
+  constexpr int U = 4;
+  const uint64_t bd = blockDim.x;
+  uint64_t v = threadIdx.x;
+  for (; v + (U - 1) * bd < nvec; v += U * bd) {
+    int4 acc[U];
+    for (uint32_t r = 0; r < nranks; r++) {
+      const char* src = r == rank ? in : reinterpret_cast<const char*>(inChans[peerIndex(r, rank)].remote) + inOff;
+      int4 x[U];
+#pragma unroll
+      for (int u = 0; u < U; u++) x[u] = *reinterpret_cast<const int4*>(src + begin + (v + u * bd) * 16);
+#pragma unroll
+      for (int u = 0; u < U; u++) acc[u] = r == 0 ? x[u] : applyWord<T, Op>(acc[u], x[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const uint64_t off = begin + (v + u * bd) * 16;
+      acc[u] = finishWord<T, Op>(acc[u], nranks);
+      *reinterpret_cast<int4*>(out + off) = acc[u];
+      for (uint32_t i = 0; i < npeers; i++) {
+        *reinterpret_cast<int4*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + off) = acc[u];
+      }
+    }
+  }
+  for (; v < nvec; v += bd) {
     const uint64_t off = begin + v * 16;
     int4 acc;
     for (uint32_t r = 0; r < nranks; r++) {
@@ -148,7 +172,7 @@ __device__ void allreduceReadReduce(MemoryChannelHandle* inChans, MemoryChannelH
     }
   }
   endBarrier(st, outChans, npeers);
-  finishLaunch(st);
+  finishLaunch(st, flag);
 }
 
 // ---- Copy engine, pipelined -----------------------------------------------------------
@@ -184,7 +208,25 @@ __device__ void allreducePort(PortChannelHandle* rsChans, PortChannelHandle* agC
     if (threadIdx.x < npeers) PortChannel{rs[threadIdx.x]}.wait();
     __syncthreads();
     const uint64_t nvec = n / 16;
-    for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
+    constexpr int U = 4;
+    const uint64_t bd = blockDim.x;
+    uint64_t v = threadIdx.x;
+    for (; v + (U - 1) * bd < nvec; v += U * bd) {
+      int4 acc[U];
+      for (uint32_t r = 0; r < nranks; r++) {
+        const char* src = r == rank ? in + mine.begin : scratch + r * slotBytes;
+        int4 x[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) x[u] = *reinterpret_cast<const int4*>(src + off + (v + u * bd) * 16);
+#pragma unroll
+        for (int u = 0; u < U; u++) acc[u] = r == 0 ? x[u] : applyWord<T, Op>(acc[u], x[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        *reinterpret_cast<int4*>(out + mine.begin + off + (v + u * bd) * 16) = finishWord<T, Op>(acc[u], nranks);
+      }
+    }
+    for (; v < nvec; v += bd) {
       const uint64_t o = off + v * 16;
       int4 acc;
       for (uint32_t r = 0; r < nranks; r++) {
@@ -211,14 +253,15 @@ __device__ void allreducePort(PortChannelHandle* rsChans, PortChannelHandle* agC
       PortChannel{ag[threadIdx.x]}.putWithSignal(outOff + mine.begin + off, outOff + mine.begin + off, n);
     }
   }
-  // 3. wait for the peers' results, then let my copies finish
+  // 3. wait for the peers' results; the last block then waits, once, for my copies to finish
   if (threadIdx.x < npeers) {
     uint32_t q = peerRank(threadIdx.x, rank);
     Range rq = chunkOf(q);
-    PortChannel c{ag[threadIdx.x]};
-    for (uint64_t p = blockIdx.x; p * pieceBytes < rq.size(); p += gridDim.x) c.wait();
-    c.flush();
+    uint64_t pieces = 0;
+    for (uint64_t p = blockIdx.x; p * pieceBytes < rq.size(); p += gridDim.x) pieces++;
+    if (pieces) PortChannel{ag[threadIdx.x]}.waitN(pieces);
   }
+  if (lastBlock(st) && threadIdx.x < npeers) PortChannel{ag[threadIdx.x]}.flush();
 }
 
 #define AR_KERNELS(name, T, opname, OP)                                                                            \

@@ -78,9 +78,7 @@ extern "C" __global__ void chantest_memory(MemoryChannelHandle* h, int op, uint6
       c.put(r.begin, r.begin, r.size(), t, n);
       __syncthreads();
       if (t == 0) c.signal();
-      if (blockIdx.x == 0 && t == 0) {
-        for (unsigned b = 0; b < gridDim.x; b++) c.wait();
-      }
+      if (blockIdx.x == 0 && t == 0) c.waitN(gridDim.x);
       break;
     }
   }

@@ -53,10 +53,7 @@ __device__ void memoryPutRounds(MemoryChannelHandle* ch, uint64_t bytes, int ite
       __syncthreads();
       if (threadIdx.x == 0) c.signal();
     }
-    if (recv && tid == 0) {
-      // one wait per block of the peer's grid (same grid size on both ranks)
-      for (unsigned b = 0; b < gridDim.x; b++) c.wait();
-    }
+    if (recv && tid == 0) c.waitN(gridDim.x);  // one signal per block of the peer (same grid)
     // keep rounds apart so a fast sender cannot run more than one round ahead
     if (send && recv) {
       __syncthreads();

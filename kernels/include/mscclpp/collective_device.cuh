@@ -27,16 +27,33 @@ MB_DEVICE uint32_t launchFlag(LaunchState* st) {
 
 // finishLaunch: the last block to get here advances the launch counter. Call once per
 // block, by every thread, at the very end.
-MB_DEVICE void finishLaunch(LaunchState* st) {
+// flag is launchFlag() as read at the start; storing it counts this launch (the next launch
+// reads it after this kernel ends, so a plain store suffices). One block needs no atomics.
+MB_DEVICE void finishLaunch(LaunchState* st, uint32_t flag) {
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  if (gridDim.x == 1) {
+    st->launches = flag;
+    return;
+  }
+  __threadfence();
+  if (atomicAdd(&st->arrived, 1u) == gridDim.x - 1) {
+    st->arrived = 0;
+    st->launches = flag;
+  }
+}
+
+// lastBlock returns true in the one block that gets here last (all threads call it).
+MB_DEVICE bool lastBlock(LaunchState* st) {
+  __shared__ bool last;
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
-    if (atomicAdd(&st->arrived, 1u) == gridDim.x - 1) {
-      st->arrived = 0;
-      __threadfence();
-      atomicAdd(&st->launches, 1u);
-    }
+    last = atomicAdd(&st->done, 1u) == gridDim.x - 1;
+    if (last) st->done = 0;
   }
+  __syncthreads();
+  return last;
 }
 
 // peerBarrier: threads 0..npeers-1 signal and wait on one channel each.
@@ -76,15 +93,7 @@ MB_DEVICE void startBarrier(LaunchState* st, uint32_t flag, MemoryChannelHandle*
 // endBarrier: once every block has done its main work, the last one meets every peer, so
 // no rank returns while a peer may still read its input or write its output.
 MB_DEVICE void endBarrier(LaunchState* st, MemoryChannelHandle* chans, uint32_t npeers) {
-  __syncthreads();
-  __shared__ bool last;
-  if (threadIdx.x == 0) {
-    __threadfence();
-    last = atomicAdd(&st->done, 1u) == gridDim.x - 1;
-    if (last) st->done = 0;
-  }
-  __syncthreads();
-  if (last) peerBarrier(chans, npeers, false);
+  if (lastBlock(st)) peerBarrier(chans, npeers, false);
 }
 
 MB_DEVICE uint64_t globalThread() { return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; }

@@ -31,6 +31,8 @@ struct MemoryChannel {
   MB_DEVICE void signal() { sem().signal(); }
   MB_DEVICE void relaxedSignal() { sem().relaxedSignal(); }
   MB_DEVICE void wait() { sem().wait(h.peer, h.index); }
+  // waitN consumes n signals with a single poll (e.g. one signal per block of the peer).
+  MB_DEVICE void waitN(uint64_t n) { sem().wait(h.peer, h.index, n); }
   MB_DEVICE void relaxedWait() { sem().relaxedWait(h.peer, h.index); }
   MB_DEVICE bool poll() { return sem().poll(); }
 

@@ -74,6 +74,7 @@ struct PortChannel {
     fifo().sync(pos, h.peer, h.id);
   }
   MB_DEVICE void wait() { HostSemaphore{h.sem}.wait(h.peer, h.id); }
+  MB_DEVICE void waitN(uint64_t n) { HostSemaphore{h.sem}.wait(h.peer, h.id, n); }
   MB_DEVICE bool poll() { return HostSemaphore{h.sem}.poll(); }
 };
 

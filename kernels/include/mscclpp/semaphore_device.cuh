@@ -12,9 +12,9 @@ namespace mb {
 
 // nextExpected advances the count of consumed signals. One thread at a time waits on a
 // semaphore, so a plain load and store suffice (an atomic would add an L2 round trip).
-MB_DEVICE uint64_t nextExpected(uint64_t expectedPtr) {
+MB_DEVICE uint64_t nextExpected(uint64_t expectedPtr, uint64_t n = 1) {
   volatile uint64_t* e = reinterpret_cast<volatile uint64_t*>(expectedPtr);
-  uint64_t v = *e + 1;
+  uint64_t v = *e + n;
   *e = v;
   return v;
 }
@@ -28,9 +28,11 @@ MB_DEVICE bool pollInbound(uint64_t inboundPtr, uint64_t expectedPtr) {
   return false;
 }
 
+// waitInbound consumes n signals: one poll until all n have arrived.
 template <bool Acquire>
-MB_DEVICE void waitInbound(uint64_t inboundPtr, uint64_t expectedPtr, uint32_t peer, uint32_t channel) {
-  uint64_t want = nextExpected(expectedPtr);
+MB_DEVICE void waitInbound(uint64_t inboundPtr, uint64_t expectedPtr, uint32_t peer, uint32_t channel,
+                           uint64_t n = 1) {
+  uint64_t want = nextExpected(expectedPtr, n);
   const uint64_t* in = reinterpret_cast<const uint64_t*>(inboundPtr);
   SpinGuard g;
   while ((Acquire ? loadAcquireSys(in) : loadRelaxedSys(in)) < want) {
@@ -46,7 +48,9 @@ struct DeviceSemaphore {
   MB_DEVICE void signal() { addReleaseSys(reinterpret_cast<uint64_t*>(h.remoteInbound), 1); }
   // relaxedSignal orders nothing; pair it with an explicit fence when data matters.
   MB_DEVICE void relaxedSignal() { addRelaxedSys(reinterpret_cast<uint64_t*>(h.remoteInbound), 1); }
-  MB_DEVICE void wait(uint32_t peer, uint32_t channel) { waitInbound<true>(h.inbound, h.expected, peer, channel); }
+  MB_DEVICE void wait(uint32_t peer, uint32_t channel, uint64_t n = 1) {
+    waitInbound<true>(h.inbound, h.expected, peer, channel, n);
+  }
   MB_DEVICE void relaxedWait(uint32_t peer, uint32_t channel) {
     waitInbound<false>(h.inbound, h.expected, peer, channel);
   }
@@ -57,7 +61,9 @@ struct DeviceSemaphore {
 struct HostSemaphore {
   HostSemaphoreHandle h;
 
-  MB_DEVICE void wait(uint32_t peer, uint32_t channel) { waitInbound<true>(h.inbound, h.expected, peer, channel); }
+  MB_DEVICE void wait(uint32_t peer, uint32_t channel, uint64_t n = 1) {
+    waitInbound<true>(h.inbound, h.expected, peer, channel, n);
+  }
   MB_DEVICE bool poll() { return pollInbound(h.inbound, h.expected); }
 };
 
