@@ -15,7 +15,7 @@ func init() {
 		Doc:      "one shot, LL8 packets; the smallest messages (types of up to 4 bytes)",
 		MaxBytes: 1 << 20, MinRanks: 2,
 		Types:   []string{"int8", "uint8", "int32", "uint32", "half", "float", "bfloat16"},
-		AutoMin: 0, AutoMax: 16 << 10, AutoPriority: 0,
+		AutoMin: 0, AutoMax: 256 << 10, AutoPriority: 0,
 		New: func(env *Env) (Instance, error) { return newAllreduceLL(env, "ll8", 4, 1<<20) },
 	})
 	Register(&Algorithm{

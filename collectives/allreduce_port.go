@@ -6,27 +6,26 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-// allreduce port: reduce-scatter and all-gather through port channels, pipelined in pieces
-// (kernels/allreduce.cu allreducePort): the copy engines move the data while the SMs reduce
-// the pieces that have arrived. For the largest messages.
+// allreduce port: the copy engine carries the reduce-scatter (through port channels, in a
+// few large pieces) while every SM reduces the pieces that have arrived and writes the result
+// straight into every rank's output over NVLink (kernels/allreduce.cu allreducePort). Copy
+// engine and SM traffic share the link. For the largest messages.
 func init() {
 	Register(&Algorithm{
 		Collective: "allreduce", Name: "port", Number: 4,
-		Doc:      "port channels: copy-engine reduce-scatter + all-gather, pipelined; large messages",
+		Doc:      "copy-engine reduce-scatter through port channels + SM all-gather, pipelined; large messages",
 		MinRanks: 2,
 		AutoMin:  64<<20 + 1, AutoPriority: 0,
 		New: newAllreducePort,
 	})
 }
 
-// portBlocks is how many blocks (each with its own channels) share the pieces.
-const portBlocks = 32
-
 type allreducePort struct {
 	*base
-	rsFromIn, rsFromOut, ag device.Ptr // [block][peer] port channels
-	scratch                 device.Ptr
-	slotBytes               uint64
+	rsFromIn, rsFromOut device.Ptr // port channels to the peers' scratch from my input / output
+	outChans            device.Ptr // memory channels to the peers' outputs
+	scratch             device.Ptr
+	slotBytes           uint64
 }
 
 func newAllreducePort(env *Env) (Instance, error) {
@@ -41,26 +40,22 @@ func newAllreducePort(env *Env) (Instance, error) {
 	}
 	a.scratch = scratch
 	me := env.Rank
-	if a.rsFromIn, err = b.portChannelSets(portBlocks, buf, env.In.Ptrs[me], env.InBytes); err != nil {
+	if a.rsFromIn, err = b.portChannelSets(1, buf, env.In.Ptrs[me], env.InBytes); err != nil {
 		return nil, err
 	}
-	if a.rsFromOut, err = b.portChannelSets(portBlocks, buf, env.Out.Ptrs[me], env.OutBytes); err != nil {
+	if a.rsFromOut, err = b.portChannelSets(1, buf, env.Out.Ptrs[me], env.OutBytes); err != nil {
 		return nil, err
 	}
-	a.ag, err = b.portChannelSets(portBlocks, env.Out, env.Out.Ptrs[me], env.OutBytes)
+	a.outChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[me])
 	return a, err
 }
 
-// pieceBytes gives every block a few pieces to pipeline, within sane bounds.
-func pieceBytes(chunk uint64) uint64 {
-	p := roundUp(chunk/(portBlocks*4), 16)
-	if p < 256<<10 {
-		p = 256 << 10
-	}
-	if p > 16<<20 {
-		p = 16 << 20
-	}
-	return p
+// PieceBytes cuts a rank's chunk into pieces for the copy engine: each trigger costs the
+// proxy about 10 µs of CPU, so pieces are at least 4 MiB; at most 16 of them keep the
+// pipeline short at both ends.
+func PieceBytes(chunk uint64) uint64 {
+	p := roundUp(chunk/16, 16)
+	return min(max(p, 4<<20), 64<<20)
 }
 
 func (a *allreducePort) Launch(l *LaunchArgs, s device.Stream) error {
@@ -69,8 +64,8 @@ func (a *allreducePort) Launch(l *LaunchArgs, s device.Stream) error {
 	if l.InPlace {
 		rs = a.rsFromOut
 	}
-	return a.launch(fmt.Sprintf("allreduce_port_%s_%s", l.Type.Name, l.Op), device.Dim{Grid: portBlocks, Block: 1024}, s,
-		uint64(rs), uint64(a.ag), uint64(a.scratch), a.slotBytes, uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)),
-		l.InOff, l.OutOff, uint64(l.Count), pieceBytes(l.SendBytes/uint64(e.NRanks)), uint64(e.Rank), uint64(e.NRanks),
+	return a.launch(fmt.Sprintf("allreduce_port_%s_%s", l.Type.Name, l.Op), device.Dim{Grid: e.SMs, Block: 1024}, s,
+		uint64(rs), uint64(a.outChans), uint64(a.scratch), a.slotBytes, uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)),
+		l.InOff, l.OutOff, uint64(l.Count), PieceBytes(l.SendBytes/uint64(e.NRanks)), uint64(e.Rank), uint64(e.NRanks),
 		uint64(a.state))
 }

@@ -175,41 +175,47 @@ __device__ void allreduceReadReduce(MemoryChannelHandle* inChans, MemoryChannelH
   finishLaunch(st, flag);
 }
 
-// ---- Copy engine, pipelined -----------------------------------------------------------
-// Rank c owns chunk c, cut into pieces; block b handles pieces b, b+B, ... For each of its
-// pieces, thread 0 of block b has the proxy copy that piece of every peer's chunk from my
-// input into the peer's scratch (slot = my rank); then, piece by piece, waits for the peers'
-// copies of my chunk, the block reduces them in rank order into my output, and the proxy
-// copies the result into every peer's output. Copies run on the copy engines while the SMs
-// reduce. Channels are per (block, peer): rsChans copy input → peer scratch, agChans copy
-// output → peer output.
+// ---- Copy-engine reduce-scatter, SM all-gather, pipelined -------------------------------
+// Rank c owns chunk c. Block 0 has the proxy copy, piece by piece, every peer's chunk of my
+// input into that peer's scratch (slot = my rank) with the copy engine. Every block waits
+// for each piece of my chunk to arrive from every peer, reduces its share in rank order,
+// and writes the result to my output and straight into every peer's output over NVLink. So
+// the copy engine and the SMs share the link. Each block then signals the peers; the last
+// block waits for all of theirs, accounts for the pieces received, and flushes my copies.
+// Pieces are counted against the port channel's expected counter, read by every block and
+// advanced once at the end, so any number of blocks can wait on one semaphore.
 template <typename T, int Op>
-__device__ void allreducePort(PortChannelHandle* rsChans, PortChannelHandle* agChans, const char* scratch,
+__device__ void allreducePort(PortChannelHandle* rsChans, MemoryChannelHandle* outChans, const char* scratch,
                               uint64_t slotBytes, const char* in, char* out, uint64_t inOff, uint64_t outOff,
                               uint64_t count, uint64_t pieceBytes, uint32_t rank, uint32_t nranks, LaunchState* st) {
   const uint32_t npeers = nranks - 1;
   const uint64_t bytes = count * sizeof(T);
-  PortChannelHandle* rs = rsChans + blockIdx.x * npeers;
-  PortChannelHandle* ag = agChans + blockIdx.x * npeers;
   auto chunkOf = [&](uint32_t c) { return split(bytes, nranks, c, 16); };
-  Range mine = chunkOf(rank);
-  // 1. send my input's pieces of every peer's chunk
-  if (threadIdx.x < npeers) {
-    uint32_t q = peerRank(threadIdx.x, rank);
-    Range rq = chunkOf(q);
-    for (uint64_t p = blockIdx.x; p * pieceBytes < rq.size(); p += gridDim.x) {
-      uint64_t off = p * pieceBytes, n = min(pieceBytes, rq.size() - off);
-      PortChannel{rs[threadIdx.x]}.putWithSignal(rank * slotBytes + off, inOff + rq.begin + off, n);
+  const Range mine = chunkOf(rank);
+  if (blockIdx.x == 0 && threadIdx.x < npeers) {
+    const Range rq = chunkOf(peerRank(threadIdx.x, rank));
+    PortChannel c{rsChans[threadIdx.x]};
+    for (uint64_t off = 0; off < rq.size(); off += pieceBytes) {
+      c.putWithSignal(rank * slotBytes + off, inOff + rq.begin + off, min(pieceBytes, rq.size() - off));
     }
   }
-  // 2. reduce my pieces as they arrive and send the results
-  for (uint64_t p = blockIdx.x; p * pieceBytes < mine.size(); p += gridDim.x) {
-    const uint64_t off = p * pieceBytes, n = min(pieceBytes, mine.size() - off);
-    if (threadIdx.x < npeers) PortChannel{rs[threadIdx.x]}.wait();
+  const uint64_t pieces = (mine.size() + pieceBytes - 1) / pieceBytes;
+  constexpr int U = 4;
+  const uint64_t bd = blockDim.x;
+  for (uint64_t k = 0; k < pieces; k++) {
+    if (threadIdx.x < npeers) {
+      const HostSemaphoreHandle& h = rsChans[threadIdx.x].sem;
+      const uint64_t want = *reinterpret_cast<volatile uint64_t*>(h.expected) + k + 1;
+      SpinGuard g;
+      while (loadAcquireSys(reinterpret_cast<uint64_t*>(h.inbound)) < want) {
+        if (g.expired(DEVERR_SEMAPHORE_WAIT, rsChans[threadIdx.x].peer, rsChans[threadIdx.x].id)) break;
+      }
+    }
     __syncthreads();
-    const uint64_t nvec = n / 16;
-    constexpr int U = 4;
-    const uint64_t bd = blockDim.x;
+    const uint64_t pBegin = k * pieceBytes, pSize = min(pieceBytes, mine.size() - pBegin);
+    const Range share = split(pSize, gridDim.x, blockIdx.x, 16);
+    const uint64_t begin = pBegin + share.begin;  // offset within my chunk
+    const uint64_t nvec = share.size() / 16;
     uint64_t v = threadIdx.x;
     for (; v + (U - 1) * bd < nvec; v += U * bd) {
       int4 acc[U];
@@ -217,51 +223,52 @@ __device__ void allreducePort(PortChannelHandle* rsChans, PortChannelHandle* agC
         const char* src = r == rank ? in + mine.begin : scratch + r * slotBytes;
         int4 x[U];
 #pragma unroll
-        for (int u = 0; u < U; u++) x[u] = *reinterpret_cast<const int4*>(src + off + (v + u * bd) * 16);
+        for (int u = 0; u < U; u++) x[u] = *reinterpret_cast<const int4*>(src + begin + (v + u * bd) * 16);
 #pragma unroll
         for (int u = 0; u < U; u++) acc[u] = r == 0 ? x[u] : applyWord<T, Op>(acc[u], x[u]);
       }
 #pragma unroll
       for (int u = 0; u < U; u++) {
-        *reinterpret_cast<int4*>(out + mine.begin + off + (v + u * bd) * 16) = finishWord<T, Op>(acc[u], nranks);
+        const uint64_t o = mine.begin + begin + (v + u * bd) * 16;
+        acc[u] = finishWord<T, Op>(acc[u], nranks);
+        *reinterpret_cast<int4*>(out + o) = acc[u];
+        for (uint32_t i = 0; i < npeers; i++) *reinterpret_cast<int4*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + o) = acc[u];
       }
     }
     for (; v < nvec; v += bd) {
-      const uint64_t o = off + v * 16;
       int4 acc;
       for (uint32_t r = 0; r < nranks; r++) {
-        const char* src = r == rank ? in + mine.begin + o : scratch + r * slotBytes + o;
-        int4 x = *reinterpret_cast<const int4*>(src);
+        const char* src = r == rank ? in + mine.begin : scratch + r * slotBytes;
+        int4 x = *reinterpret_cast<const int4*>(src + begin + v * 16);
         acc = r == 0 ? x : applyWord<T, Op>(acc, x);
       }
-      *reinterpret_cast<int4*>(out + mine.begin + o) = finishWord<T, Op>(acc, nranks);
+      const uint64_t o = mine.begin + begin + v * 16;
+      acc = finishWord<T, Op>(acc, nranks);
+      *reinterpret_cast<int4*>(out + o) = acc;
+      for (uint32_t i = 0; i < npeers; i++) *reinterpret_cast<int4*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + o) = acc;
     }
-    const uint64_t nelem = (n - nvec * 16) / sizeof(T);
-    for (uint64_t e = threadIdx.x; e < nelem; e += blockDim.x) {
-      const uint64_t o = off + nvec * 16 + e * sizeof(T);
+    // the last elements that do not fill a vector (only at the very end of the last chunk)
+    const uint64_t tail = share.size() - nvec * 16;
+    for (uint64_t e = threadIdx.x; e < tail / sizeof(T); e += bd) {
+      const uint64_t w = begin + nvec * 16 + e * sizeof(T);
       T acc;
       for (uint32_t r = 0; r < nranks; r++) {
-        const char* src = r == rank ? in + mine.begin + o : scratch + r * slotBytes + o;
-        T x = *reinterpret_cast<const T*>(src);
+        const char* src = r == rank ? in + mine.begin : scratch + r * slotBytes;
+        T x = *reinterpret_cast<const T*>(src + w);
         acc = r == 0 ? x : Apply<T, Op>::f(acc, x);
       }
-      *reinterpret_cast<T*>(out + mine.begin + o) = finish<T, Op>(acc, nranks);
-    }
-    __syncthreads();
-    if (threadIdx.x < npeers) {
-      __threadfence_system();  // the result is in memory before the copy engine reads it
-      PortChannel{ag[threadIdx.x]}.putWithSignal(outOff + mine.begin + off, outOff + mine.begin + off, n);
+      acc = finish<T, Op>(acc, nranks);
+      *reinterpret_cast<T*>(out + mine.begin + w) = acc;
+      for (uint32_t i = 0; i < npeers; i++) *reinterpret_cast<T*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + mine.begin + w) = acc;
     }
   }
-  // 3. wait for the peers' results; the last block then waits, once, for my copies to finish
-  if (threadIdx.x < npeers) {
-    uint32_t q = peerRank(threadIdx.x, rank);
-    Range rq = chunkOf(q);
-    uint64_t pieces = 0;
-    for (uint64_t p = blockIdx.x; p * pieceBytes < rq.size(); p += gridDim.x) pieces++;
-    if (pieces) PortChannel{ag[threadIdx.x]}.waitN(pieces);
+  __syncthreads();
+  if (threadIdx.x < npeers) MemoryChannel{outChans[threadIdx.x]}.signal();
+  if (lastBlock(st) && threadIdx.x < npeers) {
+    MemoryChannel{outChans[threadIdx.x]}.waitN(gridDim.x);
+    *reinterpret_cast<volatile uint64_t*>(rsChans[threadIdx.x].sem.expected) += pieces;
+    PortChannel{rsChans[threadIdx.x]}.flush();
   }
-  if (lastBlock(st) && threadIdx.x < npeers) PortChannel{ag[threadIdx.x]}.flush();
 }
 
 #define AR_KERNELS(name, T, opname, OP)                                                                            \
@@ -280,11 +287,11 @@ __device__ void allreducePort(PortChannelHandle* rsChans, PortChannelHandle* agC
       uint64_t outOff, uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {                          \
     allreduceReadReduce<T, OP>(inChans, outChans, in, out, inOff, outOff, count, rank, nranks, st);                \
   }                                                                                                                \
-  extern "C" __global__ void __launch_bounds__(1024) allreduce_port_##name##_##opname(                            \
-      PortChannelHandle* rsChans, PortChannelHandle* agChans, const char* scratch, uint64_t slotBytes,             \
+  extern "C" __global__ void __launch_bounds__(1024, 1) allreduce_port_##name##_##opname(                         \
+      PortChannelHandle* rsChans, MemoryChannelHandle* outChans, const char* scratch, uint64_t slotBytes,          \
       const char* in, char* out, uint64_t inOff, uint64_t outOff, uint64_t count, uint64_t pieceBytes,             \
       uint32_t rank, uint32_t nranks, LaunchState* st) {                                                           \
-    allreducePort<T, OP>(rsChans, agChans, scratch, slotBytes, in, out, inOff, outOff, count, pieceBytes, rank,    \
+    allreducePort<T, OP>(rsChans, outChans, scratch, slotBytes, in, out, inOff, outOff, count, pieceBytes, rank,   \
                          nranks, st);                                                                              \
   }
 

@@ -32,8 +32,8 @@ const LatencyRounds = 2000
 // Pairs lists every pair of ranks (i < j), or just the one given.
 func Pairs(nranks int, only *[2]int) ([][2]int, error) {
 	if only != nil {
-		if only[0] >= nranks || only[1] >= nranks {
-			return nil, fmt.Errorf("--pair %d,%d: there are only %d ranks", only[0], only[1], nranks)
+		if only[0] < 0 || only[1] < 0 || only[0] == only[1] || only[0] >= nranks || only[1] >= nranks {
+			return nil, fmt.Errorf("--pair %d,%d: want two different ranks below %d", only[0], only[1], nranks)
 		}
 		return [][2]int{*only}, nil
 	}

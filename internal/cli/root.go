@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -263,10 +264,10 @@ func (r *rawFlags) build(command string, fs *pflag.FlagSet, hasOp bool) (*Config
 	if c.Graph > 0 && c.Blocking != 0 {
 		return nil, usagef("--blocking %d cannot be combined with --cudagraph: a graph replays its iterations without host synchronisation", c.Blocking)
 	}
-	if r.timeout <= 0 || r.timeout > 86400 {
-		return nil, usagef("--timeout %g: want seconds in (0, 86400]", r.timeout)
-	}
 	c.Timeout = time.Duration(r.timeout * float64(time.Second))
+	if math.IsNaN(r.timeout) || r.timeout > 86400 || c.Timeout < time.Millisecond {
+		return nil, usagef("--timeout %g: want seconds from 0.001 to 86400", r.timeout)
+	}
 	if r.bootTimeout < 0 {
 		return nil, usagef("--bootstrap-timeout must not be negative")
 	}

@@ -26,7 +26,7 @@ type GPU struct {
 	modules []cu.Module
 	names   []string
 
-	util      device.Stream // for Memset and CopyToDevice, which must finish before they return
+	util device.Stream // for Memset and CopyToDevice, which must finish before they return
 
 	mu        sync.Mutex
 	kernels   map[string]cu.Function

@@ -1,0 +1,126 @@
+package collectives
+
+import "testing"
+
+func TestHarnessAtOffsets(t *testing.T) {
+	const outBytes = 1 << 20
+	tests := []struct {
+		coll   string
+		size   int64
+		dtype  string
+		nranks int
+		rank   int
+		unit   uint64 // expected distance between successive iterations
+	}{
+		{"allgather", 8, "float", 2, 1, 256}, // nothing to send
+		{"allgather", 1000, "int8", 2, 1, 1024},
+		{"allgather", 4096, "float", 2, 1, 4096},
+		{"allgather", 3000, "half", 4, 3, 3072},
+		{"allgather", 64 << 10, "double", 8, 5, 64 << 10},
+		{"allgather", 1 << 20, "float", 2, 0, 1 << 20}, // the whole buffer: always offset 0
+		{"allreduce", 8, "float", 2, 1, 256},
+		{"allreduce", 300, "float", 2, 1, 512},
+		{"allreduce", 1000, "int8", 2, 0, 1024},
+		{"allreduce", 256 << 10, "bfloat16", 8, 7, 256 << 10},
+		{"allreduce", 1 << 20, "double", 2, 1, 1 << 20},
+	}
+	for _, tt := range tests {
+		coll := mustLookup(t, tt.coll)
+		dt := mustType(t, tt.dtype)
+		c := coll.Counts(tt.size, dt, tt.nranks)
+		h := &Harness{Coll: coll, env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: outBytes, InBytes: outBytes}}
+		steps := uint64(outBytes) / tt.unit
+		for _, inPlace := range []bool{false, true} {
+			base := &LaunchArgs{Type: dt, Op: OpSum, Count: c.Send, SendBytes: uint64(c.Send * int64(dt.Size)),
+				RecvBytes: uint64(c.Recv * int64(dt.Size)), InPlace: inPlace}
+			orig := *base
+			seen := map[uint64]bool{}
+			for iter := 0; iter < int(3*steps)+5; iter++ {
+				a := h.at(base, iter)
+				if a == base {
+					t.Fatalf("%s %d: at returned its argument, not a copy", tt.coll, tt.size)
+				}
+				if *base != orig {
+					t.Fatalf("%s %d: at changed its argument", tt.coll, tt.size)
+				}
+				// everything but the offsets is the base's
+				rest := *a
+				rest.InOff, rest.OutOff = 0, 0
+				if rest != orig {
+					t.Errorf("%s %d iter %d: at changed more than the offsets: %+v", tt.coll, tt.size, iter, a)
+				}
+				shift := tt.unit * (uint64(iter) % steps)
+				if a.OutOff != shift {
+					t.Errorf("%s %d (in place %v) iter %d: OutOff = %d, want %d", tt.coll, tt.size, inPlace, iter, a.OutOff, shift)
+				}
+				if a.OutOff%256 != 0 {
+					t.Errorf("%s %d iter %d: OutOff %d is not 256-byte aligned", tt.coll, tt.size, iter, a.OutOff)
+				}
+				if a.OutOff+a.RecvBytes > outBytes {
+					t.Errorf("%s %d iter %d: output [%d, +%d) overruns %d bytes", tt.coll, tt.size, iter, a.OutOff, a.RecvBytes, outBytes)
+				}
+				wantIn := shift
+				if inPlace && tt.coll == "allgather" {
+					// in-place all-gather: my input is my slot of the output
+					wantIn = shift + uint64(tt.rank)*a.SendBytes
+				}
+				if a.InOff != wantIn {
+					t.Errorf("%s %d (in place %v) iter %d: InOff = %d, want %d", tt.coll, tt.size, inPlace, iter, a.InOff, wantIn)
+				}
+				if !(inPlace && tt.coll == "allgather") && a.InOff%256 != 0 {
+					t.Errorf("%s %d iter %d: InOff %d is not 256-byte aligned", tt.coll, tt.size, iter, a.InOff)
+				}
+				if a.InOff+a.SendBytes > outBytes {
+					t.Errorf("%s %d iter %d: input [%d, +%d) overruns %d bytes", tt.coll, tt.size, iter, a.InOff, a.SendBytes, outBytes)
+				}
+				if inPlace && tt.coll == "allgather" && (a.InOff < a.OutOff || a.InOff+a.SendBytes > a.OutOff+a.RecvBytes) {
+					t.Errorf("%s %d iter %d: in-place input [%d, +%d) is not inside the output [%d, +%d)", tt.coll, tt.size, iter, a.InOff, a.SendBytes, a.OutOff, a.RecvBytes)
+				}
+				// cycle: the offsets repeat with period steps, and are all different within one
+				if b := h.at(base, iter+int(steps)); b.OutOff != a.OutOff || b.InOff != a.InOff {
+					t.Errorf("%s %d: iterations %d and %d have different offsets", tt.coll, tt.size, iter, iter+int(steps))
+				}
+				if uint64(iter) < steps {
+					if seen[a.OutOff] {
+						t.Errorf("%s %d: offset %d repeats within one cycle", tt.coll, tt.size, a.OutOff)
+					}
+					seen[a.OutOff] = true
+				}
+			}
+			if uint64(len(seen)) != steps {
+				t.Errorf("%s %d: %d different offsets, want %d", tt.coll, tt.size, len(seen), steps)
+			}
+		}
+	}
+}
+
+// A message larger than the buffer (never made by NewHarness) still stays at offset 0.
+func TestHarnessAtOversize(t *testing.T) {
+	h := &Harness{Coll: mustLookup(t, "allreduce"), env: &Env{Rank: 0, NRanks: 2, OutBytes: 4096}}
+	base := &LaunchArgs{Type: mustType(t, "float"), Count: 2048, SendBytes: 8192, RecvBytes: 8192}
+	for iter := 0; iter < 4; iter++ {
+		if a := h.at(base, iter); a.OutOff != 0 || a.InOff != 0 {
+			t.Errorf("iter %d: offsets %d, %d; want 0, 0", iter, a.InOff, a.OutOff)
+		}
+	}
+}
+
+func TestRoundUpAndLimit(t *testing.T) {
+	for _, tt := range []struct{ v, to, want uint64 }{
+		{0, 256, 0}, {1, 256, 256}, {256, 256, 256}, {257, 256, 512}, {1000, 16, 1008},
+	} {
+		if got := roundUp(tt.v, tt.to); got != tt.want {
+			t.Errorf("roundUp(%d, %d) = %d, want %d", tt.v, tt.to, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		algMax, runMax int64
+		want           uint64
+	}{
+		{0, 1 << 30, 1 << 30}, {32 << 20, 1 << 30, 32 << 20}, {32 << 20, 1 << 20, 1 << 20},
+	} {
+		if got := limit(tt.algMax, tt.runMax); got != tt.want {
+			t.Errorf("limit(%d, %d) = %d, want %d", tt.algMax, tt.runMax, got, tt.want)
+		}
+	}
+}

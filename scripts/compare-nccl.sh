@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# compare-nccl.sh NCCL_TESTS_BUILD_DIR COLLECTIVE [nccl-tests flags...]
+#
+# Runs nccl-tests' COLLECTIVE (allreduce or allgather) from an existing build and
+# mscclpp-bench on the same sizes, flags and ranks, then prints them side by side with the
+# ratio per size (time: NCCL/ours, > 1 means we are faster; busbw: ours/NCCL). It builds
+# nothing. NP ranks (default 2); text and JSON of both runs are kept in OUT (default out/).
+# Example: NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build allreduce -b 8 -e 2G -f 2 -G 10
+set -euo pipefail
+if [ $# -lt 2 ]; then
+  echo "usage: $0 NCCL_TESTS_BUILD_DIR allreduce|allgather [flags...]" >&2
+  exit 2
+fi
+dir=$1 coll=$2
+shift 2
+case $coll in
+  allreduce) nccl=$dir/all_reduce_perf ;;
+  allgather) nccl=$dir/all_gather_perf ;;
+  *) echo "$0: unknown collective $coll (want allreduce or allgather)" >&2; exit 2 ;;
+esac
+[ -x "$nccl" ] || { echo "$0: $nccl is not an executable nccl-tests binary" >&2; exit 2; }
+here=$(cd "$(dirname "$0")/.." && pwd)
+bench=$here/bin/mscclpp-bench
+[ -x "$bench" ] || { echo "$0: $bench is missing: run make" >&2; exit 2; }
+NP=${NP:-2}
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+tag=$coll$(printf '%s' "$*" | tr -c 'A-Za-z0-9' '_')
+mpirun -np "$NP" --bind-to none -x NCCL_NVLS_ENABLE "$nccl" "$@" -J "$OUT/nccl-$tag.json" >"$OUT/nccl-$tag.txt"
+rc=0
+mpirun -np "$NP" --bind-to none "$bench" "$coll" "$@" -J "$OUT/mscclpp-$tag.json" >"$OUT/mscclpp-$tag.txt" || rc=$?
+# Data rows: size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong
+awk -v title="$coll $*" '
+  FNR == 1 { file++ }
+  /^ *[0-9]/ && NF >= 13 {
+    key = $1 " " $3 " " $4
+    if (file == 1) { nt[key] = $6; nb[key] = $8; nti[key] = $10; nbi[key] = $12; order[++n] = key }
+    else { mt[key] = $6; mb[key] = $8; mti[key] = $10; mbi[key] = $12; mw[key] = $9 + $13 }
+  }
+  END {
+    printf "# %s: NCCL vs mscclpp-bench (time ratio = NCCL/ours; > 1: ours faster)\n", title
+    printf "%12s %8s %6s | %9s %9s %6s %8s %8s | %9s %9s %6s | %6s\n", "size", "type", "op", "nccl(us)", "ours(us)", "ratio", "nccl-bus", "ours-bus", "ip-nccl", "ip-ours", "ratio", "#wrong"
+    for (i = 1; i <= n; i++) {
+      k = order[i]
+      if (!(k in mt)) continue
+      split(k, f, " ")
+      r = (mt[k] > 0) ? nt[k] / mt[k] : 0
+      ri = (mti[k] > 0) ? nti[k] / mti[k] : 0
+      printf "%12s %8s %6s | %9s %9s %6.2f %8s %8s | %9s %9s %6.2f | %6d\n", f[1], f[2], f[3], nt[k], mt[k], r, nb[k], mb[k], nti[k], mti[k], ri, mw[k]
+    }
+  }' "$OUT/nccl-$tag.txt" "$OUT/mscclpp-$tag.txt" | tee "$OUT/compare-$tag.txt"
+exit $rc
