@@ -14,7 +14,7 @@ func init() {
 		Collective: "allreduce", Name: "rsag", Number: 3,
 		Doc:      "memory channels: read-reduce my chunk from every peer, put the result to all",
 		MinRanks: 2,
-		AutoMin:  1<<20 + 1, AutoMax: 64 << 20, AutoPriority: 0,
+		AutoMin:  1<<20 + 1, AutoMax: 128 << 20, AutoPriority: 0,
 		New: newAllreduceRSAG,
 	})
 }

@@ -116,8 +116,8 @@ func TestSelectAutoBoundaries(t *testing.T) {
 		{"allreduce", 1024, 2, "uint64", "ll16"},
 		{"allreduce", 1 << 20, 8, "half", "ll16"},
 		{"allreduce", 1<<20 + 1, 8, "half", "rsag"},
-		{"allreduce", 64 << 20, 2, "bfloat16", "rsag"},
-		{"allreduce", 64<<20 + 1, 2, "bfloat16", "port"},
+		{"allreduce", 128 << 20, 2, "bfloat16", "rsag"},
+		{"allreduce", 128<<20 + 1, 2, "bfloat16", "port"},
 		{"allreduce", 8, 1, "double", "local"},
 	}
 	for _, tt := range tests {

@@ -36,7 +36,6 @@ MB_DEVICE void finishLaunch(LaunchState* st, uint32_t flag) {
     st->launches = flag;
     return;
   }
-  __threadfence();
   if (atomicAdd(&st->arrived, 1u) == gridDim.x - 1) {
     st->arrived = 0;
     st->launches = flag;
