@@ -100,6 +100,21 @@ static CUresult mbStreamQuery(CUcontext c, CUstream s) {
 	return cuStreamQuery(s);
 }
 
+// mbLaunch sets the context and launches with up to 16 eight-byte arguments, in one call.
+static CUresult mbLaunch(CUcontext c, CUfunction f, unsigned grid, unsigned block, unsigned shmem, CUstream s,
+                         const uint64_t* args, int n) {
+	CUresult r = cuCtxSetCurrent(c);
+	if (r != CUDA_SUCCESS) return r;
+	if (n > 16) return CUDA_ERROR_INVALID_VALUE;
+	uint64_t vals[16];
+	void* params[16];
+	for (int i = 0; i < n; i++) {
+		vals[i] = args[i];
+		params[i] = &vals[i];
+	}
+	return cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, s, params, 0);
+}
+
 static CUresult mbBusID(CUdevice d, char* out, int n) { return cuDeviceGetPCIBusId(out, n, d); }
 
 static CUresult mbDeviceByBusID(const char* id, CUdevice* d) { return cuDeviceGetByPCIBusId(d, id); }
@@ -229,6 +244,24 @@ func (g *GPU) streamQuery(s device.Stream) (bool, error) {
 		return false, nil
 	}
 	return false, cuErr("cuStreamQuery", r)
+}
+
+// Launch runs k with 8-byte arguments in a single cgo call (the hot path of every
+// non-graph iteration).
+func (g *GPU) Launch(k device.Kernel, d device.Dim, s device.Stream, args ...uint64) error {
+	if len(args) > 16 {
+		return fmt.Errorf("launch: %d arguments, at most 16", len(args))
+	}
+	var argp *C.uint64_t
+	if len(args) > 0 {
+		argp = (*C.uint64_t)(unsafe.Pointer(&args[0]))
+	}
+	fn := *(*C.CUfunction)(unsafe.Pointer(&k))
+	r := C.mbLaunch(g.cctx(), fn, C.uint(d.Grid), C.uint(d.Block), C.uint(d.SharedMem), cstream(s), argp, C.int(len(args)))
+	if r != C.CUDA_SUCCESS {
+		return cuErr(fmt.Sprintf("cuLaunchKernel(grid %d, block %d)", d.Grid, d.Block), r)
+	}
+	return nil
 }
 
 func busID(ordinal int) (string, error) {

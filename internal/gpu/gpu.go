@@ -303,19 +303,6 @@ func (g *GPU) Kernel(name string) (device.Kernel, error) {
 	return *(*device.Kernel)(unsafe.Pointer(&fn)), nil
 }
 
-func (g *GPU) Launch(k device.Kernel, d device.Dim, s device.Stream, args ...uint64) error {
-	defer g.enter()()
-	fn := *(*cu.Function)(unsafe.Pointer(&k))
-	params := make([]unsafe.Pointer, len(args))
-	for i := range args {
-		params[i] = unsafe.Pointer(&args[i])
-	}
-	if err := fn.Launch(d.Grid, 1, 1, d.Block, 1, 1, d.SharedMem, cuStream(s), params); err != nil {
-		return fmt.Errorf("cuLaunchKernel(grid %d, block %d): %w", d.Grid, d.Block, err)
-	}
-	return nil
-}
-
 func (g *GPU) NewEvent() (device.Event, error) {
 	defer g.enter()()
 	e, err := cu.MakeEvent(cu.DefaultEvent)
