@@ -7,33 +7,33 @@
 using mb::MemoryChannel;
 using mb::PortChannel;
 
-// Signal round trips over a memory channel: the initiator signals then waits, the other rank
-// waits then signals. One thread.
-extern "C" __global__ void pingpong_memory_signal(MemoryChannelHandle* ch, int iters, int initiator) {
-  MemoryChannel c{*ch};
+// Signal round trips: the initiator signals then waits, the other rank waits then signals.
+// One thread. Relaxed ordering (memory channels only) is enough for a pure signal: no data
+// travels with it.
+template <bool Relaxed, typename Channel>
+__device__ void signalRoundTrips(Channel c, int iters, int initiator) {
   for (int i = 0; i < iters; i++) {
-    if (initiator) {
-      c.signal();
-      c.wait();
-    } else {
-      c.wait();
-      c.signal();
+    for (int step = 0; step < 2; step++) {
+      if ((step == 0) == (initiator != 0)) {
+        if constexpr (Relaxed) c.relaxedSignal(); else c.signal();
+      } else {
+        if constexpr (Relaxed) c.relaxedWait(); else c.wait();
+      }
     }
   }
 }
 
-// Signal round trips over a port channel: each signal goes through the local proxy.
+extern "C" __global__ void pingpong_memory_signal(MemoryChannelHandle* ch, int iters, int initiator) {
+  signalRoundTrips<false>(MemoryChannel{*ch}, iters, initiator);
+}
+
+extern "C" __global__ void pingpong_memory_relaxed_signal(MemoryChannelHandle* ch, int iters, int initiator) {
+  signalRoundTrips<true>(MemoryChannel{*ch}, iters, initiator);
+}
+
+// Each signal goes through the local proxy.
 extern "C" __global__ void pingpong_port_signal(PortChannelHandle* ch, int iters, int initiator) {
-  PortChannel c{*ch};
-  for (int i = 0; i < iters; i++) {
-    if (initiator) {
-      c.signal();
-      c.wait();
-    } else {
-      c.wait();
-      c.signal();
-    }
-  }
+  signalRoundTrips<false>(PortChannel{*ch}, iters, initiator);
 }
 
 // memory_put_rounds: `sender` ranks put bytes into the peer each round and signal (one
@@ -98,17 +98,3 @@ extern "C" __global__ void pingpong_port_handshake(PortChannelHandle* ch) {
   c.wait();
 }
 
-// Relaxed signal round trips: no data travels with a pure signal, so relaxed ordering is
-// enough; this is the floor for MemoryChannel signalling.
-extern "C" __global__ void pingpong_memory_relaxed_signal(MemoryChannelHandle* ch, int iters, int initiator) {
-  MemoryChannel c{*ch};
-  for (int i = 0; i < iters; i++) {
-    if (initiator) {
-      c.relaxedSignal();
-      c.relaxedWait();
-    } else {
-      c.relaxedWait();
-      c.relaxedSignal();
-    }
-  }
-}
