@@ -25,6 +25,7 @@ type Options struct {
 	Datatypes []string
 	Ops       []string
 	Kernel    string
+	SMs       int // multiprocessors kernels may fill (0: the whole GPU)
 }
 
 // Reporter receives the report as it is made (rank 0 prints; others may discard).
@@ -100,10 +101,13 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 	if err != nil {
 		return nil, err
 	}
-	info := g.Info()
-	h.env = &Env{GPU: g, Mesh: m, Rank: m.Rank, NRanks: m.NRanks, SMs: info.SMs, MaxBytes: maxBytes,
+	sms := g.Info().SMs
+	if o.SMs > 0 && o.SMs < sms {
+		sms = o.SMs
+	}
+	h.env = &Env{GPU: g, Mesh: m, Rank: m.Rank, NRanks: m.NRanks, SMs: sms, MaxBytes: maxBytes,
 		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes}
-	h.verifier = &Verifier{GPU: g, Env: h.env, Stream: s, Wrong: wrong, Grid: info.SMs * 4}
+	h.verifier = &Verifier{GPU: g, Env: h.env, Stream: s, Wrong: wrong, Grid: sms * 4}
 	return h, nil
 }
 

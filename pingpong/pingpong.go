@@ -24,6 +24,7 @@ type Options struct {
 	Pairs        [][2]int // each pair (initiator, responder)
 	Memory, Port bool
 	Seed         uint32
+	SMs          int // multiprocessors the put kernels may fill (0: the whole GPU)
 }
 
 // LatencyRounds is how many signal round trips one latency figure averages.
@@ -69,6 +70,9 @@ type Bench struct {
 // and one port channel to every peer. Every rank calls it.
 func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, error) {
 	b := &Bench{gpu: g, mesh: m, stream: s, opts: o, sms: g.Info().SMs, memChans: map[int]device.Ptr{}, portChans: map[int]device.Ptr{}}
+	if o.SMs > 0 && o.SMs < b.sms {
+		b.sms = o.SMs
+	}
 	for _, sz := range o.Sizes {
 		if uint64(sz) > b.maxBytes {
 			b.maxBytes = uint64(sz)

@@ -169,7 +169,7 @@ func TestMemoryChannelOps(t *testing.T) {
 		{"ll8-odd", memLL8, 999, 1},
 		{"ll16", memLL16, 65536, 1},
 		{"ll16-odd", memLL16, 12345, 1},
-		{"multi-block", memMulti, 64 << 20, 132},
+		{"multi-block", memMulti, 64 << 20, 0}, // grid: this rank's share of the SMs
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -190,6 +190,9 @@ func TestMemoryChannelOps(t *testing.T) {
 			}
 			ch := upload(t, hs, f.peer)
 			llFlag++
+			if c.grid == 0 {
+				c.grid = job.SMs
+			}
 			f.run("chantest_memory", device.Dim{Grid: c.grid, Block: 512}, uint64(ch), uint64(c.op), c.bytes, llFlag, uint64(f.scratch), uint64(f.dst))
 			if err := job.Mesh.Boot.Barrier(); err != nil {
 				t.Fatal(err)

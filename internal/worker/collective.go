@@ -19,7 +19,7 @@ func runCollective(j *Job) error {
 	p.Header(h)
 	opts := collectives.Options{
 		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, AggIters: c.AggIters, Check: c.Check,
-		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops, Kernel: c.Kernel,
+		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops, Kernel: c.Kernel, SMs: j.SMs,
 	}
 	harness, err := collectives.NewHarness(coll, j.GPU, j.Mesh, j.Stream, opts, p)
 	if err != nil {

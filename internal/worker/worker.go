@@ -37,6 +37,9 @@ type Job struct {
 	usedMPI  bool
 	Started  time.Time
 	SetupDur time.Duration
+	// SMs is this rank's share of its GPU's multiprocessors: ranks that share a GPU split
+	// them, so that their kernels, which wait for each other, can all be resident at once.
+	SMs int
 }
 
 // Rank returns this process's rank.
@@ -105,7 +108,7 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	if j.Hostname, err = os.Hostname(); err != nil {
 		return nil, fmt.Errorf("rank %d: hostname: %w", j.Rank(), err)
 	}
-	local, _, err := j.Boot.LocalRank(j.Hostname)
+	local, localSize, err := j.Boot.LocalRank(j.Hostname)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +126,8 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	if j.GPU, err = gpu.Open(local%n, images); err != nil {
 		return nil, fmt.Errorf("rank %d on %s: %w", j.Rank(), j.Hostname, err)
 	}
+	perGPU := (localSize + n - 1) / n
+	j.SMs = max(j.GPU.Info().SMs/perGPU, 1)
 	transport, err := channels.ParseTransport(cfg.Transport)
 	if err != nil {
 		return nil, err
