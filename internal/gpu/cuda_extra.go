@@ -146,22 +146,26 @@ func (g *GPU) cctx() C.CUcontext { return *(*C.CUcontext)(unsafe.Pointer(&g.rawC
 
 func cstream(s device.Stream) C.CUstream { return *(*C.CUstream)(unsafe.Pointer(&s)) }
 
+// IpcGetHandle implements device.GPU.
 func (g *GPU) IpcGetHandle(p device.Ptr) (device.IpcHandle, error) {
 	var h device.IpcHandle
 	r := C.mbIpcGet(g.cctx(), C.CUdeviceptr(p), unsafe.Pointer(&h[0]))
 	return h, cuErr("cuIpcGetMemHandle", r)
 }
 
+// IpcOpen implements device.GPU.
 func (g *GPU) IpcOpen(h device.IpcHandle) (device.Ptr, error) {
 	var p C.CUdeviceptr
 	r := C.mbIpcOpen(g.cctx(), unsafe.Pointer(&h[0]), &p)
 	return device.Ptr(p), cuErr("cuIpcOpenMemHandle", r)
 }
 
+// IpcClose implements device.GPU.
 func (g *GPU) IpcClose(p device.Ptr) error {
 	return cuErr("cuIpcCloseMemHandle", C.mbIpcClose(g.cctx(), C.CUdeviceptr(p)))
 }
 
+// AllocMapped implements device.GPU.
 func (g *GPU) AllocMapped(bytes uint64) (unsafe.Pointer, device.Ptr, error) {
 	var host unsafe.Pointer
 	var dev C.CUdeviceptr
@@ -172,10 +176,12 @@ func (g *GPU) AllocMapped(bytes uint64) (unsafe.Pointer, device.Ptr, error) {
 	return host, device.Ptr(dev), nil
 }
 
+// FreeMapped implements device.GPU.
 func (g *GPU) FreeMapped(host unsafe.Pointer) error {
 	return cuErr("cuMemFreeHost", C.mbHostFree(g.cctx(), host))
 }
 
+// BeginCapture implements device.GPU.
 func (g *GPU) BeginCapture(s device.Stream) error {
 	return cuErr("cuStreamBeginCapture", C.mbBeginCapture(g.cctx(), cstream(s)))
 }
@@ -185,6 +191,7 @@ type graphPair struct {
 	exec  C.CUgraphExec
 }
 
+// EndCapture implements device.GPU.
 func (g *GPU) EndCapture(s device.Stream) (device.Graph, error) {
 	var gr C.CUgraph
 	var ex C.CUgraphExec
@@ -210,6 +217,7 @@ func (g *GPU) graph(id device.Graph) (graphPair, error) {
 	return p, nil
 }
 
+// LaunchGraph implements device.GPU.
 func (g *GPU) LaunchGraph(id device.Graph, s device.Stream) error {
 	p, err := g.graph(id)
 	if err != nil {
@@ -218,6 +226,7 @@ func (g *GPU) LaunchGraph(id device.Graph, s device.Stream) error {
 	return cuErr("cuGraphLaunch", C.mbGraphLaunch(g.cctx(), p.exec, cstream(s)))
 }
 
+// DestroyGraph implements device.GPU.
 func (g *GPU) DestroyGraph(id device.Graph) error {
 	p, err := g.graph(id)
 	if err != nil {
@@ -229,6 +238,7 @@ func (g *GPU) DestroyGraph(id device.Graph) error {
 	return cuErr("cuGraphExecDestroy/cuGraphDestroy", C.mbGraphDestroy(g.cctx(), p.graph, p.exec))
 }
 
+// WriteValue64Async implements device.GPU.
 func (g *GPU) WriteValue64Async(dst device.Ptr, v uint64, s device.Stream) error {
 	r := C.mbWriteValue64(g.cctx(), cstream(s), C.CUdeviceptr(dst), C.cuuint64_t(v))
 	return cuErr("cuStreamWriteValue64", r)

@@ -161,6 +161,7 @@ func wrap(call string, err error) error {
 	return fmt.Errorf("%s: %w", call, err)
 }
 
+// Alloc implements device.GPU.
 func (g *GPU) Alloc(bytes uint64) (device.Ptr, error) {
 	defer g.enter()()
 	if bytes == 0 {
@@ -174,11 +175,13 @@ func (g *GPU) Alloc(bytes uint64) (device.Ptr, error) {
 	return device.Ptr(p), nil
 }
 
+// Free implements device.GPU.
 func (g *GPU) Free(p device.Ptr) error {
 	defer g.enter()()
 	return wrap("cuMemFree", cu.MemFree(cu.DevicePtr(p)))
 }
 
+// MemInfo implements device.GPU.
 func (g *GPU) MemInfo() (uint64, uint64, error) {
 	defer g.enter()()
 	free, total, err := cu.MemInfo()
@@ -195,6 +198,7 @@ func (g *GPU) Memset(p device.Ptr, v byte, bytes uint64) error {
 	return g.Synchronize(g.util, time.Minute)
 }
 
+// CopyToDevice implements device.GPU.
 func (g *GPU) CopyToDevice(dst device.Ptr, src []byte) error {
 	defer g.enter()()
 	if len(src) == 0 {
@@ -208,6 +212,7 @@ func (g *GPU) CopyToDevice(dst device.Ptr, src []byte) error {
 	return g.Synchronize(g.util, time.Minute)
 }
 
+// CopyFromDevice implements device.GPU.
 func (g *GPU) CopyFromDevice(dst []byte, src device.Ptr) error {
 	defer g.enter()()
 	if len(dst) == 0 {
@@ -216,6 +221,7 @@ func (g *GPU) CopyFromDevice(dst []byte, src device.Ptr) error {
 	return wrap("cuMemcpyDtoH", cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(src), int64(len(dst))))
 }
 
+// CanAccessPeer implements device.GPU.
 func (g *GPU) CanAccessPeer(bus string) (bool, error) {
 	defer g.enter()()
 	peer, err := deviceByBusID(bus)
@@ -235,6 +241,7 @@ func (g *GPU) CanAccessPeer(bus string) (bool, error) {
 func cuStream(s device.Stream) cu.Stream { return *(*cu.Stream)(unsafe.Pointer(&s)) }
 func cuEvent(e device.Event) cu.Event    { return *(*cu.Event)(unsafe.Pointer(&e)) }
 
+// NewStream implements device.GPU.
 func (g *GPU) NewStream() (device.Stream, error) {
 	defer g.enter()()
 	s, err := cu.MakeStream(cu.NonBlocking)
@@ -244,6 +251,7 @@ func (g *GPU) NewStream() (device.Stream, error) {
 	return *(*device.Stream)(unsafe.Pointer(&s)), nil
 }
 
+// DestroyStream implements device.GPU.
 func (g *GPU) DestroyStream(s device.Stream) error {
 	defer g.enter()()
 	cs := cuStream(s)
@@ -271,11 +279,13 @@ func (g *GPU) Synchronize(s device.Stream, timeout time.Duration) error {
 	}
 }
 
+// CopyAsync implements device.GPU.
 func (g *GPU) CopyAsync(dst, src device.Ptr, bytes uint64, s device.Stream) error {
 	defer g.enter()()
 	return wrap("cuMemcpyAsync", cu.MemcpyAsync(cu.DevicePtr(dst), cu.DevicePtr(src), int64(bytes), cuStream(s)))
 }
 
+// MemsetAsync implements device.GPU.
 func (g *GPU) MemsetAsync(p device.Ptr, v byte, bytes uint64, s device.Stream) error {
 	defer g.enter()()
 	return wrap("cuMemsetD8Async", cu.MemsetD8Async(cu.DevicePtr(p), v, int64(bytes), cuStream(s)))
@@ -303,6 +313,7 @@ func (g *GPU) Kernel(name string) (device.Kernel, error) {
 	return *(*device.Kernel)(unsafe.Pointer(&fn)), nil
 }
 
+// NewEvent implements device.GPU.
 func (g *GPU) NewEvent() (device.Event, error) {
 	defer g.enter()()
 	e, err := cu.MakeEvent(cu.DefaultEvent)
@@ -312,17 +323,20 @@ func (g *GPU) NewEvent() (device.Event, error) {
 	return *(*device.Event)(unsafe.Pointer(&e)), nil
 }
 
+// DestroyEvent implements device.GPU.
 func (g *GPU) DestroyEvent(e device.Event) error {
 	defer g.enter()()
 	ce := cuEvent(e)
 	return wrap("cuEventDestroy", cu.DestroyEvent(&ce))
 }
 
+// Record implements device.GPU.
 func (g *GPU) Record(e device.Event, s device.Stream) error {
 	defer g.enter()()
 	return wrap("cuEventRecord", cuEvent(e).Record(cuStream(s)))
 }
 
+// ElapsedMs implements device.GPU.
 func (g *GPU) ElapsedMs(start, end device.Event) (float64, error) {
 	defer g.enter()()
 	ms, err := cuEvent(start).Elapsed(cuEvent(end))
