@@ -55,6 +55,9 @@ func (e *UsageError) Error() string { return e.Msg }
 
 func usagef(format string, args ...any) error { return &UsageError{Msg: fmt.Sprintf(format, args...)} }
 
+// Usagef returns a UsageError: Main prints it as one line and exits with ExitUsage (2).
+func Usagef(format string, args ...any) error { return usagef(format, args...) }
+
 // IsUsage reports whether err is a usage error.
 func IsUsage(err error) bool {
 	var u *UsageError

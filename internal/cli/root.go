@@ -68,6 +68,15 @@ func Main(app App, args []string) int {
 	return ExitUsage
 }
 
+// Failure marks err as a failed run rather than bad input: a subcommand that returns it
+// makes Main exit with ExitFailure (1), unless err is itself a UsageError. nil stays nil.
+func Failure(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &runFailure{err}
+}
+
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // NewRoot builds the command tree.

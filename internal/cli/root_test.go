@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
 // fakeRunner records the Config each run was given and returns err.
@@ -354,5 +356,31 @@ func TestIsUsage(t *testing.T) {
 	wrapped := &runFailure{err: usagef("inner")}
 	if !IsUsage(wrapped) {
 		t.Error("IsUsage does not see a usage error through runFailure")
+	}
+}
+
+func TestExtraCommandExitCodes(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"ok", nil, ExitOK},
+		{"failure", Failure(errors.New("2 rows regressed")), ExitFailure},
+		{"usage", Usagef("missing file"), ExitUsage},
+		{"usage wrapped as failure", Failure(Usagef("bad")), ExitUsage},
+		{"plain error", errors.New("plain"), ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			extra := func(app *App) *cobra.Command {
+				return &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return tt.err }}
+			}
+			app := App{Name: "t", Stdout: &out, Stderr: &errOut, Extra: []func(*App) *cobra.Command{extra}}
+			if got := Main(app, []string{"x"}); got != tt.want {
+				t.Fatalf("exit %d, want %d (stderr %q)", got, tt.want, errOut.String())
+			}
+		})
 	}
 }
