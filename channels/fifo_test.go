@@ -2,6 +2,7 @@ package channels
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -157,6 +158,8 @@ type fakeEngine struct {
 	mu    sync.Mutex
 	ops   []string
 	syncs int
+	// running makes StreamIdle report streams busy.
+	running bool
 }
 
 func (f *fakeEngine) Bind() error { return nil }
@@ -171,6 +174,12 @@ func (f *fakeEngine) WriteValue64Async(dst device.Ptr, v uint64, s device.Stream
 	defer f.mu.Unlock()
 	f.ops = append(f.ops, fmt.Sprintf("write %v=%d s%d", dst, v, s))
 	return nil
+}
+func (f *fakeEngine) StreamIdle(s device.Stream) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ops = append(f.ops, fmt.Sprintf("query s%d", s))
+	return !f.running, nil
 }
 func (f *fakeEngine) Synchronize(s device.Stream, _ time.Duration) error {
 	f.mu.Lock()
@@ -230,6 +239,48 @@ func TestTriggerRoundTrip(t *testing.T) {
 		tr := MakeTrigger(c.typ, c.ch, c.dst, c.src, c.len)
 		if !tr.Valid() || tr.Type() != c.typ || tr.Channel() != c.ch || tr.DstOffset() != c.dst || tr.SrcOffset() != c.src || tr.Size() != c.len {
 			t.Errorf("MakeTrigger%+v decoded as %v", c, tr)
+		}
+	}
+}
+
+// TestProxySignalsHostTokens checks when a signal is a CPU store into the host token and
+// when it must stay a stream write (a copy in flight on the stream could otherwise land
+// after the token says it has).
+func TestProxySignalsHostTokens(t *testing.T) {
+	var token uint64
+	eng := &fakeEngine{}
+	p := NewProxyService(eng, nil, time.Second)
+	id, err := p.AddChannel(&ProxyChannel{Peer: 1, Stream: 3, Dst: 0x1000, Src: 0x2000, DstSize: 256, SrcSize: 256, RemoteInbound: 0x3000, RemoteInboundHost: &token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name    string
+		trigger Trigger
+		running bool
+		ops     []string // copy-engine calls this trigger makes
+		token   uint64   // host token afterwards
+	}{
+		{"idle stream: store", MakeTrigger(TriggerFlag, id, 0, 0, 0), false, nil, 1},
+		{"put with signal: stream write", MakeTrigger(TriggerData|TriggerFlag, id, 0, 0, 64), false, []string{"copy 0x1000<-0x2000 64 s3", "write 0x3000=2 s3"}, 1},
+		{"signal behind a running copy: stream write", MakeTrigger(TriggerFlag, id, 0, 0, 0), true, []string{"query s3", "write 0x3000=3 s3"}, 1},
+		{"signal once the stream is idle: store", MakeTrigger(TriggerFlag, id, 0, 0, 0), false, []string{"query s3"}, 4},
+		{"next signal needs no query", MakeTrigger(TriggerFlag, id, 0, 0, 0), false, nil, 5},
+		{"put, flush, signal: store", MakeTrigger(TriggerData|TriggerSync, id, 0, 0, 64), false, []string{"copy 0x1000<-0x2000 64 s3", "sync s3"}, 5},
+		{"after the flush", MakeTrigger(TriggerFlag, id, 0, 0, 0), true, nil, 6},
+	}
+	for _, st := range steps {
+		eng.mu.Lock()
+		eng.ops, eng.running = nil, st.running
+		eng.mu.Unlock()
+		if err := p.Handle(st.trigger); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if !reflect.DeepEqual(eng.ops, st.ops) {
+			t.Errorf("%s: copy engine saw %q, want %q", st.name, eng.ops, st.ops)
+		}
+		if token != st.token {
+			t.Errorf("%s: host token %d, want %d", st.name, token, st.token)
 		}
 	}
 }

@@ -17,6 +17,10 @@ type MeshOptions struct {
 	Hostname      string
 	FifoSize      int // proxy FIFO slots (power of two); 0 = 512
 	MaxSemaphores int // semaphore ids per peer; 0 = 1024
+	// DeviceTokens keeps the port channels' semaphore tokens in GPU memory, signalled by
+	// stream writes only, instead of in host memory shared by the node's ranks
+	// (MSCCLPP_BENCH_PORT_TOKENS=device sets it).
+	DeviceTokens bool
 }
 
 // Mesh connects every rank's GPU to every other rank's: it checks the paths, maps peers'
@@ -38,6 +42,8 @@ type Mesh struct {
 	nextSem    int
 	opened     []device.Ptr
 	allocs     []device.Ptr
+
+	hostTok *hostTokens // port channels' inbound tokens, unless Opts.DeviceTokens
 
 	errHost unsafe.Pointer // mapped word the kernels record their first error in
 	errDev  device.Ptr
@@ -123,6 +129,14 @@ func NewMesh(g device.GPU, boot Bootstrap, opts MeshOptions) (*Mesh, error) {
 		return nil, fmt.Errorf("mesh: share semaphore tokens: %w", err)
 	}
 	m.peerTokens = tok.Ptrs
+	if os.Getenv("MSCCLPP_BENCH_PORT_TOKENS") == "device" {
+		m.Opts.DeviceTokens = true
+	}
+	if !m.Opts.DeviceTokens {
+		if m.hostTok, err = newHostTokens(g, boot, tokenBytes); err != nil {
+			return nil, fmt.Errorf("mesh: %w", err)
+		}
+	}
 	if err := boot.Barrier(); err != nil {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}
@@ -258,17 +272,24 @@ func (m *Mesh) PortChannels(remote *Buffer, local device.Ptr, localSize uint64) 
 			}
 			m.streams[p] = s
 		}
-		cid, err := m.proxy.AddChannel(&ProxyChannel{
+		pc := &ProxyChannel{
 			Peer: p, Stream: s,
 			Dst: remote.Ptrs[p], DstSize: remote.Sizes[p],
 			Src: local, SrcSize: localSize,
 			RemoteInbound: m.token(m.peerTokens[p], m.Rank, id),
-		})
+		}
+		inbound := m.token(m.tokens, p, id)
+		if m.hostTok != nil {
+			pc.RemoteInbound = m.token(m.hostTok.devs[p], m.Rank, id)
+			pc.RemoteInboundHost = m.hostTok.word(p, m.Rank*m.Opts.MaxSemaphores+id)
+			inbound = m.token(m.hostTok.devs[m.Rank], p, id)
+		}
+		cid, err := m.proxy.AddChannel(pc)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, PortChannelHandle{
-			Sem:  HostSemaphoreHandle{Inbound: uint64(m.token(m.tokens, p, id)), Expected: uint64(m.token(m.expected, p, id))},
+			Sem:  HostSemaphoreHandle{Inbound: uint64(inbound), Expected: uint64(m.token(m.expected, p, id))},
 			Fifo: m.fifo.Handle(),
 			ID:   cid,
 			Peer: uint32(p),
@@ -359,6 +380,10 @@ func (m *Mesh) Close() error {
 	if m.fifo != nil {
 		keep(m.fifo.close())
 		m.fifo = nil
+	}
+	if m.hostTok != nil {
+		keep(m.hostTok.close())
+		m.hostTok = nil
 	}
 	for _, p := range m.opened {
 		keep(m.GPU.IpcClose(p))

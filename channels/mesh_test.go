@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,8 @@ type fakeGPU struct {
 	allocs map[device.Ptr]uint64
 	opened map[device.Ptr]bool
 	mapped []unsafe.Pointer
+	// registered is host memory passed to HostRegister and not yet unregistered.
+	registered map[unsafe.Pointer]bool
 }
 
 func newFakeGPU(rank int, next *atomic.Uint64) *fakeGPU {
@@ -62,7 +65,29 @@ func (f *fakeGPU) AllocMapped(n uint64) (unsafe.Pointer, device.Ptr, error) {
 	f.mu.Unlock()
 	return unsafe.Pointer(&b[0]), device.Ptr(f.next.Add(1 << 12)), nil
 }
-func (f *fakeGPU) FreeMapped(unsafe.Pointer) error                               { return nil }
+func (f *fakeGPU) FreeMapped(unsafe.Pointer) error { return nil }
+func (f *fakeGPU) HostRegister(host unsafe.Pointer, n uint64) (device.Ptr, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.registered == nil {
+		f.registered = map[unsafe.Pointer]bool{}
+	}
+	if f.registered[host] {
+		return 0, fmt.Errorf("host memory %p registered twice", host)
+	}
+	f.registered[host] = true
+	return device.Ptr(f.next.Add(n + 4096)), nil
+}
+func (f *fakeGPU) HostUnregister(host unsafe.Pointer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.registered[host] {
+		return fmt.Errorf("unregister of unknown host memory %p", host)
+	}
+	delete(f.registered, host)
+	return nil
+}
+func (f *fakeGPU) StreamIdle(device.Stream) (bool, error)                        { return true, nil }
 func (f *fakeGPU) Memset(device.Ptr, byte, uint64) error                         { return nil }
 func (f *fakeGPU) CopyToDevice(device.Ptr, []byte) error                         { return nil }
 func (f *fakeGPU) SetDeviceConfig(time.Duration, device.Ptr, int, int) error     { return nil }
@@ -154,8 +179,19 @@ func onRanks(t *testing.T, n int, fn func(r int) error) {
 
 // TestMeshChannelsPairUp builds a 4-rank mesh and checks that every channel's semaphore
 // writes exactly the token its peer's matching channel waits on, and that puts target the
-// peer's buffer.
+// peer's buffer; with port-channel tokens in GPU memory and in shared host memory.
 func TestMeshChannelsPairUp(t *testing.T) {
+	for _, deviceTokens := range []bool{true, false} {
+		t.Run(fmt.Sprintf("DeviceTokens=%v", deviceTokens), func(t *testing.T) { testMeshChannelsPairUp(t, deviceTokens) })
+	}
+}
+
+func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
+	if !deviceTokens {
+		old := ShmDir
+		ShmDir = t.TempDir() // a test must not depend on /dev/shm; any file can be mapped
+		t.Cleanup(func() { ShmDir = old })
+	}
 	const n = 4
 	bs := newBoots(t, n)
 	var next atomic.Uint64
@@ -168,7 +204,7 @@ func TestMeshChannelsPairUp(t *testing.T) {
 	gpus := make([]*fakeGPU, n)
 	onRanks(t, n, func(r int) error {
 		gpus[r] = newFakeGPU(r, &next)
-		m, err := NewMesh(gpus[r], bs[r], MeshOptions{Transport: TransportCudaIpc, Timeout: time.Second, Hostname: "node"})
+		m, err := NewMesh(gpus[r], bs[r], MeshOptions{Transport: TransportCudaIpc, Timeout: time.Second, Hostname: "node", DeviceTokens: deviceTokens})
 		if err != nil {
 			return err
 		}
@@ -191,6 +227,9 @@ func TestMeshChannelsPairUp(t *testing.T) {
 	})
 	if t.Failed() {
 		return
+	}
+	if left, _ := os.ReadDir(ShmDir); !deviceTokens && len(left) != 0 {
+		t.Errorf("token files left in %s after set-up: %v", ShmDir, left)
 	}
 	for r := 0; r < n; r++ {
 		peers := meshes[r].Peers()
@@ -217,8 +256,22 @@ func TestMeshChannelsPairUp(t *testing.T) {
 			}
 			// the proxy of r writes the token p's port channel waits on
 			chans := *meshes[r].proxy.channels.Load()
-			if uint64(chans[pc.ID].RemoteInbound) != backPort.Sem.Inbound {
+			if deviceTokens && uint64(chans[pc.ID].RemoteInbound) != backPort.Sem.Inbound {
 				t.Errorf("rank %d proxy signals %v, rank %d waits on %x", r, chans[pc.ID].RemoteInbound, p, backPort.Sem.Inbound)
+			}
+			if !deviceTokens {
+				// The proxy's CPU store must land in the word p's GPU polls: same offset in
+				// p's token file, seen through p's own mapping.
+				ht := meshes[p].hostTok
+				off := backPort.Sem.Inbound - uint64(ht.devs[p])
+				value := uint64(1000*r + p + 1)
+				atomic.StoreUint64(chans[pc.ID].RemoteInboundHost, value)
+				if got := atomic.LoadUint64((*uint64)(unsafe.Pointer(&ht.maps[p][off]))); got != value {
+					t.Errorf("rank %d proxy stored %d, rank %d's token at offset %d reads %d", r, value, p, off, got)
+				}
+				if chans[pc.ID].RemoteInbound != meshes[r].hostTok.devs[p].Add(off) {
+					t.Errorf("rank %d proxy's stream write goes to %v, want %v", r, chans[pc.ID].RemoteInbound, meshes[r].hostTok.devs[p].Add(off))
+				}
 			}
 			if chans[pc.ID].Dst != bufs[p].Ptrs[p] || chans[pc.ID].DstSize != 4096 || chans[pc.ID].SrcSize != 1024 {
 				t.Errorf("rank %d proxy channel %d: %+v", r, pc.ID, chans[pc.ID])
@@ -227,8 +280,8 @@ func TestMeshChannelsPairUp(t *testing.T) {
 	}
 	onRanks(t, n, func(r int) error { return meshes[r].Close() })
 	for r, g := range gpus {
-		if len(g.allocs) != 0 || len(g.opened) != 0 {
-			t.Errorf("rank %d: Close left %d allocations and %d mappings", r, len(g.allocs), len(g.opened))
+		if len(g.allocs) != 0 || len(g.opened) != 0 || len(g.registered) != 0 {
+			t.Errorf("rank %d: Close left %d allocations, %d mappings and %d host registrations", r, len(g.allocs), len(g.opened), len(g.registered))
 		}
 	}
 }

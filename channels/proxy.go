@@ -17,6 +17,7 @@ type CopyEngine interface {
 	CopyAsync(dst, src device.Ptr, bytes uint64, s device.Stream) error
 	WriteValue64Async(dst device.Ptr, v uint64, s device.Stream) error
 	Synchronize(s device.Stream, timeout time.Duration) error
+	StreamIdle(s device.Stream) (bool, error)
 }
 
 // ProxyChannel is the proxy's state for one port channel: where its copies go and which
@@ -28,12 +29,16 @@ type ProxyChannel struct {
 	DstSize       uint64
 	SrcSize       uint64
 	RemoteInbound device.Ptr // the peer's inbound token for this channel (mapped)
-	outbound      uint64
+	// RemoteInboundHost, when set, is the same token in host memory mapped into this
+	// process: a signal with no copy in flight on Stream is then a CPU store.
+	RemoteInboundHost *uint64
+	outbound          uint64
 }
 
 // ProxyService consumes the FIFO on a goroutine locked to an OS thread and turns triggers
 // into copy-engine work: DATA → an async copy, FLAG → a write of the next token value to
-// the peer's semaphore after the copy (same stream, so in order), SYNC → wait until the
+// the peer's semaphore after the copy (same stream, so in order; a CPU store when the
+// token is in host memory and the stream has nothing in flight), SYNC → wait until the
 // channel's stream is idle before the trigger is released, which is what the GPU's flush
 // waits for.
 type ProxyService struct {
@@ -50,6 +55,9 @@ type ProxyService struct {
 	mu      sync.Mutex
 	err     error
 	handled atomic.Uint64
+	// busy marks streams with copies or writes queued since they were last seen idle
+	// (proxy goroutine only).
+	busy map[device.Stream]bool
 
 	// OnError, if set, is called (on the proxy goroutine) with the first error, as soon as
 	// it happens.
@@ -60,7 +68,7 @@ type ProxyService struct {
 
 // NewProxyService makes a proxy for fifo; timeout bounds each flush.
 func NewProxyService(ce CopyEngine, fifo *Fifo, timeout time.Duration) *ProxyService {
-	return &ProxyService{ce: ce, fifo: fifo, timeout: timeout, done: make(chan struct{})}
+	return &ProxyService{ce: ce, fifo: fifo, timeout: timeout, done: make(chan struct{}), busy: map[device.Stream]bool{}}
 }
 
 // AddChannel registers a port channel and returns its id (carried in triggers). It may be
@@ -174,17 +182,47 @@ func (p *ProxyService) Handle(t Trigger) error {
 		if err := p.ce.CopyAsync(c.Dst.Add(t.DstOffset()), c.Src.Add(t.SrcOffset()), t.Size(), c.Stream); err != nil {
 			return fmt.Errorf("proxy: port channel %d to rank %d: %w", id, c.Peer, err)
 		}
+		p.busy[c.Stream] = true
 	}
 	if typ&TriggerFlag != 0 {
 		c.outbound++
-		if err := p.ce.WriteValue64Async(c.RemoteInbound, c.outbound, c.Stream); err != nil {
+		direct, err := p.storable(c, typ&TriggerData != 0 && t.Size() > 0)
+		if err != nil {
 			return fmt.Errorf("proxy: signal port channel %d to rank %d: %w", id, c.Peer, err)
+		}
+		if direct {
+			// Nothing of this stream is in flight, so no earlier stream write can land
+			// after this store and take the token back.
+			atomic.StoreUint64(c.RemoteInboundHost, c.outbound)
+		} else {
+			if err := p.ce.WriteValue64Async(c.RemoteInbound, c.outbound, c.Stream); err != nil {
+				return fmt.Errorf("proxy: signal port channel %d to rank %d: %w", id, c.Peer, err)
+			}
+			p.busy[c.Stream] = true
 		}
 	}
 	if typ&TriggerSync != 0 {
 		if err := p.ce.Synchronize(c.Stream, p.timeout); err != nil {
 			return fmt.Errorf("proxy: flush port channel %d to rank %d: %w", id, c.Peer, err)
 		}
+		delete(p.busy, c.Stream)
 	}
 	return nil
+}
+
+// storable says whether c's signal can be a CPU store: its token is in host memory and
+// its stream has nothing in flight (justQueued: this trigger's own copy is).
+func (p *ProxyService) storable(c *ProxyChannel, justQueued bool) (bool, error) {
+	if c.RemoteInboundHost == nil || justQueued {
+		return false, nil
+	}
+	if !p.busy[c.Stream] {
+		return true, nil
+	}
+	idle, err := p.ce.StreamIdle(c.Stream)
+	if err != nil || !idle {
+		return false, err
+	}
+	delete(p.busy, c.Stream)
+	return true, nil
 }

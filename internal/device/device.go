@@ -65,6 +65,9 @@ type GPU interface {
 	// AllocMapped returns pinned host memory that the device can also address.
 	AllocMapped(bytes uint64) (host unsafe.Pointer, dev Ptr, err error)
 	FreeMapped(host unsafe.Pointer) error
+	// HostRegister pins host memory that this process mapped and maps it into the device.
+	HostRegister(host unsafe.Pointer, bytes uint64) (Ptr, error)
+	HostUnregister(host unsafe.Pointer) error
 	MemInfo() (free, total uint64, err error)
 
 	Memset(p Ptr, v byte, bytes uint64) error
@@ -82,6 +85,8 @@ type GPU interface {
 	// Synchronize waits for the stream, at most timeout; it fails if the stream reports an
 	// error or does not finish in time.
 	Synchronize(s Stream, timeout time.Duration) error
+	// StreamIdle reports whether everything queued on s has finished, without waiting.
+	StreamIdle(s Stream) (bool, error)
 	CopyAsync(dst, src Ptr, bytes uint64, s Stream) error
 	MemsetAsync(p Ptr, v byte, bytes uint64, s Stream) error
 	// WriteValue64Async stores v at dst once earlier work in s has completed.

@@ -52,6 +52,20 @@ static CUresult mbHostAlloc(CUcontext c, size_t bytes, void** host, CUdeviceptr*
 	return cuMemHostGetDevicePointer(dev, *host, 0);
 }
 
+static CUresult mbHostRegister(CUcontext c, void* host, size_t bytes, CUdeviceptr* dev) {
+	CUresult r = cuCtxSetCurrent(c);
+	if (r != CUDA_SUCCESS) return r;
+	r = cuMemHostRegister(host, bytes, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
+	if (r != CUDA_SUCCESS) return r;
+	return cuMemHostGetDevicePointer(dev, host, 0);
+}
+
+static CUresult mbHostUnregister(CUcontext c, void* host) {
+	CUresult r = cuCtxSetCurrent(c);
+	if (r != CUDA_SUCCESS) return r;
+	return cuMemHostUnregister(host);
+}
+
 static CUresult mbHostFree(CUcontext c, void* host) {
 	CUresult r = cuCtxSetCurrent(c);
 	if (r != CUDA_SUCCESS) return r;
@@ -180,6 +194,24 @@ func (g *GPU) AllocMapped(bytes uint64) (unsafe.Pointer, device.Ptr, error) {
 func (g *GPU) FreeMapped(host unsafe.Pointer) error {
 	return cuErr("cuMemFreeHost", C.mbHostFree(g.cctx(), host))
 }
+
+// HostRegister implements device.GPU: it pins host memory this process mapped (for example
+// a shared-memory file) and maps it into the device.
+func (g *GPU) HostRegister(host unsafe.Pointer, bytes uint64) (device.Ptr, error) {
+	var dev C.CUdeviceptr
+	if r := C.mbHostRegister(g.cctx(), host, C.size_t(bytes), &dev); r != C.CUDA_SUCCESS {
+		return 0, cuErr(fmt.Sprintf("cuMemHostRegister(%d bytes, DEVICEMAP)", bytes), r)
+	}
+	return device.Ptr(dev), nil
+}
+
+// HostUnregister implements device.GPU.
+func (g *GPU) HostUnregister(host unsafe.Pointer) error {
+	return cuErr("cuMemHostUnregister", C.mbHostUnregister(g.cctx(), host))
+}
+
+// StreamIdle implements device.GPU.
+func (g *GPU) StreamIdle(s device.Stream) (bool, error) { return g.streamQuery(s) }
 
 // BeginCapture implements device.GPU.
 func (g *GPU) BeginCapture(s device.Stream) error {

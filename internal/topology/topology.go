@@ -1,0 +1,150 @@
+// Package topology discovers how a node's GPUs are connected, through NVML (the NVIDIA
+// management library, loaded at run time by github.com/NVIDIA/go-nvml): names, UUIDs,
+// memory and the number of NVLinks between each pair, direct or through NVSwitches.
+package topology
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+)
+
+// GPU is what NVML reports for one GPU.
+type GPU struct {
+	BusID       string // PCI bus id as given
+	Name        string
+	UUID        string
+	MemoryBytes uint64
+	// Links lists the far end of each active NVLink of this GPU.
+	Links []Link
+}
+
+// Link is the far end of one active NVLink.
+type Link struct {
+	Switch bool   // the link ends at an NVSwitch, which reaches every GPU on the switch fabric
+	BusID  string // the peer GPU's PCI bus id, when !Switch
+}
+
+// Node is the result of Discover.
+type Node struct {
+	Driver string
+	GPUs   []GPU
+}
+
+// Discover asks NVML about the GPUs with the given PCI bus ids (in that order).
+func Discover(busIDs []string) (*Node, error) {
+	if ret := nvml.Init(); ret != nvml.SUCCESS {
+		return nil, fmt.Errorf("NVML init: %s", nvml.ErrorString(ret))
+	}
+	defer nvml.Shutdown()
+	n := &Node{}
+	var ret nvml.Return
+	if n.Driver, ret = nvml.SystemGetDriverVersion(); ret != nvml.SUCCESS {
+		return nil, fmt.Errorf("NVML driver version: %s", nvml.ErrorString(ret))
+	}
+	for _, bus := range busIDs {
+		g, err := describe(bus)
+		if err != nil {
+			return nil, err
+		}
+		n.GPUs = append(n.GPUs, g)
+	}
+	return n, nil
+}
+
+func describe(bus string) (GPU, error) {
+	g := GPU{BusID: bus}
+	d, ret := nvml.DeviceGetHandleByPciBusId(bus)
+	if ret != nvml.SUCCESS {
+		return g, fmt.Errorf("NVML GPU %s: %s", bus, nvml.ErrorString(ret))
+	}
+	if g.Name, ret = d.GetName(); ret != nvml.SUCCESS {
+		return g, fmt.Errorf("NVML GPU %s name: %s", bus, nvml.ErrorString(ret))
+	}
+	if g.UUID, ret = d.GetUUID(); ret != nvml.SUCCESS {
+		return g, fmt.Errorf("NVML GPU %s UUID: %s", bus, nvml.ErrorString(ret))
+	}
+	if mem, ret := d.GetMemoryInfo(); ret == nvml.SUCCESS {
+		g.MemoryBytes = mem.Total
+	}
+	for link := 0; link < nvml.NVLINK_MAX_LINKS; link++ {
+		state, ret := d.GetNvLinkState(link)
+		if ret == nvml.ERROR_NOT_SUPPORTED || ret == nvml.ERROR_INVALID_ARGUMENT {
+			break // no (more) NVLinks on this GPU
+		}
+		if ret != nvml.SUCCESS || state != nvml.FEATURE_ENABLED {
+			continue
+		}
+		kind, ret := d.GetNvLinkRemoteDeviceType(link)
+		if ret != nvml.SUCCESS {
+			return g, fmt.Errorf("NVML GPU %s link %d remote type: %s", bus, link, nvml.ErrorString(ret))
+		}
+		if kind == nvml.NVLINK_DEVICE_TYPE_SWITCH {
+			g.Links = append(g.Links, Link{Switch: true})
+			continue
+		}
+		pci, ret := d.GetNvLinkRemotePciInfo(link)
+		if ret != nvml.SUCCESS {
+			return g, fmt.Errorf("NVML GPU %s link %d remote: %s", bus, link, nvml.ErrorString(ret))
+		}
+		g.Links = append(g.Links, Link{BusID: cString(pci.BusId[:])})
+	}
+	return g, nil
+}
+
+func cString(b []uint8) string {
+	s := string(b)
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// NVLinks returns the number of NVLinks between every pair of the given GPUs: direct links
+// to each other, plus, when both have links to NVSwitches, the smaller of their switch link
+// counts (a switch fabric carries as many links between two GPUs as the thinner side has).
+// Bus ids are compared ignoring case and the length of the PCI domain ("00000000:19:00.0"
+// equals "0000:19:00.0").
+func NVLinks(gpus []GPU) [][]int {
+	out := make([][]int, len(gpus))
+	switches := make([]int, len(gpus))
+	for i, g := range gpus {
+		out[i] = make([]int, len(gpus))
+		for _, l := range g.Links {
+			if l.Switch {
+				switches[i]++
+			}
+		}
+	}
+	for i, g := range gpus {
+		for j, h := range gpus {
+			if i == j {
+				continue
+			}
+			for _, l := range g.Links {
+				if !l.Switch && SameBus(l.BusID, h.BusID) {
+					out[i][j]++
+				}
+			}
+			out[i][j] += min(switches[i], switches[j])
+		}
+	}
+	return out
+}
+
+// SameBus reports whether two PCI bus ids name the same device.
+func SameBus(a, b string) bool { return normalise(a) == normalise(b) }
+
+func normalise(id string) string {
+	id = strings.ToLower(strings.TrimSpace(id))
+	dom, rest, ok := strings.Cut(id, ":")
+	if !ok || !strings.Contains(rest, ":") {
+		return id // no domain part
+	}
+	dom = strings.TrimLeft(dom, "0")
+	if !strings.Contains(rest, ".") {
+		rest += ".0"
+	}
+	return dom + ":" + rest
+}
