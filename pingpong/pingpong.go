@@ -87,6 +87,10 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 	if envInt("MSCCLPP_BENCH_PUT_UNROLL", 4) == 8 {
 		b.putKernel = "pingpong_memory_put_u8"
 	}
+	if os.Getenv("MSCCLPP_BENCH_PUT_KERNEL") == "tma" { // bulk copies (sm_90), one thread per block
+		b.putKernel = "pingpong_memory_put_tma"
+		b.putThreads = envInt("MSCCLPP_BENCH_PUT_THREADS", 32)
+	}
 	var err error
 	if b.src, err = m.Alloc(b.maxBytes); err != nil {
 		return nil, err

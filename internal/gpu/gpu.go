@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -79,6 +80,21 @@ func Open(ordinal int, images map[string][]byte) (*GPU, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		if strings.HasSuffix(name, ".ptx") {
+			// sm_90 PTX: the driver compiles it now; older GPUs go without its kernels.
+			jitLog := &cu.JITErrorLogBuffer{Buffer: make([]byte, 4096)}
+			m, err := cu.LoadDataEx(string(images[name]), jitLog)
+			if err != nil {
+				if g.info.Major >= 9 {
+					msg := strings.TrimRight(string(jitLog.Buffer), "\x00")
+					return nil, fmt.Errorf("cuModuleLoadDataEx(%s) on %s (sm_%d%d): %w: %s", name, g.info.Name, g.info.Major, g.info.Minor, err, msg)
+				}
+				continue
+			}
+			g.modules = append(g.modules, m)
+			g.names = append(g.names, name)
+			continue
+		}
 		m, err := cu.LoadFatBinary(string(images[name]))
 		if err != nil {
 			return nil, fmt.Errorf("cuModuleLoadFatBinary(%s) on %s (sm_%d%d): %w", name, g.info.Name, g.info.Major, g.info.Minor, err)
