@@ -1,0 +1,113 @@
+package compare
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// WriteTable writes res as ASCII tables: one of the collective rows
+// (collective, algorithm, type, op, placement, size, metric, baseline,
+// current, change, verdict), one of the ping-pong rows when there are any,
+// then a "warning:" line per Result.Warnings entry, a "note:" line per row
+// with a Row.Note, and the Result.Summary line.
+func WriteTable(w io.Writer, res *Result) error {
+	if res == nil {
+		return fmt.Errorf("compare: write table: nil result")
+	}
+	// tablewriter ignores write errors, so render into memory first.
+	var buf bytes.Buffer
+	var coll, ping [][]string
+	for i := range res.Rows {
+		r := &res.Rows[i]
+		cells := []string{
+			strconv.FormatInt(r.Size, 10), r.Metric + " (" + r.Unit + ")",
+			formatValue(r.Baseline), formatValue(r.Current), FormatChange(r.Change), string(r.Verdict),
+		}
+		if r.PingPong {
+			ping = append(ping, append([]string{r.Pair, r.Channel, r.Mode}, cells...))
+		} else {
+			coll = append(coll, append([]string{r.Collective, algorithmLabel(r.Algorithm), r.Type, r.Op, r.Placement}, cells...))
+		}
+	}
+	if len(coll) > 0 || len(ping) == 0 {
+		header := []string{"collective", "algorithm", "type", "redop", "placement",
+			"size (B)", "metric", "baseline", "current", "change", "verdict"}
+		if err := renderTable(&buf, header, 5, coll); err != nil {
+			return err
+		}
+	}
+	if len(ping) > 0 {
+		header := []string{"pair", "channel", "mode", "size (B)", "metric", "baseline", "current", "change", "verdict"}
+		if err := renderTable(&buf, header, 3, ping); err != nil {
+			return err
+		}
+	}
+	for _, warn := range res.Warnings {
+		fmt.Fprintf(&buf, "warning: %s\n", warn)
+	}
+	for i := range res.Rows {
+		if r := &res.Rows[i]; r.Note != "" {
+			fmt.Fprintf(&buf, "note: %s: %s\n", r.Name(), r.Note)
+		}
+	}
+	fmt.Fprintln(&buf, res.Summary())
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("compare: write table: %w", err)
+	}
+	return nil
+}
+
+// renderTable renders one table into buf. The first nText columns are
+// left-aligned names; then come size, metric (left), three numbers and the
+// verdict (left).
+func renderTable(buf *bytes.Buffer, header []string, nText int, lines [][]string) error {
+	align := make([]tw.Align, 0, len(header))
+	for range nText {
+		align = append(align, tw.AlignLeft)
+	}
+	align = append(align, tw.AlignRight, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
+	table := tablewriter.NewTable(buf,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: align}),
+	)
+	table.Header(header)
+	for _, line := range lines {
+		if err := table.Append(line); err != nil {
+			return fmt.Errorf("compare: write table: add row: %w", err)
+		}
+	}
+	if err := table.Render(); err != nil {
+		return fmt.Errorf("compare: write table: render: %w", err)
+	}
+	return nil
+}
+
+// FormatChange formats a relative change as a signed percentage with one
+// decimal, e.g. "+12.3%" or "-4.0%"; NaN (no change computed) is "n/a".
+func FormatChange(change float64) string {
+	if math.IsNaN(change) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f%%", change*100)
+}
+
+// formatValue formats a measured value: two decimals from 1 up, three
+// significant digits below; NaN (absent) is "-".
+func formatValue(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case math.Abs(v) >= 1 || v == 0:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	default:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+}
