@@ -26,6 +26,9 @@ type Options struct {
 	Ops       []string
 	Kernel    string
 	SMs       int // multiprocessors kernels may fill (0: the whole GPU)
+	// Progress, when set, is called before each measurement with how many are done of
+	// how many, and what comes next.
+	Progress func(done, total int, what string)
 }
 
 // Reporter receives the report as it is made (rank 0 prints; others may discard).
@@ -171,15 +174,21 @@ func (h *Harness) Run(rep Reporter) (*Summary, error) {
 	if !h.Coll.HasOp() {
 		ops = []string{string(OpNone)}
 	}
-	for _, dtName := range h.Opts.Datatypes {
+	plans := make([][]step, len(h.Opts.Datatypes))
+	total, done := 0, 0
+	for i, dtName := range h.Opts.Datatypes {
+		var err error
+		if plans[i], err = h.plan(dtName); err != nil {
+			return nil, err
+		}
+		total += len(plans[i]) * len(ops)
+	}
+	for i, dtName := range h.Opts.Datatypes {
 		dt, err := LookupDatatype(dtName)
 		if err != nil {
 			return nil, err
 		}
-		steps, err := h.plan(dtName)
-		if err != nil {
-			return nil, err
-		}
+		steps := plans[i]
 		if len(steps) > 0 {
 			// One measurement to discard: the first timed loop of a process ran 2-3x slow
 			// (seen at 8 B), as nccl-tests' warm-up before its sweep avoids.
@@ -194,6 +203,10 @@ func (h *Harness) Run(rep Reporter) (*Summary, error) {
 					current = st.alg.Name
 					rep.Algorithm(fmt.Sprintf("%s (#%d)", st.alg.Name, st.alg.Number))
 				}
+				if h.Opts.Progress != nil {
+					h.Opts.Progress(done, total, fmt.Sprintf("%s %s %s %d B (%s)", h.Coll.Name(), dtName, opName, st.size, st.alg.Name))
+				}
+				done++
 				row, err := h.measure(st, dt, Op(opName))
 				if err != nil {
 					return nil, fmt.Errorf("%s %s %s %d bytes (%s): %w", h.Coll.Name(), dtName, opName, st.size, st.alg.Name, err)

@@ -45,6 +45,8 @@ type Config struct {
 	// acceptance
 	SpecPath string
 
+	Progress string // "auto", "on" or "off"
+
 	Args []string // the command line, for reports
 }
 

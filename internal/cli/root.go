@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mscclpp-bench/mscclpp-bench/acceptance"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 )
 
@@ -95,6 +96,7 @@ func NewRoot(app *App) *cobra.Command {
 		benchCommand(app, "allgather", "All-gather: every rank receives every rank's buffer", true, false),
 		benchCommand(app, "allreduce", "All-reduce: every rank receives the reduction of all ranks' buffers", true, true),
 		pingpongCommand(app),
+		acceptanceCommand(app),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version",
@@ -125,6 +127,7 @@ type rawFlags struct {
 	bootTimeout                   time.Duration
 	bootAddr                      string
 	pair, channels                string
+	progress, spec                string
 }
 
 func addCommonFlags(fs *pflag.FlagSet, r *rawFlags, defMin, defMax string, defFactor int64) {
@@ -142,6 +145,7 @@ func addCommonFlags(fs *pflag.FlagSet, r *rawFlags, defMin, defMax string, defFa
 	fs.StringVar(&r.bootAddr, "bootstrap-addr", "", "root address [interface:]ip:port (default: automatic)")
 	fs.IntVarP(&r.nthreads, "nthreads", "t", 1, "threads per process (only 1: launch one process per GPU)")
 	fs.IntVarP(&r.ngpus, "ngpus", "g", 1, "GPUs per thread (only 1: launch one process per GPU)")
+	fs.StringVar(&r.progress, "progress", "auto", "progress line on stderr: auto (when a terminal shows it), on or off")
 }
 
 func benchCommand(app *App, name, short string, hasKernel, hasOp bool) *cobra.Command {
@@ -194,6 +198,35 @@ func pingpongCommand(app *App) *cobra.Command {
 	return cmd
 }
 
+func acceptanceCommand(app *App) *cobra.Command {
+	r := &rawFlags{}
+	cmd := &cobra.Command{
+		Use:   "acceptance",
+		Short: "Hardware acceptance: discover the node, measure every pair and the collectives, PASS or FAIL against thresholds",
+		Long: `acceptance runs under mpirun with one rank per GPU of the node. It lists the GPUs, their
+peer access and NVLink counts (through NVML), measures signal latency and put bandwidth of
+every pair of ranks over memory and port channels, runs allreduce and allgather at the
+spec's sizes, verifies all received data, and compares each figure with the thresholds:
+built in for H100 SXM and H200 SXM, or from --spec FILE (YAML or JSON; keys it sets
+override the built-in ones). It exits 1 when any check fails and names the pair.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := r.build("acceptance", cmd.Flags(), false)
+			if err != nil {
+				return err
+			}
+			return run(app, cmd, cfg)
+		},
+	}
+	fs := cmd.Flags()
+	addCommonFlags(fs, r, "8", "8", 1)
+	for _, name := range []string{"minbytes", "maxbytes", "stepbytes", "stepfactor"} {
+		_ = fs.MarkHidden(name) // sizes come from the spec
+	}
+	fs.StringVar(&r.spec, "spec", "", "thresholds file (YAML or JSON); default: built in for the GPU model")
+	return cmd
+}
+
 func kernelList(collective string) string {
 	var out []string
 	for _, a := range collectives.Algorithms(collective) {
@@ -218,7 +251,13 @@ func run(app *App, cmd *cobra.Command, cfg *Config) error {
 
 // build validates the flags into a Config.
 func (r *rawFlags) build(command string, fs *pflag.FlagSet, hasOp bool) (*Config, error) {
-	c := &Config{Command: command, Kernel: r.kernel, Summary: r.summary, Pair: r.pair, Channels: r.channels, BootstrapAddr: r.bootAddr}
+	c := &Config{Command: command, Kernel: r.kernel, Summary: r.summary, Pair: r.pair, Channels: r.channels, BootstrapAddr: r.bootAddr, SpecPath: r.spec}
+	switch r.progress {
+	case "auto", "on", "off":
+		c.Progress = r.progress
+	default:
+		return nil, usagef("--progress %q: want auto, on or off", r.progress)
+	}
 	var err error
 	if c.MinBytes, err = ParseSize(r.minBytes); err != nil {
 		return nil, usagef("--minbytes: %v", err)
@@ -295,6 +334,14 @@ func (r *rawFlags) build(command string, fs *pflag.FlagSet, hasOp bool) (*Config
 	default:
 		return nil, usagef("--transport %q: want nvlink or ib", r.transport)
 	}
+	if command == "acceptance" {
+		if c.SpecPath != "" {
+			if err := checkSpec(c.SpecPath); err != nil {
+				return nil, usagef("--spec: %v", err)
+			}
+		}
+		return c, nil
+	}
 	if command == "pingpong" {
 		if c.Pair != "" {
 			if _, _, err := ParsePair(c.Pair); err != nil {
@@ -321,6 +368,17 @@ func (r *rawFlags) build(command string, fs *pflag.FlagSet, hasOp bool) (*Config
 		return nil, usagef("--kernel: %v", err)
 	}
 	return c, nil
+}
+
+// checkSpec reads a spec file over the built-in H200 thresholds, so that a missing or bad
+// file is a usage error before any GPU work; the run reads it again over its own model's.
+func checkSpec(path string) error {
+	base, err := acceptance.DefaultSpec("NVIDIA H200")
+	if err != nil {
+		return err
+	}
+	_, err = acceptance.LoadSpec(path, base)
+	return err
 }
 
 // ParsePair reads "i,j" with i != j, both non-negative.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -382,5 +383,41 @@ func TestExtraCommandExitCodes(t *testing.T) {
 				t.Fatalf("exit %d, want %d (stderr %q)", got, tt.want, errOut.String())
 			}
 		})
+	}
+}
+
+func TestMainAcceptanceAndProgress(t *testing.T) {
+	dir := t.TempDir()
+	good := dir + "/spec.yaml"
+	bad := dir + "/bad.yaml"
+	if err := os.WriteFile(good, []byte("min_port_put_gbs: 100\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("min_port_put: 100\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args     []string
+		code     int
+		spec     string
+		progress string
+		stderr   string
+	}{
+		{[]string{"acceptance"}, ExitOK, "", "auto", ""},
+		{[]string{"acceptance", "--spec", good, "--progress", "off"}, ExitOK, good, "off", ""},
+		{[]string{"acceptance", "--spec", dir + "/missing.yaml"}, ExitUsage, "", "", "--spec"},
+		{[]string{"acceptance", "--spec", bad}, ExitUsage, "", "", "min_port_put"},
+		{[]string{"allreduce", "--progress", "on"}, ExitOK, "", "on", ""},
+		{[]string{"allgather", "--progress", "sometimes"}, ExitUsage, "", "", "--progress"},
+	}
+	for _, tt := range tests {
+		r := mainWith(t, nil, tt.args...)
+		if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", tt.args, r.code, r.stderr, tt.code, tt.stderr)
+			continue
+		}
+		if tt.code == ExitOK && (r.cfg.SpecPath != tt.spec || r.cfg.Progress != tt.progress || r.cfg.Command != tt.args[0]) {
+			t.Errorf("%v: config %+v", tt.args, r.cfg)
+		}
 	}
 }

@@ -31,6 +31,7 @@ type GPU struct {
 
 	mu        sync.Mutex
 	kernels   map[string]cu.Function
+	unloaded  []string // PTX modules the driver could not compile, with the reason
 	graphs    map[device.Graph]graphPair
 	nextGraph device.Graph
 }
@@ -81,14 +82,13 @@ func Open(ordinal int, images map[string][]byte) (*GPU, error) {
 	sort.Strings(names)
 	for _, name := range names {
 		if strings.HasSuffix(name, ".ptx") {
-			// sm_90 PTX: the driver compiles it now; older GPUs go without its kernels.
+			// sm_90 PTX that the driver compiles now. Where it cannot (an older GPU or
+			// driver), only its kernels are missing, and Kernel says why.
 			jitLog := &cu.JITErrorLogBuffer{Buffer: make([]byte, 4096)}
 			m, err := cu.LoadDataEx(string(images[name]), jitLog)
 			if err != nil {
-				if g.info.Major >= 9 {
-					msg := strings.TrimRight(string(jitLog.Buffer), "\x00")
-					return nil, fmt.Errorf("cuModuleLoadDataEx(%s) on %s (sm_%d%d): %w: %s", name, g.info.Name, g.info.Major, g.info.Minor, err, msg)
-				}
+				msg := strings.TrimSpace(strings.TrimRight(string(jitLog.Buffer), "\x00"))
+				g.unloaded = append(g.unloaded, fmt.Sprintf("%s (cuModuleLoadDataEx on sm_%d%d: %v %s)", name, g.info.Major, g.info.Minor, err, msg))
 				continue
 			}
 			g.modules = append(g.modules, m)
@@ -322,6 +322,9 @@ func (g *GPU) Kernel(name string) (device.Kernel, error) {
 			}
 		}
 		if !ok {
+			if len(g.unloaded) > 0 {
+				return 0, fmt.Errorf("kernel %q is in none of the loaded modules %v; not loaded: %s", name, g.names, strings.Join(g.unloaded, "; "))
+			}
 			return 0, fmt.Errorf("kernel %q is in none of the loaded modules %v", name, g.names)
 		}
 		g.kernels[name] = fn

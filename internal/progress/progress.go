@@ -15,13 +15,13 @@ import (
 
 // Meter draws the progress line. A nil or disabled Meter does nothing.
 type Meter struct {
-	mu      sync.Mutex
-	w       io.Writer
-	start   time.Time
-	drawn   bool
-	now     func() time.Time
-	minGap  time.Duration
-	lastAt  time.Time
+	mu     sync.Mutex
+	w      io.Writer
+	start  time.Time
+	drawn  bool
+	now    func() time.Time
+	minGap time.Duration
+	lastAt time.Time
 }
 
 // New returns a Meter writing to w, or nil (a Meter that does nothing) when !on.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
 
@@ -17,7 +18,9 @@ func runCollective(j *Job) error {
 	p := results.NewTextPrinter(j.Out)
 	h := j.Header(coll.TestName())
 	p.Header(h)
-	opts := collectives.Options{
+	meter := j.Meter()
+	defer meter.Clear()
+	opts := collectives.Options{Progress: meter.Update,
 		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, AggIters: c.AggIters, Check: c.Check,
 		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops, Kernel: c.Kernel, SMs: j.SMs,
 	}
@@ -27,7 +30,7 @@ func runCollective(j *Job) error {
 	}
 	defer harness.Close()
 	report := &results.Report{Header: h, Args: c.Args, Start: time.Now()}
-	sum, err := harness.Run(p)
+	sum, err := harness.Run(clearingReporter{p, meter})
 	if err != nil {
 		return err
 	}
@@ -49,4 +52,17 @@ func runCollective(j *Job) error {
 		return fmt.Errorf("%s: %d wrong elements", c.Command, sum.Wrong)
 	}
 	return nil
+}
+
+// clearingReporter erases the progress line before each row goes to stdout, so that on a
+// terminal the row is not printed behind it.
+type clearingReporter struct {
+	*results.TextPrinter
+	meter *progress.Meter
+}
+
+// Row implements collectives.Reporter.
+func (r clearingReporter) Row(row results.Row) {
+	r.meter.Clear()
+	r.TextPrinter.Row(row)
 }

@@ -15,6 +15,8 @@ func dispatch(j *Job) error {
 		return runPingPong(j)
 	case "allgather", "allreduce":
 		return runCollective(j)
+	case "acceptance":
+		return runAcceptance(j)
 	}
 	return fmt.Errorf("the GPU worker does not run %q", j.Cfg.Command)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/gpu"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/mpi"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
@@ -225,4 +226,11 @@ func (j *Job) WriteJSON(r *results.Report) error {
 		return fmt.Errorf("write JSON %s: %w", j.Cfg.JSONPath, err)
 	}
 	return f.Close()
+}
+
+// Meter returns rank 0's progress line on stderr, or nil (no progress) on other ranks, when
+// --progress is off, or in auto mode away from a terminal.
+func (j *Job) Meter() *progress.Meter {
+	on, err := progress.Enabled(j.Cfg.Progress)
+	return progress.New(os.Stderr, err == nil && on && j.Rank() == 0)
 }

@@ -1,0 +1,431 @@
+package acceptance
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Check is one comparison of a measured figure, or a fact about the node, with the spec.
+type Check struct {
+	Name    string  `json:"name"`              // e.g. "memory signal latency"
+	Pair    string  `json:"pair,omitempty"`    // rank pair, "0-1"; "" for node and collective checks
+	Subject string  `json:"subject,omitempty"` // e.g. "allreduce 256M", "GPU 3", "GPU 0-1", the hostname
+	Value   float64 `json:"value"`             // the measured figure
+	Limit   float64 `json:"limit"`
+	Unit    string  `json:"unit,omitempty"` // of Value and Limit, e.g. "us", "GB/s"
+	Cmp     string  `json:"cmp,omitempty"`  // how Value must compare with Limit: "<=", ">=", "=="
+	Pass    bool    `json:"pass"`
+	// Detail says why the check failed, e.g. "12 bytes wrong", "peer access 0->1
+	// missing", or the measurement's error.
+	Detail string `json:"detail,omitempty"`
+	// ValueText and LimitText replace Value and Limit in tables and summaries when the
+	// check is not about a number: a GPU name, "yes" or "no", "error".
+	ValueText string `json:"value_text,omitempty"`
+	LimitText string `json:"limit_text,omitempty"`
+}
+
+// Comparisons a Check makes.
+const (
+	AtMost  = "<="
+	AtLeast = ">="
+	Equal   = "=="
+)
+
+// Names of the checks Evaluate makes.
+const (
+	CheckRanks          = "ranks"
+	CheckGPUModel       = "GPU model"
+	CheckPeerAccess     = "peer access"
+	CheckNVLinks        = "NVLinks"
+	CheckMemorySignal   = "memory signal latency"
+	CheckPortSignal     = "port signal latency"
+	CheckMemoryPut      = "memory put bandwidth"
+	CheckPortPut        = "port put bandwidth"
+	CheckVerification   = "data verification"
+	CheckMeasurement    = "measurement"
+	CheckCollectiveTime = "time"
+	CheckBusBw          = "bus bandwidth"
+)
+
+// Evaluate compares the figures with the spec and returns every check made, in order:
+// node checks, then pair checks, then collective checks. Limits of 0 are not checked.
+//
+// Node checks: the rank count (when Spec.Ranks is set); every GPU's model against
+// Spec.Model (against GPU 0's name when Model is empty); peer access both ways between
+// every two GPUs used by ranks (when RequirePeerAccess); NVLinks between them (when
+// MinNVLinks is set; unknown NVLink counts fail with NVMLError).
+//
+// Pair checks, for every PairFigures: the signal latencies and put bandwidths against
+// their limits, and data verification (Wrong must be 0). A pair whose Err is set fails a
+// "measurement" check instead of the figure checks. When any pair limit is set, a rank
+// pair without figures fails a "measurement" check too.
+//
+// Collective checks, for every CollectiveLimit: the figures of that collective and size
+// must exist, carry no Err and no wrong bytes; the fastest of them (when several
+// algorithms were measured) must meet MaxTimeUs, the one with the highest bus bandwidth
+// MinBusBw. Figures no limit asks for still fail on Err or wrong bytes.
+//
+// Latencies and times of 0 or less, and figures that are NaN or infinite, fail.
+func Evaluate(spec Spec, f Figures) []Check {
+	var checks []Check
+	checks = append(checks, nodeChecks(spec, f)...)
+	checks = append(checks, pairChecks(spec, f)...)
+	checks = append(checks, collectiveChecks(spec, f.Collectives)...)
+	return checks
+}
+
+// Passed reports whether every check passed. No checks at all is not a pass.
+func Passed(checks []Check) bool {
+	if len(checks) == 0 {
+		return false
+	}
+	for _, c := range checks {
+		if !c.Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// compare returns the check that value cmp limit, with the detail of why it failed when
+// the value is not a usable figure.
+func compare(name, pair, subject string, value, limit float64, unit, cmp string) Check {
+	c := Check{Name: name, Pair: pair, Subject: subject, Value: value, Limit: limit, Unit: unit, Cmp: cmp}
+	switch {
+	case math.IsNaN(value) || math.IsInf(value, 0):
+		c.Detail = "the figure is not a finite number"
+	case cmp == AtMost && value <= 0:
+		c.Detail = "the figure is not positive, so it was not measured"
+	case cmp == AtMost:
+		c.Pass = value <= limit
+	case cmp == AtLeast:
+		c.Pass = value >= limit
+	case cmp == Equal:
+		c.Pass = value == limit
+	}
+	return c
+}
+
+// failure returns a failing check about something that is not a number.
+func failure(name, pair, subject, valueText, detail string) Check {
+	return Check{Name: name, Pair: pair, Subject: subject, ValueText: valueText, Detail: detail}
+}
+
+// pairName writes a pair of ranks or GPUs as "a-b".
+func pairName(a, b int) string { return fmt.Sprintf("%d-%d", a, b) }
+
+// gpuRef is a GPU of Node.GPUs: its position there, which indexes Node.PeerAccess and
+// Node.NVLinks, and its CUDA index, which names it in checks.
+type gpuRef struct{ pos, index int }
+
+// usedGPUs returns the GPUs used by ranks, in order, leaving out repeats of a GPU (the
+// same bus id) that several ranks share.
+func usedGPUs(gpus []GPU) []gpuRef {
+	var used []gpuRef
+	seen := map[string]bool{}
+	for pos, g := range gpus {
+		if g.Rank < 0 || (g.BusID != "" && seen[g.BusID]) {
+			continue
+		}
+		seen[g.BusID] = true
+		used = append(used, gpuRef{pos, g.Index})
+	}
+	return used
+}
+
+// at returns m[i][j] and whether it exists.
+func at[T any](m [][]T, i, j int) (T, bool) {
+	var zero T
+	if i < 0 || i >= len(m) || j < 0 || j >= len(m[i]) {
+		return zero, false
+	}
+	return m[i][j], true
+}
+
+func nodeChecks(spec Spec, f Figures) []Check {
+	node := f.Node
+	host := node.Hostname
+	if host == "" {
+		host = "node"
+	}
+	var checks []Check
+	if spec.Ranks > 0 {
+		checks = append(checks, compare(CheckRanks, "", host, float64(f.Ranks), float64(spec.Ranks), "", Equal))
+	}
+	checks = append(checks, modelChecks(spec.Model, host, node.GPUs)...)
+
+	used := usedGPUs(node.GPUs)
+	if len(used) < 2 {
+		return checks
+	}
+	if spec.RequirePeerAccess {
+		if node.PeerAccess == nil {
+			checks = append(checks, failure(CheckPeerAccess, "", host, "unknown", "peer access was not probed"))
+		} else {
+			for i, a := range used {
+				for _, b := range used[i+1:] {
+					checks = append(checks, peerAccessCheck(node.PeerAccess, a, b))
+				}
+			}
+		}
+	}
+	if spec.MinNVLinks > 0 {
+		if node.NVLinks == nil {
+			detail := node.NVMLError
+			if detail == "" {
+				detail = "NVLink counts unknown"
+			}
+			c := failure(CheckNVLinks, "", host, "unknown", detail)
+			c.Limit, c.Unit, c.Cmp = float64(spec.MinNVLinks), "links", AtLeast
+			checks = append(checks, c)
+		} else {
+			for i, a := range used {
+				for _, b := range used[i+1:] {
+					checks = append(checks, nvlinkCheck(node.NVLinks, a, b, spec.MinNVLinks))
+				}
+			}
+		}
+	}
+	return checks
+}
+
+// modelChecks checks every GPU's name against model, or against GPU 0's name when model
+// is empty and there are several GPUs.
+func modelChecks(model, host string, gpus []GPU) []Check {
+	want, matches := model, func(name string) bool { return matchesModel(model, name) }
+	if model == "" {
+		if len(gpus) < 2 {
+			return nil
+		}
+		want = gpus[0].Name
+		matches = func(name string) bool { return strings.TrimSpace(name) == strings.TrimSpace(want) }
+	}
+	if len(gpus) == 0 {
+		return []Check{failure(CheckGPUModel, "", host, "none", "no GPUs found")}
+	}
+	var checks []Check
+	for _, g := range gpus {
+		c := Check{
+			Name: CheckGPUModel, Subject: fmt.Sprintf("GPU %d", g.Index), Cmp: Equal,
+			ValueText: g.Name, LimitText: want, Pass: matches(g.Name),
+		}
+		if !c.Pass {
+			c.Detail = fmt.Sprintf("%s is not %s", g.Name, want)
+		}
+		checks = append(checks, c)
+	}
+	return checks
+}
+
+// peerAccessCheck checks peer access both ways between GPUs a and b.
+func peerAccessCheck(m [][]bool, a, b gpuRef) Check {
+	c := Check{
+		Name: CheckPeerAccess, Subject: "GPU " + pairName(a.index, b.index), Limit: 1, Cmp: Equal,
+		ValueText: "no", LimitText: "yes",
+	}
+	var missing, unknown []string
+	for _, d := range [][2]gpuRef{{a, b}, {b, a}} {
+		ok, known := at(m, d[0].pos, d[1].pos)
+		arrow := fmt.Sprintf("%d->%d", d[0].index, d[1].index)
+		switch {
+		case !known:
+			unknown = append(unknown, arrow)
+		case !ok:
+			missing = append(missing, arrow)
+		}
+	}
+	var why []string
+	if len(missing) > 0 {
+		why = append(why, "peer access "+strings.Join(missing, " and ")+" missing")
+	}
+	if len(unknown) > 0 {
+		why = append(why, "peer access "+strings.Join(unknown, " and ")+" unknown")
+	}
+	if len(why) == 0 {
+		c.Value, c.ValueText, c.Pass = 1, "yes", true
+	}
+	c.Detail = strings.Join(why, "; ")
+	return c
+}
+
+// nvlinkCheck checks that GPUs a and b have at least least NVLinks between them, taking
+// the lower count when the matrix is not symmetric.
+func nvlinkCheck(m [][]int, a, b gpuRef, least int) Check {
+	subject := "GPU " + pairName(a.index, b.index)
+	ab, okAB := at(m, a.pos, b.pos)
+	ba, okBA := at(m, b.pos, a.pos)
+	switch {
+	case okAB && okBA:
+		ab = min(ab, ba)
+	case okBA:
+		ab = ba
+	case !okAB:
+		c := failure(CheckNVLinks, "", subject, "unknown", "no NVLink count for "+subject)
+		c.Limit, c.Unit, c.Cmp = float64(least), "links", AtLeast
+		return c
+	}
+	return compare(CheckNVLinks, "", subject, float64(ab), float64(least), "links", AtLeast)
+}
+
+func pairChecks(spec Spec, f Figures) []Check {
+	var checks []Check
+	measured := map[[2]int]bool{}
+	for _, p := range f.Pairs {
+		pair := pairName(p.A, p.B)
+		measured[[2]int{min(p.A, p.B), max(p.A, p.B)}] = true
+		if p.Err != "" {
+			checks = append(checks, failure(CheckMeasurement, pair, "", "error", p.Err))
+		} else {
+			limits := []struct {
+				name       string
+				value, lim float64
+				unit, cmp  string
+			}{
+				{CheckMemorySignal, p.MemorySignalUs, spec.MaxMemorySignalUs, "us", AtMost},
+				{CheckPortSignal, p.PortSignalUs, spec.MaxPortSignalUs, "us", AtMost},
+				{CheckMemoryPut, p.MemoryPutGBs, spec.MinMemoryPutGBs, "GB/s", AtLeast},
+				{CheckPortPut, p.PortPutGBs, spec.MinPortPutGBs, "GB/s", AtLeast},
+			}
+			for _, l := range limits {
+				if l.lim > 0 {
+					checks = append(checks, compare(l.name, pair, "", l.value, l.lim, l.unit, l.cmp))
+				}
+			}
+		}
+		if p.Err == "" || p.Wrong != 0 {
+			checks = append(checks, verification(pair, "", p.Wrong, ""))
+		}
+	}
+	if spec.MaxMemorySignalUs > 0 || spec.MaxPortSignalUs > 0 || spec.MinMemoryPutGBs > 0 || spec.MinPortPutGBs > 0 {
+		for a := 0; a < f.Ranks; a++ {
+			for b := a + 1; b < f.Ranks; b++ {
+				if !measured[[2]int{a, b}] {
+					checks = append(checks, failure(CheckMeasurement, pairName(a, b), "", "none", "not measured"))
+				}
+			}
+		}
+	}
+	return checks
+}
+
+// verification checks that no byte arrived wrong; details tells more when some did.
+func verification(pair, subject string, wrong int64, details string) Check {
+	c := compare(CheckVerification, pair, subject, float64(wrong), 0, "B", Equal)
+	switch {
+	case details != "":
+		c.Detail = details
+	case wrong > 0:
+		c.Detail = bytesWrong(wrong)
+	}
+	return c
+}
+
+func collectiveChecks(spec Spec, figures []CollectiveFigure) []Check {
+	var checks []Check
+	used := make([]bool, len(figures))
+	for _, l := range spec.Collectives {
+		subject := l.Collective + " " + FormatSize(l.Size)
+		var ok []CollectiveFigure
+		var wrong int64
+		var wrongDetails []string
+		found := false
+		for i, cf := range figures {
+			if cf.Collective != l.Collective || cf.Size != l.Size {
+				continue
+			}
+			used[i], found = true, true
+			if cf.Err != "" {
+				checks = append(checks, failure(CheckMeasurement, "", subject, "error", withAlgorithm(cf.Err, cf.Algorithm)))
+			} else {
+				ok = append(ok, cf)
+			}
+			if cf.Wrong != 0 {
+				wrong += cf.Wrong
+				wrongDetails = append(wrongDetails, withAlgorithm(bytesWrong(cf.Wrong), cf.Algorithm))
+			}
+		}
+		if !found {
+			checks = append(checks, failure(CheckMeasurement, "", subject, "none", "not measured"))
+			continue
+		}
+		if len(ok) > 0 || wrong != 0 {
+			checks = append(checks, verification("", subject, wrong, strings.Join(wrongDetails, "; ")))
+		}
+		if len(ok) == 0 {
+			continue
+		}
+		if l.MaxTimeUs > 0 {
+			best := slices.MinFunc(ok, func(a, b CollectiveFigure) int { return cmpTime(a.TimeUs, b.TimeUs) })
+			checks = append(checks, compare(CheckCollectiveTime, "", subject, best.TimeUs, l.MaxTimeUs, "us", AtMost))
+		}
+		if l.MinBusBw > 0 {
+			best := slices.MaxFunc(ok, func(a, b CollectiveFigure) int { return cmpBusBw(a.BusBw, b.BusBw) })
+			checks = append(checks, compare(CheckBusBw, "", subject, best.BusBw, l.MinBusBw, "GB/s", AtLeast))
+		}
+	}
+	for i, cf := range figures {
+		if used[i] {
+			continue
+		}
+		subject := cf.Collective + " " + FormatSize(cf.Size)
+		if cf.Err != "" {
+			checks = append(checks, failure(CheckMeasurement, "", subject, "error", withAlgorithm(cf.Err, cf.Algorithm)))
+		}
+		if cf.Wrong != 0 {
+			checks = append(checks, verification("", subject, cf.Wrong, withAlgorithm(bytesWrong(cf.Wrong), cf.Algorithm)))
+		}
+	}
+	return checks
+}
+
+// cmpTime orders times with usable ones (positive, finite) first, fastest first.
+func cmpTime(a, b float64) int {
+	ua, ub := a > 0 && !math.IsInf(a, 0), b > 0 && !math.IsInf(b, 0)
+	switch {
+	case ua != ub:
+		if ua {
+			return -1
+		}
+		return 1
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// cmpBusBw orders bandwidths with usable ones (finite) last, lowest first.
+func cmpBusBw(a, b float64) int {
+	ua, ub := !math.IsNaN(a) && !math.IsInf(a, 0), !math.IsNaN(b) && !math.IsInf(b, 0)
+	switch {
+	case ua != ub:
+		if ua {
+			return 1
+		}
+		return -1
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// bytesWrong says how many bytes were wrong: "1 byte wrong", "12 bytes wrong".
+func bytesWrong(n int64) string {
+	if n == 1 {
+		return "1 byte wrong"
+	}
+	return fmt.Sprintf("%d bytes wrong", n)
+}
+
+// withAlgorithm appends the algorithm that s is about, when there is one.
+func withAlgorithm(s, algorithm string) string {
+	if algorithm == "" {
+		return s
+	}
+	return s + " (algorithm " + algorithm + ")"
+}

@@ -1,0 +1,64 @@
+package acceptance
+
+// Node is what discovery found on the host.
+type Node struct {
+	Hostname string `json:"hostname"`
+	Driver   string `json:"driver"` // NVIDIA driver version
+	GPUs     []GPU  `json:"gpus"`
+	// PeerAccess[i][j] says whether GPUs[i] can access GPUs[j]'s memory (CUDA peer
+	// access); i and j are positions in GPUs, and [i][i] is unused.
+	PeerAccess [][]bool `json:"peer_access"`
+	// NVLinks[i][j] is the number of NVLinks between GPUs[i] and GPUs[j], direct or
+	// through NVSwitch; nil when NVML is unavailable.
+	NVLinks [][]int `json:"nvlinks"`
+	// NVMLError says why NVLinks is nil, if it is.
+	NVMLError string `json:"nvml_error,omitempty"`
+}
+
+// GPU is one GPU of the node.
+type GPU struct {
+	Index int `json:"index"` // CUDA device index; names the GPU in checks ("GPU 3")
+	// Rank is the rank using the GPU, or -1 when no rank does. Peer-access and NVLink
+	// checks cover only GPUs with Rank >= 0; entries with the bus id of an earlier one
+	// (a GPU that several ranks share) are left out of them.
+	Rank        int    `json:"rank"`
+	Name        string `json:"name"` // as CUDA or NVML report it, e.g. "NVIDIA H200"
+	BusID       string `json:"bus_id"`
+	UUID        string `json:"uuid"`
+	MemoryBytes uint64 `json:"memory_bytes"`
+}
+
+// PairFigures are the point-to-point figures measured between ranks A and B.
+type PairFigures struct {
+	A int `json:"a"` // rank
+	B int `json:"b"` // rank
+	// One-way signal latency over memory and port channels, µs.
+	MemorySignalUs float64 `json:"memory_signal_us"`
+	PortSignalUs   float64 `json:"port_signal_us"`
+	// One-way put bandwidth at Spec.PutBytes over memory and port channels, GB/s.
+	MemoryPutGBs float64 `json:"memory_put_gbs"`
+	PortPutGBs   float64 `json:"port_put_gbs"`
+	// Wrong counts the bytes that arrived wrong in any of the pair's checks.
+	Wrong int64 `json:"wrong"`
+	// Err is non-empty when measuring the pair failed; the figures are 0 then.
+	Err string `json:"err,omitempty"`
+}
+
+// CollectiveFigure is one measured collective at one size.
+type CollectiveFigure struct {
+	Collective string  `json:"collective"` // "allreduce" or "allgather"
+	Size       int64   `json:"size"`       // bytes
+	Algorithm  string  `json:"algorithm"`
+	TimeUs     float64 `json:"time_us"`
+	BusBw      float64 `json:"bus_bw"` // GB/s
+	Wrong      int64   `json:"wrong"`
+	Err        string  `json:"err,omitempty"`
+}
+
+// Figures is everything the GPU side measured for one acceptance run.
+type Figures struct {
+	Node        Node               `json:"node"`
+	Ranks       int                `json:"ranks"`
+	Pairs       []PairFigures      `json:"pairs"`
+	Collectives []CollectiveFigure `json:"collectives"`
+}
