@@ -25,10 +25,6 @@ LDFLAGS := -X github.com/mscclpp-bench/mscclpp-bench/internal/version.Version=$(
 CU_SRCS  := $(wildcard kernels/*.cu)
 CU_HDRS  := $(wildcard kernels/include/mscclpp/*)
 FATBINS  := $(patsubst kernels/%.cu,kernels/fatbin/%.fatbin,$(CU_SRCS))
-# sm_90-only kernels use instructions newer than nvcc 11.8's PTX 7.8: they are shipped as
-# PTX 8.0 text that the driver compiles at load time.
-SM90_SRCS := $(wildcard kernels/sm90/*.cu)
-PTXS      := $(patsubst kernels/sm90/%.cu,kernels/fatbin/%.ptx,$(SM90_SRCS))
 GO_SRCS  := $(shell find . -name '*.go' -not -path './third_party/*') go.mod go.sum
 
 export CGO_CFLAGS := -I$(CUDA_HOME)/include
@@ -37,26 +33,21 @@ export CGO_CFLAGS := -I$(CUDA_HOME)/include
 
 all: bin/mscclpp-bench bin/mscclpp-bench-gpu
 
-kernels: $(FATBINS) $(PTXS)
+kernels: $(FATBINS)
 
 kernels/fatbin/%.fatbin: kernels/%.cu $(CU_HDRS)
 	@mkdir -p kernels/fatbin
 	$(NVCC) $(GENCODE) $(NVCCFLAGS) -Ikernels/include -fatbin -o $@ $<
 
-kernels/fatbin/%.ptx: kernels/sm90/%.cu $(CU_HDRS)
-	@mkdir -p kernels/fatbin
-	$(NVCC) -arch=compute_90 $(NVCCFLAGS) -Ikernels/include -ptx -o $@.tmp $<
-	sed 's/^\.version 7\.[0-9]*$$/.version 8.0/' $@.tmp > $@ && rm -f $@.tmp
-
 bin/mscclpp-bench: $(GO_SRCS)
 	@mkdir -p bin
 	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $@ ./cmd/mscclpp-bench
 
-bin/mscclpp-bench-gpu: $(GO_SRCS) $(FATBINS) $(PTXS)
+bin/mscclpp-bench-gpu: $(GO_SRCS) $(FATBINS)
 	@mkdir -p bin
 	CGO_ENABLED=1 $(GO) build -ldflags '$(LDFLAGS)' -o $@ ./cmd/mscclpp-bench-gpu
 
-vet: $(FATBINS) $(PTXS)
+vet: $(FATBINS)
 	$(GO) vet ./...
 	$(GO) vet -tags gpu ./internal/gputest/
 
@@ -81,4 +72,4 @@ gpu-test:
 	NP=$(NP) scripts/gpu-test.sh
 
 clean:
-	rm -rf bin kernels/fatbin/*.fatbin kernels/fatbin/*.ptx
+	rm -rf bin kernels/fatbin/*.fatbin

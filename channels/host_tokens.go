@@ -16,7 +16,7 @@ import (
 // ShmDir is where host tokens live: a tmpfs that every rank of the node can open.
 var ShmDir = "/dev/shm"
 
-// hostTokens are the inbound tokens of the port channels' semaphores, kept in host memory
+// hostTokens are the inbound tokens of HostTokens port channels' semaphores, kept in host memory
 // that the ranks of a node share (one file per rank under ShmDir, mapped by every rank and
 // registered with its GPU). A peer's proxy signals with a plain CPU store when its copy
 // stream is idle, instead of queueing a stream write (about 7 µs less per signal); the
@@ -80,7 +80,7 @@ func (t *hostTokens) mapFile(rank int, path string, size uint64, create bool) er
 	}
 	f, err := os.OpenFile(path, flags, 0o600)
 	if err != nil {
-		return fmt.Errorf("host tokens of rank %d: %w (port channels keep their tokens in %s; set MSCCLPP_BENCH_PORT_TOKENS=device to keep them in GPU memory)", rank, err, ShmDir)
+		return fmt.Errorf("host tokens of rank %d: %w (port channels made with HostTokens keep their tokens in %s)", rank, err, ShmDir)
 	}
 	defer f.Close()
 	if create {

@@ -204,7 +204,7 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 	gpus := make([]*fakeGPU, n)
 	onRanks(t, n, func(r int) error {
 		gpus[r] = newFakeGPU(r, &next)
-		m, err := NewMesh(gpus[r], bs[r], MeshOptions{Transport: TransportCudaIpc, Timeout: time.Second, Hostname: "node", DeviceTokens: deviceTokens})
+		m, err := NewMesh(gpus[r], bs[r], MeshOptions{Transport: TransportCudaIpc, Timeout: time.Second, Hostname: "node"})
 		if err != nil {
 			return err
 		}
@@ -222,7 +222,11 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 		if mem[r], err = m.MemoryChannels(bufs[r], local[r]); err != nil {
 			return err
 		}
-		port[r], err = m.PortChannels(bufs[r], local[r], 1024)
+		var opts []PortOption
+		if !deviceTokens {
+			opts = append(opts, HostTokens)
+		}
+		port[r], err = m.PortChannels(bufs[r], local[r], 1024, opts...)
 		return err
 	})
 	if t.Failed() {

@@ -15,9 +15,7 @@ import (
 //go:embed fatbin
 var fatbins embed.FS
 
-// Images returns every embedded image by name: fatbins under the .cu file's base name, and
-// PTX text (kernels/sm90, compiled by the driver at load time) as "name.ptx", terminated by
-// a NUL byte as the driver wants it.
+// Images returns every embedded fatbin by name (the .cu file's base name).
 func Images() (map[string][]byte, error) {
 	entries, err := fs.ReadDir(fatbins, "fatbin")
 	if err != nil {
@@ -25,17 +23,12 @@ func Images() (map[string][]byte, error) {
 	}
 	out := map[string][]byte{}
 	for _, e := range entries {
-		isPTX := strings.HasSuffix(e.Name(), ".ptx")
-		if !isPTX && !strings.HasSuffix(e.Name(), ".fatbin") {
+		if !strings.HasSuffix(e.Name(), ".fatbin") {
 			continue
 		}
 		b, err := fatbins.ReadFile(path.Join("fatbin", e.Name()))
 		if err != nil {
 			return nil, fmt.Errorf("read embedded kernel %s: %w", e.Name(), err)
-		}
-		if isPTX {
-			out[e.Name()] = append(b[:len(b):len(b)], 0)
-			continue
 		}
 		out[strings.TrimSuffix(e.Name(), ".fatbin")] = b
 	}

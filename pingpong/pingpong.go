@@ -87,10 +87,6 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 	if envInt("MSCCLPP_BENCH_PUT_UNROLL", 4) == 8 {
 		b.putKernel = "pingpong_memory_put_u8"
 	}
-	if os.Getenv("MSCCLPP_BENCH_PUT_KERNEL") == "tma" { // bulk copies (sm_90), one thread per block
-		b.putKernel = "pingpong_memory_put_tma"
-		b.putThreads = envInt("MSCCLPP_BENCH_PUT_THREADS", 32)
-	}
 	var err error
 	if b.src, err = m.Alloc(b.maxBytes); err != nil {
 		return nil, err
@@ -109,7 +105,8 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 	if err != nil {
 		return nil, err
 	}
-	pc, err := m.PortChannels(dstAll, b.src, b.maxBytes)
+	// Host tokens: the proxy signals with a CPU store; one thread waits (see HostTokens).
+	pc, err := m.PortChannels(dstAll, b.src, b.maxBytes, channels.HostTokens)
 	if err != nil {
 		return nil, err
 	}

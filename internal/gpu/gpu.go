@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -31,7 +30,6 @@ type GPU struct {
 
 	mu        sync.Mutex
 	kernels   map[string]cu.Function
-	unloaded  []string // PTX modules the driver could not compile, with the reason
 	graphs    map[device.Graph]graphPair
 	nextGraph device.Graph
 }
@@ -81,20 +79,6 @@ func Open(ordinal int, images map[string][]byte) (*GPU, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if strings.HasSuffix(name, ".ptx") {
-			// sm_90 PTX that the driver compiles now. Where it cannot (an older GPU or
-			// driver), only its kernels are missing, and Kernel says why.
-			jitLog := &cu.JITErrorLogBuffer{Buffer: make([]byte, 4096)}
-			m, err := cu.LoadDataEx(string(images[name]), jitLog)
-			if err != nil {
-				msg := strings.TrimSpace(strings.TrimRight(string(jitLog.Buffer), "\x00"))
-				g.unloaded = append(g.unloaded, fmt.Sprintf("%s (cuModuleLoadDataEx on sm_%d%d: %v %s)", name, g.info.Major, g.info.Minor, err, msg))
-				continue
-			}
-			g.modules = append(g.modules, m)
-			g.names = append(g.names, name)
-			continue
-		}
 		m, err := cu.LoadFatBinary(string(images[name]))
 		if err != nil {
 			return nil, fmt.Errorf("cuModuleLoadFatBinary(%s) on %s (sm_%d%d): %w", name, g.info.Name, g.info.Major, g.info.Minor, err)
@@ -322,9 +306,6 @@ func (g *GPU) Kernel(name string) (device.Kernel, error) {
 			}
 		}
 		if !ok {
-			if len(g.unloaded) > 0 {
-				return 0, fmt.Errorf("kernel %q is in none of the loaded modules %v; not loaded: %s", name, g.names, strings.Join(g.unloaded, "; "))
-			}
 			return 0, fmt.Errorf("kernel %q is in none of the loaded modules %v", name, g.names)
 		}
 		g.kernels[name] = fn

@@ -227,29 +227,38 @@ func TestPortChannelOps(t *testing.T) {
 		{"more-triggers-than-slots", portMany, 1536 * 64, 1536},
 		{"one-way", portOneWay, 1 << 20, 4},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			f := newFixture(t, c.bytes)
-			hs, err := job.Mesh.PortChannels(f.dstAll, f.src, c.bytes)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ch := upload(t, hs, f.peer)
-			if c.op == portOneWay { // the even rank of each pair sends, the odd one only waits
-				f.run("chantest_port_oneway", device.Dim{Grid: 1, Block: 1}, uint64(ch), c.bytes, uint64(c.pieces), uint64(1-job.Mesh.Rank%2))
-			} else {
-				f.run("chantest_port", device.Dim{Grid: 1, Block: 1}, uint64(ch), uint64(c.op), c.bytes, uint64(c.pieces))
-			}
-			if err := job.Mesh.Boot.Barrier(); err != nil {
-				t.Fatal(err)
-			}
-			if c.op == portOneWay && job.Mesh.Rank%2 == 0 {
-				return // only the odd rank of each pair received
-			}
-			if w := f.checkFromPeer(c.bytes); w != 0 {
-				t.Fatalf("%d of %d bytes wrong after %s", w, c.bytes, c.name)
-			}
-		})
+	for _, tokens := range []string{"device-tokens", "host-tokens"} {
+		for _, c := range cases {
+			t.Run(tokens+"/"+c.name, func(t *testing.T) { portChannelOp(t, c.op, c.bytes, c.pieces, tokens == "host-tokens") })
+		}
+	}
+}
+
+// portChannelOp runs one port-channel case and checks what arrived.
+func portChannelOp(t *testing.T, op int, bytes uint64, pieces int, hostTokens bool) {
+	var opts []channels.PortOption
+	if hostTokens {
+		opts = append(opts, channels.HostTokens)
+	}
+	f := newFixture(t, bytes)
+	hs, err := job.Mesh.PortChannels(f.dstAll, f.src, bytes, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := upload(t, hs, f.peer)
+	if op == portOneWay { // the even rank of each pair sends, the odd one only waits
+		f.run("chantest_port_oneway", device.Dim{Grid: 1, Block: 1}, uint64(ch), bytes, uint64(pieces), uint64(1-job.Mesh.Rank%2))
+	} else {
+		f.run("chantest_port", device.Dim{Grid: 1, Block: 1}, uint64(ch), uint64(op), bytes, uint64(pieces))
+	}
+	if err := job.Mesh.Boot.Barrier(); err != nil {
+		t.Fatal(err)
+	}
+	if op == portOneWay && job.Mesh.Rank%2 == 0 {
+		return // only the odd rank of each pair received
+	}
+	if w := f.checkFromPeer(bytes); w != 0 {
+		t.Fatalf("%d of %d bytes wrong after %s", w, bytes, t.Name())
 	}
 }
 

@@ -1,5 +1,9 @@
-// Package progress shows how far a long sweep has got ("size 3 of 29, 12.4 s") on one
-// terminal line of stderr, redrawn in place, so that the tables on stdout stay clean.
+// Package progress shows how far a long sweep has got ("[3/29] allreduce ... 12.4 s") on
+// one terminal line of stderr, redrawn in place, so that the tables on stdout stay clean.
+//
+// A step's line is drawn only once the step has run for Delay: quick steps never draw, so
+// a line cannot land between table rows when a launcher (mpirun) forwards stdout and
+// stderr separately and out of order.
 package progress
 
 import (
@@ -13,56 +17,102 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Meter draws the progress line. A nil or disabled Meter does nothing.
+// Delay is how long a step runs before its progress line appears.
+const Delay = 300 * time.Millisecond
+
+// Meter draws the progress line. A nil Meter does nothing.
 type Meter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	start  time.Time
-	drawn  bool
-	now    func() time.Time
-	minGap time.Duration
-	lastAt time.Time
+	mu    sync.Mutex
+	w     io.Writer
+	start time.Time
+	// the step in progress
+	active      bool
+	done, total int
+	what        string
+	since       time.Time
+	drawn       bool
+	stop        chan struct{}
 }
 
-// New returns a Meter writing to w, or nil (a Meter that does nothing) when !on.
+// New returns a Meter writing to w that redraws its line every tick, or nil (a Meter that
+// does nothing) when !on. Call Close when done.
 func New(w io.Writer, on bool) *Meter {
 	if !on || w == nil {
 		return nil
 	}
-	return &Meter{w: w, start: time.Now(), now: time.Now, minGap: 100 * time.Millisecond}
+	m := &Meter{w: w, start: time.Now(), stop: make(chan struct{})}
+	go m.loop(100 * time.Millisecond)
+	return m
 }
 
-// Update redraws the line: "[done/total] what, elapsed".
+func (m *Meter) loop(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case now := <-t.C:
+			m.tick(now)
+		}
+	}
+}
+
+// Update starts a step: done of total steps are finished, what comes next.
 func (m *Meter) Update(done, total int, what string) {
 	if m == nil {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.now()
-	if m.drawn && now.Sub(m.lastAt) < m.minGap {
+	m.active, m.done, m.total, m.what, m.since = true, done, total, what, time.Now()
+}
+
+// tick draws the line of a step that has run for Delay or more.
+func (m *Meter) tick(now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.active || now.Sub(m.since) < Delay {
 		return
 	}
-	m.lastAt = now
-	line := fmt.Sprintf("[%*d/%d] %s  %s", len(strconv.Itoa(total)), done, total, what, elapsed(now.Sub(m.start)))
+	line := fmt.Sprintf("[%*d/%d] %s  %s", len(strconv.Itoa(m.total)), m.done, m.total, m.what, elapsed(now.Sub(m.start)))
 	// \r back to the start of the line, then clear to its end (ANSI EL), so a shorter line
 	// leaves no tail of the longer one before it.
 	fmt.Fprintf(m.w, "\r%s\x1b[K", line)
 	m.drawn = true
 }
 
-// Clear erases the line, if one is drawn; call it before anything is printed on the same
-// terminal, and at the end.
+// Settle is how long Clear waits after erasing a line: mpirun forwards a rank's stderr and
+// stdout separately, and without the pause the next table row can reach the terminal
+// before the erase does and be printed after the progress text.
+var Settle = 20 * time.Millisecond
+
+// Clear ends the step and erases its line, if one is drawn; call it before anything is
+// printed on the same terminal.
 func (m *Meter) Clear() {
 	if m == nil {
 		return
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	erased := m.drawn
+	m.active = false
 	if m.drawn {
 		fmt.Fprint(m.w, "\r\x1b[K")
 		m.drawn = false
 	}
+	m.mu.Unlock()
+	if erased {
+		time.Sleep(Settle)
+	}
+}
+
+// Close erases the line and stops redrawing.
+func (m *Meter) Close() {
+	if m == nil {
+		return
+	}
+	m.Clear()
+	close(m.stop)
 }
 
 func elapsed(d time.Duration) string {

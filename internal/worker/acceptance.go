@@ -35,7 +35,7 @@ func runAcceptance(j *Job) error {
 		return err
 	}
 	meter := j.Meter()
-	defer meter.Clear()
+	defer meter.Close()
 	meter.Update(0, 2, "pairs: latency and bandwidth")
 	if fig.Pairs, err = j.measurePairs(spec); err != nil {
 		return err

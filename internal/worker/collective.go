@@ -19,7 +19,7 @@ func runCollective(j *Job) error {
 	h := j.Header(coll.TestName())
 	p.Header(h)
 	meter := j.Meter()
-	defer meter.Clear()
+	defer meter.Close()
 	opts := collectives.Options{Progress: meter.Update,
 		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, AggIters: c.AggIters, Check: c.Check,
 		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops, Kernel: c.Kernel, SMs: j.SMs,
