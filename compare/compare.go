@@ -33,6 +33,11 @@ type Options struct {
 	// models, collective) or that have no rows in common; the differences
 	// are then reported in Result.Warnings instead of as an error.
 	Force bool
+	// AnyAlgorithm matches rows whatever algorithm measured them, so that
+	// two -k auto runs whose choice of algorithm differs at some size are
+	// still compared size by size. Each file must then hold one row per
+	// type, op and size.
+	AnyAlgorithm bool
 }
 
 // DefaultOptions returns the default Options: 15 % time tolerance, 5 % bus
@@ -260,6 +265,14 @@ func Compare(base, cur *results.Report, opt Options) (*Result, error) {
 	if len(baseRows) == 0 && len(base.PingPong) == 0 {
 		return nil, errors.New("compare: the baseline has no result rows")
 	}
+	if opt.AnyAlgorithm {
+		// A baseline row without an algorithm matches every algorithm; the current
+		// file's names stay for the table, and its duplicates are checked without them.
+		baseRows = withoutAlgorithm(baseRows)
+		if err := checkDuplicates("current", withoutAlgorithm(curRows), nil); err != nil {
+			return nil, fmt.Errorf("%w (--any-algorithm needs one algorithm per size)", err)
+		}
+	}
 	if err := checkDuplicates("baseline", baseRows, base.PingPong); err != nil {
 		return nil, err
 	}
@@ -354,6 +367,15 @@ func checkDuplicates(which string, rows []results.Row, pings []results.PingPongR
 		seenPP[k] = true
 	}
 	return nil
+}
+
+// withoutAlgorithm returns a copy of rows with every Algorithm cleared.
+func withoutAlgorithm(rows []results.Row) []results.Row {
+	out := slices.Clone(rows)
+	for i := range out {
+		out[i].Algorithm = ""
+	}
+	return out
 }
 
 func keyOf(r results.Row) rowKey {

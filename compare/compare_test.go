@@ -288,6 +288,45 @@ func TestCompareAlgorithmMatching(t *testing.T) {
 	}
 }
 
+func TestCompareAnyAlgorithm(t *testing.T) {
+	opt := DefaultOptions()
+	opt.AnyAlgorithm = true
+	tests := []struct {
+		name      string
+		base, cur []string // algorithms of one 1 MiB row each
+		want      Counts
+		wantErr   error
+	}{
+		{"auto choice changed", []string{"rsag"}, []string{"port"}, Counts{OK: 1}, nil},
+		{"ours against nccl", []string{"rsag"}, []string{""}, Counts{OK: 1}, nil},
+		{"several algorithms per size", []string{"rsag"}, []string{"rsag", "port"}, Counts{}, ErrDuplicate},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var base, cur []results.Row
+			for _, a := range tt.base {
+				base = append(base, row(a, 1<<20, pl(10, 100), nil))
+			}
+			for _, a := range tt.cur {
+				cur = append(cur, row(a, 1<<20, pl(10, 100), nil))
+			}
+			res, err := Compare(report(base...), report(cur...), opt)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("got %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Counts != tt.want {
+				t.Errorf("counts %+v, want %+v", res.Counts, tt.want)
+			}
+		})
+	}
+}
+
 func TestCompareAlgorithmsOnlyInBaseline(t *testing.T) {
 	_, err := Compare(report(row("rsag", 1<<20, pl(10, 100), nil)), report(row("", 1<<20, pl(10, 100), nil)), DefaultOptions())
 	if !errors.Is(err, ErrNoCommonRows) || !strings.Contains(err.Error(), "nccl-tests file as the baseline") {

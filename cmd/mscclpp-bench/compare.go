@@ -22,6 +22,7 @@ type compareFlags struct {
 	timeTol, busBwTol float64
 	latencyBound      string
 	force             bool
+	anyAlgorithm      bool
 	junit             string
 }
 
@@ -52,13 +53,14 @@ unless --force).`,
 	fs.Float64Var(&f.busBwTol, "busbw-tolerance", def.BusBwTolerance, "relative bandwidth change counted as noise, as a fraction")
 	fs.StringVar(&f.latencyBound, "latency-bound-below", "1M", "sizes below this (K, M, G suffixes) are judged on time, the others on bus bandwidth")
 	fs.BoolVar(&f.force, "force", false, "compare even if rank count, GPU models or collective differ")
+	fs.BoolVar(&f.anyAlgorithm, "any-algorithm", false, "match rows whatever algorithm measured them (two -k auto runs whose choice changed)")
 	fs.StringVar(&f.junit, "junit", "", "also write a JUnit XML report to this file")
 	return cmd
 }
 
 // runCompare reads both files, compares them and reports.
 func runCompare(app *cli.App, f *compareFlags, basePath, curPath string) error {
-	opt := compare.Options{TimeTolerance: f.timeTol, BusBwTolerance: f.busBwTol, Force: f.force}
+	opt := compare.Options{TimeTolerance: f.timeTol, BusBwTolerance: f.busBwTol, Force: f.force, AnyAlgorithm: f.anyAlgorithm}
 	for _, t := range []struct {
 		flag string
 		v    float64
