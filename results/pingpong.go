@@ -33,9 +33,11 @@ const (
 // column header of the ping-pong table: a title line, the column names and
 // their units. It replaces a
 // collective column header that Header left pending, so a ping-pong-only
-// run does not show the collective columns.
+// run does not show the collective columns, and Footer then leaves out the
+// average bus bandwidth, which point to point does not have.
 func (p *TextPrinter) PingPongHeader() {
 	p.pendingCol = false
+	p.pingPong = true
 	p.printf("#\n")
 	lead := fmt.Sprintf("# %6s  %8s  %10s  %12s", "", "", "", "")
 	p.printf("%s\n", strings.TrimRight(lead+centre(pingPongTitle, ppNumCols), " "))

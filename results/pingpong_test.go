@@ -51,7 +51,6 @@ func TestPingPongAfterHeader(t *testing.T) {
 #                                        (B)     (us)     (us)  (GB/s)
      0-1    memory         put             8     2.00     1.00    0.00       0
 # Out of bounds values : 0 OK
-# Avg bus bandwidth    : 0 
 #
 # Collective test concluded: pingpong
 #

@@ -93,6 +93,7 @@ type TextPrinter struct {
 	err        error
 	collective string
 	pendingCol bool // Header was printed, column header not yet
+	pingPong   bool // PingPongHeader was printed: Footer has no bus bandwidth line
 }
 
 // NewTextPrinter returns a TextPrinter writing to w.
@@ -206,7 +207,9 @@ func (p *TextPrinter) Footer(f Footer) {
 		status = "FAILED"
 	}
 	p.printf("# %-20s : %d %s\n", "Out of bounds values", f.OutOfBounds, status)
-	p.printf("# %-20s : %s \n", "Avg bus bandwidth", strings.TrimSpace(formatG(f.AvgBusBw, 0)))
+	if !p.pingPong { // point to point has no bus bandwidth
+		p.printf("# %-20s : %s \n", "Avg bus bandwidth", strings.TrimSpace(formatG(f.AvgBusBw, 0)))
+	}
 	p.printf("#\n")
 	p.printf("# Collective test concluded: %s\n", p.collective)
 	p.printf("#\n")
