@@ -2,6 +2,7 @@ package acceptance
 
 import (
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"math"
 	"slices"
 	"strings"
@@ -326,7 +327,7 @@ func collectiveChecks(spec Spec, figures []CollectiveFigure) []Check {
 	var checks []Check
 	used := make([]bool, len(figures))
 	for _, l := range spec.Collectives {
-		subject := l.Collective + " " + FormatSize(l.Size)
+		subject := l.Collective + " " + bytesize.Format(l.Size)
 		var ok []CollectiveFigure
 		var wrong int64
 		var wrongDetails []string
@@ -369,7 +370,7 @@ func collectiveChecks(spec Spec, figures []CollectiveFigure) []Check {
 		if used[i] {
 			continue
 		}
-		subject := cf.Collective + " " + FormatSize(cf.Size)
+		subject := cf.Collective + " " + bytesize.Format(cf.Size)
 		if cf.Err != "" {
 			checks = append(checks, failure(CheckMeasurement, "", subject, "error", withAlgorithm(cf.Err, cf.Algorithm)))
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"io"
 	"os"
 	"path/filepath"
@@ -266,7 +267,7 @@ func decodeSize(v *yaml.Node) (int64, error) {
 		}
 		return i, nil
 	}
-	return ParseSize(s.Value)
+	return bytesize.Parse(s.Value)
 }
 
 // decodeLimits reads the list of collective limits in field.
@@ -299,65 +300,4 @@ func decodeLimits(v *yaml.Node, field string) ([]CollectiveLimit, error) {
 		limits = append(limits, l)
 	}
 	return limits, nil
-}
-
-// maxSize bounds ParseSize: 1 PiB.
-const maxSize = 1 << 50
-
-// ParseSize reads a byte count written as digits with an optional K, M or G suffix (powers
-// of 1024, either case), e.g. "8", "64K", "1.5M", "2G". The result must be a whole number
-// of bytes.
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	unit := int64(1)
-	if t != "" {
-		switch t[len(t)-1] {
-		case 'k', 'K':
-			unit = 1 << 10
-		case 'm', 'M':
-			unit = 1 << 20
-		case 'g', 'G':
-			unit = 1 << 30
-		}
-	}
-	if unit != 1 {
-		t = strings.TrimSpace(t[:len(t)-1])
-	}
-	whole, frac, _ := strings.Cut(t, ".")
-	if whole == "" || !allDigits(whole) || !allDigits(frac) {
-		return 0, fmt.Errorf("invalid size %q (want digits with an optional K, M or G suffix)", s)
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f*float64(unit) > maxSize {
-		return 0, fmt.Errorf("size %q is out of range", s)
-	}
-	b := f * float64(unit)
-	if b != float64(int64(b)) {
-		return 0, fmt.Errorf("size %q is not a whole number of bytes", s)
-	}
-	return int64(b), nil
-}
-
-// allDigits reports whether s holds only ASCII digits (true for "").
-func allDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// FormatSize writes a byte count the way ParseSize reads it, with the largest suffix that
-// keeps it whole: 8, 1K, 256M, 2G, 1536K.
-func FormatSize(n int64) string {
-	for _, u := range []struct {
-		suffix string
-		size   int64
-	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
-		if n != 0 && n%u.size == 0 {
-			return strconv.FormatInt(n/u.size, 10) + u.suffix
-		}
-	}
-	return strconv.FormatInt(n, 10)
 }

@@ -289,53 +289,6 @@ func TestLoadSpecRoundTrip(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-	}{
-		{"8", 8},
-		{"0", 0},
-		{" 16 ", 16},
-		{"64K", 64 << 10},
-		{"64k", 64 << 10},
-		{"1.5M", 3 << 19},
-		{"256M", 256 << 20},
-		{"2G", 2 << 30},
-		{"4 K", 4 << 10},
-		{"1.", 1},
-	}
-	for _, tt := range tests {
-		got, err := ParseSize(tt.in)
-		if err != nil || got != tt.want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
-		}
-	}
-	for _, in := range []string{"", " ", "K", "-1", "+1", "1e3", "1.5", "0.1K", "1T", "1KB", "1,5M", ".5K", "NaN", "Inf", "0x10", "2000000G"} {
-		if got, err := ParseSize(in); err == nil {
-			t.Errorf("ParseSize(%q) = %d, want an error", in, got)
-		}
-	}
-}
-
-func TestFormatSize(t *testing.T) {
-	tests := []struct {
-		in   int64
-		want string
-	}{
-		{0, "0"}, {8, "8"}, {1000, "1000"}, {1 << 10, "1K"}, {1536, "1536"}, {3 << 19, "1536K"},
-		{1 << 20, "1M"}, {256 << 20, "256M"}, {1 << 30, "1G"}, {3 << 30, "3G"},
-	}
-	for _, tt := range tests {
-		if got := FormatSize(tt.in); got != tt.want {
-			t.Errorf("FormatSize(%d) = %q, want %q", tt.in, got, tt.want)
-		}
-		if n, err := ParseSize(FormatSize(tt.in)); err != nil || n != tt.in {
-			t.Errorf("ParseSize(FormatSize(%d)) = %d, %v", tt.in, n, err)
-		}
-	}
-}
-
 func TestLoadSpecExample(t *testing.T) {
 	got, err := LoadSpec(filepath.Join("testdata", "h200-sxm.yaml"), Spec{})
 	if err != nil {

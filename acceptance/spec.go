@@ -3,6 +3,7 @@ package acceptance
 import (
 	"errors"
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"math"
 	"strings"
 	"unicode"
@@ -243,7 +244,7 @@ func (s Spec) Validate() error {
 		}
 		key := CollectiveLimit{Collective: c.Collective, Size: c.Size}
 		if seen[key] {
-			return fmt.Errorf("%s: %s %s is listed twice", field, c.Collective, FormatSize(c.Size))
+			return fmt.Errorf("%s: %s %s is listed twice", field, c.Collective, bytesize.Format(c.Size))
 		}
 		seen[key] = true
 	}

@@ -259,14 +259,19 @@ func TestCompareNewRows(t *testing.T) {
 
 func TestCompareAlgorithmMatching(t *testing.T) {
 	tests := []struct {
-		name      string
-		base, cur []string // algorithms of one 1 MiB row each
-		want      Counts
+		name         string
+		anyAlgorithm bool
+		base, cur    []string // algorithms of one 1 MiB row each
+		want         Counts
+		wantErr      error
 	}{
-		{"same algorithm", []string{"rsag"}, []string{"rsag"}, Counts{OK: 1}},
-		{"nccl baseline matches every algorithm", []string{""}, []string{"rsag", "ll8", "port"}, Counts{OK: 3}},
-		{"nccl against nccl", []string{""}, []string{""}, Counts{OK: 1}},
-		{"algorithms differ", []string{"rsag", "ll8"}, []string{"rsag", "port"}, Counts{OK: 1, Missing: 1, New: 1}},
+		{"same algorithm", false, []string{"rsag"}, []string{"rsag"}, Counts{OK: 1}, nil},
+		{"nccl baseline matches every algorithm", false, []string{""}, []string{"rsag", "ll8", "port"}, Counts{OK: 3}, nil},
+		{"nccl against nccl", false, []string{""}, []string{""}, Counts{OK: 1}, nil},
+		{"algorithms differ", false, []string{"rsag", "ll8"}, []string{"rsag", "port"}, Counts{OK: 1, Missing: 1, New: 1}, nil},
+		{"any algorithm: auto choice changed", true, []string{"rsag"}, []string{"port"}, Counts{OK: 1}, nil},
+		{"any algorithm: ours against nccl", true, []string{"rsag"}, []string{""}, Counts{OK: 1}, nil},
+		{"any algorithm: several per size", true, []string{"rsag"}, []string{"rsag", "port"}, Counts{}, ErrDuplicate},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -277,48 +282,14 @@ func TestCompareAlgorithmMatching(t *testing.T) {
 			for _, a := range tt.cur {
 				cur = append(cur, row(a, 1<<20, pl(10, 100), nil))
 			}
-			res, err := Compare(report(base...), report(cur...), DefaultOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Counts != tt.want {
-				t.Errorf("counts %+v, want %+v", res.Counts, tt.want)
-			}
-		})
-	}
-}
-
-func TestCompareAnyAlgorithm(t *testing.T) {
-	opt := DefaultOptions()
-	opt.AnyAlgorithm = true
-	tests := []struct {
-		name      string
-		base, cur []string // algorithms of one 1 MiB row each
-		want      Counts
-		wantErr   error
-	}{
-		{"auto choice changed", []string{"rsag"}, []string{"port"}, Counts{OK: 1}, nil},
-		{"ours against nccl", []string{"rsag"}, []string{""}, Counts{OK: 1}, nil},
-		{"several algorithms per size", []string{"rsag"}, []string{"rsag", "port"}, Counts{}, ErrDuplicate},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var base, cur []results.Row
-			for _, a := range tt.base {
-				base = append(base, row(a, 1<<20, pl(10, 100), nil))
-			}
-			for _, a := range tt.cur {
-				cur = append(cur, row(a, 1<<20, pl(10, 100), nil))
-			}
+			opt := DefaultOptions()
+			opt.AnyAlgorithm = tt.anyAlgorithm
 			res, err := Compare(report(base...), report(cur...), opt)
-			if tt.wantErr != nil {
+			if tt.wantErr != nil || err != nil {
 				if !errors.Is(err, tt.wantErr) {
-					t.Fatalf("got %v, want %v", err, tt.wantErr)
+					t.Fatalf("got error %v, want %v", err, tt.wantErr)
 				}
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if res.Counts != tt.want {
 				t.Errorf("counts %+v, want %+v", res.Counts, tt.want)

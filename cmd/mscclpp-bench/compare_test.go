@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/spf13/cobra"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 )
@@ -22,13 +19,7 @@ const (
 // runCompareMain runs the command line with only the compare subcommand added and
 // returns the exit code, stdout and stderr.
 func runCompareMain(args ...string) (int, string, string) {
-	var out, errOut bytes.Buffer
-	app := cli.App{
-		Name: "mscclpp-bench", Version: "test", Stdout: &out, Stderr: &errOut,
-		Extra: []func(*cli.App) *cobra.Command{newCompareCommand},
-	}
-	code := cli.Main(app, args)
-	return code, out.String(), errOut.String()
+	return runExtra(newCompareCommand, args...)
 }
 
 func TestCompareRegistered(t *testing.T) {

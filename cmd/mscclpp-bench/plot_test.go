@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
 	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 )
 
@@ -58,15 +56,12 @@ func TestPlotCommand(t *testing.T) {
 					args[i] = filepath.Join(dir, a)
 				}
 			}
-			var stdout, stderr bytes.Buffer
-			app := cli.App{Name: "mscclpp-bench", Version: "test", Stdout: &stdout, Stderr: &stderr,
-				Extra: []func(*cli.App) *cobra.Command{newPlotCommand}}
-			code := cli.Main(app, args)
+			code, stdout, stderr := runExtra(newPlotCommand, args...)
 			if code != tc.code {
-				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.code, stderr.String())
+				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.code, stderr)
 			}
-			if tc.stderr != "" && !strings.Contains(stderr.String(), tc.stderr) {
-				t.Errorf("stderr %q does not contain %q", stderr.String(), tc.stderr)
+			if tc.stderr != "" && !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.stderr)
 			}
 			if tc.out == "" {
 				return
@@ -75,8 +70,8 @@ func TestPlotCommand(t *testing.T) {
 			if err != nil {
 				t.Fatalf("output not written: %v", err)
 			}
-			if !strings.Contains(stdout.String(), tc.out) {
-				t.Errorf("stdout %q does not name %s", stdout.String(), tc.out)
+			if !strings.Contains(stdout, tc.out) {
+				t.Errorf("stdout %q does not name %s", stdout, tc.out)
 			}
 			switch filepath.Ext(tc.out) {
 			case ".svg":

@@ -8,8 +8,7 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"strings"
 	"time"
 )
@@ -68,33 +67,7 @@ func IsUsage(err error) bool {
 
 // ParseSize reads a byte count as nccl-tests does: a number with an optional K, M or G
 // suffix (powers of 1024), e.g. "8", "64K", "1.5M", "2G".
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return 0, fmt.Errorf("empty size")
-	}
-	unit := 1.0
-	switch t[len(t)-1] {
-	case 'k', 'K':
-		unit = 1 << 10
-	case 'm', 'M':
-		unit = 1 << 20
-	case 'g', 'G':
-		unit = 1 << 30
-	}
-	if unit != 1 {
-		t = strings.TrimSpace(t[:len(t)-1])
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("invalid size %q (want a number with an optional K, M or G suffix)", s)
-	}
-	b := v * unit
-	if b < 0 || b > 1<<50 {
-		return 0, fmt.Errorf("size %q is out of range", s)
-	}
-	return int64(b), nil
-}
+func ParseSize(s string) (int64, error) { return bytesize.Parse(s) }
 
 // Sizes returns the sweep nccl-tests would run: from min to max, multiplying by the step
 // factor when it is above 1, else adding the step in bytes.

@@ -5,41 +5,13 @@ import (
 	"testing"
 )
 
-func TestParseSize(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-	}{
-		{"8", 8},
-		{"0", 0},
-		{"64K", 64 << 10},
-		{"64k", 64 << 10},
-		{"1.5M", 3 << 19},
-		{"32m", 32 << 20},
-		{"2G", 2 << 30},
-		{"1g", 1 << 30},
-		{" 16 ", 16},
-		{"4 K", 4 << 10},
-		{"64G", 64 << 30},
+func TestParseSizeIsNCCLTests(t *testing.T) {
+	// The table tests live in internal/bytesize; this checks the flag path uses it.
+	if got, err := ParseSize("1.5M"); err != nil || got != 3<<19 {
+		t.Errorf("ParseSize(1.5M) = %d, %v", got, err)
 	}
-	for _, tt := range tests {
-		got, err := ParseSize(tt.in)
-		if err != nil {
-			t.Errorf("ParseSize(%q): unexpected error %v", tt.in, err)
-			continue
-		}
-		if got != tt.want {
-			t.Errorf("ParseSize(%q) = %d, want %d", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestParseSizeErrors(t *testing.T) {
-	for _, in := range []string{"", "   ", "abc", "-1", "-1K", "1T", "NaN", "Inf", "+Inf", "1e30", "K", "1KB", "1,5M"} {
-		got, err := ParseSize(in)
-		if err == nil {
-			t.Errorf("ParseSize(%q) = %d, want an error", in, got)
-		}
+	if _, err := ParseSize("1T"); err == nil {
+		t.Error("ParseSize(1T) succeeded")
 	}
 }
 
