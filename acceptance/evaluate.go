@@ -5,6 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -37,6 +38,7 @@ const (
 // Names of the checks Evaluate makes.
 const (
 	CheckRanks          = "ranks"
+	CheckCoverage       = "GPUs tested"
 	CheckGPUModel       = "GPU model"
 	CheckPeerAccess     = "peer access"
 	CheckNVLinks        = "NVLinks"
@@ -136,6 +138,17 @@ func usedGPUs(gpus []GPU) []gpuRef {
 	return used
 }
 
+// idleGPUs names the GPUs no rank uses.
+func idleGPUs(gpus []GPU) []string {
+	var idle []string
+	for _, g := range gpus {
+		if g.Rank < 0 {
+			idle = append(idle, strconv.Itoa(g.Index))
+		}
+	}
+	return idle
+}
+
 // at returns m[i][j] and whether it exists.
 func at[T any](m [][]T, i, j int) (T, bool) {
 	var zero T
@@ -154,6 +167,11 @@ func nodeChecks(spec Spec, f Figures) []Check {
 	var checks []Check
 	if spec.Ranks > 0 {
 		checks = append(checks, compare(CheckRanks, "", host, float64(f.Ranks), float64(spec.Ranks), "", Equal))
+	} else if idle := idleGPUs(node.GPUs); len(idle) > 0 {
+		// Without an expected rank count, every GPU of the node must be tested.
+		c := compare(CheckCoverage, "", host, float64(len(node.GPUs)-len(idle)), float64(len(node.GPUs)), "GPUs", Equal)
+		c.Detail = fmt.Sprintf("no rank uses GPU %s: launch one rank per GPU (mpirun -np %d), or set ranks in the spec", strings.Join(idle, ", "), len(node.GPUs))
+		checks = append(checks, c)
 	}
 	checks = append(checks, modelChecks(spec.Model, host, node.GPUs)...)
 

@@ -112,6 +112,23 @@ func TestEvaluate(t *testing.T) {
 			summary: "0-1 (measurement: port channel: connect: timeout)",
 		},
 		{
+			name: "a GPU no rank uses", ranks: 2,
+			spec: func(s *Spec) { s.Ranks = 0 }, // the built-in specs expect every GPU
+			figures: func(f *Figures) {
+				f.Node.GPUs = append(f.Node.GPUs, GPU{Index: 2, Rank: -1, Name: "NVIDIA H200", BusID: "0000:00:08.0"})
+			},
+			failed:  []string{"GPUs tested|vm|no rank uses GPU 2: launch one rank per GPU (mpirun -np 3), or set ranks in the spec"},
+			summary: "other failures: vm (GPUs tested",
+		},
+		{
+			name: "a GPU no rank uses, with ranks set in the spec", ranks: 2,
+			spec: func(s *Spec) { s.Ranks = 2 },
+			figures: func(f *Figures) {
+				f.Node.GPUs = append(f.Node.GPUs, GPU{Index: 2, Rank: -1, Name: "NVIDIA H200", BusID: "0000:00:08.0"})
+			},
+			summary: "acceptance: PASS",
+		},
+		{
 			name: "pair not measured", ranks: 3,
 			figures: func(f *Figures) { f.Pairs = f.Pairs[:2] }, // 0-1, 0-2
 			failed:  []string{"measurement|1-2|not measured"},

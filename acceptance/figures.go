@@ -17,7 +17,7 @@ type Node struct {
 
 // GPU is one GPU of the node.
 type GPU struct {
-	Index int `json:"index"` // CUDA device index; names the GPU in checks ("GPU 3")
+	Index int `json:"index"` // the node's index of the GPU (NVML's, else CUDA's); names it in checks ("GPU 3")
 	// Rank is the rank using the GPU, or -1 when no rank does. Peer-access and NVLink
 	// checks cover only GPUs with Rank >= 0; entries with the bus id of an earlier one
 	// (a GPU that several ranks share) are left out of them.
@@ -51,7 +51,7 @@ type CollectiveFigure struct {
 	Algorithm  string  `json:"algorithm"`
 	TimeUs     float64 `json:"time_us"`
 	BusBw      float64 `json:"bus_bw"` // GB/s
-	Wrong      int64   `json:"wrong"`
+	Wrong      int64   `json:"wrong"`  // bytes that arrived wrong
 	Err        string  `json:"err,omitempty"`
 }
 

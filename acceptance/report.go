@@ -2,6 +2,7 @@ package acceptance
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,9 +24,30 @@ type Report struct {
 	Pass    bool    `json:"pass"`
 }
 
-// WriteJSON writes r as indented JSON, ending with a newline. Figures that are NaN or
-// infinite cannot be written and make it fail.
+// WriteJSON writes r as indented JSON, ending with a newline. JSON has no NaN or
+// infinity: such figures (which Evaluate fails) are written as 0, and their checks' Detail
+// says what was measured.
 func WriteJSON(w io.Writer, r Report) error {
+	r.Figures.Pairs = slices.Clone(r.Figures.Pairs)
+	for i := range r.Figures.Pairs {
+		p := &r.Figures.Pairs[i]
+		for _, v := range []*float64{&p.MemorySignalUs, &p.PortSignalUs, &p.MemoryPutGBs, &p.PortPutGBs} {
+			*v = finite(*v)
+		}
+	}
+	r.Figures.Collectives = slices.Clone(r.Figures.Collectives)
+	for i := range r.Figures.Collectives {
+		c := &r.Figures.Collectives[i]
+		c.TimeUs, c.BusBw = finite(c.TimeUs), finite(c.BusBw)
+	}
+	r.Checks = slices.Clone(r.Checks)
+	for i := range r.Checks {
+		c := &r.Checks[i]
+		if math.IsNaN(c.Value) || math.IsInf(c.Value, 0) {
+			c.ValueText = strconv.FormatFloat(c.Value, 'g', -1, 64)
+		}
+		c.Value, c.Limit = finite(c.Value), finite(c.Limit)
+	}
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("acceptance: JSON report: %w", err)
@@ -34,6 +56,14 @@ func WriteJSON(w io.Writer, r Report) error {
 		return fmt.Errorf("acceptance: write JSON report: %w", err)
 	}
 	return nil
+}
+
+// finite returns v, or 0 when v is NaN or infinite.
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
 }
 
 // WriteTable writes the checks as an ASCII table (check, pair/subject, measured, limit,
@@ -156,7 +186,7 @@ func Summary(checks []Check) string {
 		}
 		return fmt.Sprintf("acceptance: PASS (%d checks)", len(checks))
 	}
-	slices.SortStableFunc(pairs, func(a, b *failureGroup) int { return -cmpSeverity(a.severity, b.severity) })
+	slices.SortStableFunc(pairs, func(a, b *failureGroup) int { return cmp.Compare(b.severity, a.severity) })
 	parts := []string{fmt.Sprintf("acceptance: FAIL: %d of %d checks failed", failed, len(checks))}
 	if len(pairs) > 0 {
 		parts = append(parts, "slowest/broken pairs: "+listGroups(pairs))
@@ -239,14 +269,4 @@ func severity(c Check) float64 {
 		return c.Value / c.Limit
 	}
 	return math.Inf(1)
-}
-
-func cmpSeverity(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

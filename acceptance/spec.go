@@ -64,8 +64,9 @@ var ErrNoBuiltinSpec = errors.New("acceptance: no built-in thresholds")
 // They are conservative floors from measurements on 2×H200 SXM (NVLink 4, NV18) taken on
 // 2026-11-22 (docs/results/2026-11-22-h200x2), where:
 //
-//   - memory-channel signal was 0.68 µs one way (relaxed; 1.31 µs with release/acquire),
-//     port-channel signal 7.5 µs;
+//   - memory-channel signal was 0.6-0.77 µs one way (relaxed; 1.2-1.38 µs with
+//     release/acquire, which acceptance measures), port-channel signal 3.9 µs (host tokens,
+//     as acceptance measures it; 7.1 µs with tokens in GPU memory);
 //   - put of 256 MiB reached 364 GB/s over memory channels and 392 GB/s over port channels;
 //   - allreduce 256 MiB reached 341 GB/s bus bandwidth, allgather 256 MiB 348 GB/s
 //     (about 380 GB/s at 1-2 GiB);

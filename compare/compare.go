@@ -265,10 +265,10 @@ func Compare(base, cur *results.Report, opt Options) (*Result, error) {
 	if len(baseRows) == 0 && len(base.PingPong) == 0 {
 		return nil, errors.New("compare: the baseline has no result rows")
 	}
-	if opt.AnyAlgorithm {
-		// A baseline row without an algorithm matches every algorithm; the current
-		// file's names stay for the table, and its duplicates are checked without them.
-		baseRows = withoutAlgorithm(baseRows)
+	if opt.AnyAlgorithm { // rows then match whatever their algorithms: one per size
+		if err := checkDuplicates("baseline", withoutAlgorithm(baseRows), nil); err != nil {
+			return nil, fmt.Errorf("%w (--any-algorithm needs one algorithm per size)", err)
+		}
 		if err := checkDuplicates("current", withoutAlgorithm(curRows), nil); err != nil {
 			return nil, fmt.Errorf("%w (--any-algorithm needs one algorithm per size)", err)
 		}
@@ -301,8 +301,8 @@ func Compare(base, cur *results.Report, opt Options) (*Result, error) {
 	for _, r := range res.Rows {
 		res.Counts.add(r.Verdict)
 	}
-	if res.Counts.Missing+res.Counts.New == len(res.Rows) { // nothing matched
-		msg := fmt.Sprintf("%d baseline rows, %d current rows, none with the same key", res.Counts.Missing, res.Counts.New)
+	if !anyMatched(res.Rows) {
+		msg := fmt.Sprintf("%d baseline rows, %d current rows, none with the same key", res.Counts.Missing, res.Counts.New+res.Counts.Wrong)
 		if hasAlgorithms(baseRows) && !hasAlgorithms(curRows) {
 			msg += " (the baseline names algorithms and the current run does not: give the nccl-tests file as the baseline)"
 		}
@@ -369,6 +369,16 @@ func checkDuplicates(which string, rows []results.Row, pings []results.PingPongR
 	return nil
 }
 
+// anyMatched reports whether some row has both a baseline and a current figure.
+func anyMatched(rows []Row) bool {
+	for _, r := range rows {
+		if r.Verdict != Missing && r.Verdict != New && !(r.Verdict == Wrong && math.IsNaN(r.Baseline)) {
+			return true
+		}
+	}
+	return false
+}
+
 // withoutAlgorithm returns a copy of rows with every Algorithm cleared.
 func withoutAlgorithm(rows []results.Row) []results.Row {
 	out := slices.Clone(rows)
@@ -387,7 +397,7 @@ func keyOf(r results.Row) rowKey {
 func configDiffs(base, cur *results.Report) []string {
 	var diffs []string
 	if base.Collective != "" && cur.Collective != "" &&
-		normalizeCollective(base.Collective) != normalizeCollective(cur.Collective) {
+		results.CollectiveKey(base.Collective) != results.CollectiveKey(cur.Collective) {
 		diffs = append(diffs, fmt.Sprintf("collective: baseline %s, current %s", base.Collective, cur.Collective))
 	}
 	if len(base.Devices) > 0 && len(cur.Devices) > 0 {
@@ -410,14 +420,6 @@ func models(devs []results.Device) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// normalizeCollective maps "all_reduce_perf", "all_reduce", "allreduce"
-// and "AllReduce" to one spelling.
-func normalizeCollective(name string) string {
-	n := strings.ToLower(strings.TrimSpace(name))
-	n = strings.TrimSuffix(n, "_perf")
-	return strings.NewReplacer("_", "", "-", "").Replace(n)
 }
 
 // hasAlgorithms reports whether any row names an algorithm.
@@ -458,7 +460,7 @@ func compareRows(res *Result, baseColl, curColl string, base, cur []results.Row,
 			}
 			found := false
 			for i, c := range cur {
-				if !rowsMatch(b, c) {
+				if !rowsMatch(b, c, opt.AnyAlgorithm) {
 					continue
 				}
 				cp := placementOf(c, bp.name)
@@ -515,10 +517,12 @@ func markNew(row *Row, cur float64, wrong int64) {
 }
 
 // rowsMatch reports whether baseline row b and current row c are the same
-// measurement: equal keys, where an empty baseline algorithm matches any.
-func rowsMatch(b, c results.Row) bool {
+// measurement: equal keys, where an empty baseline algorithm (or anyAlgorithm) matches
+// any.
+func rowsMatch(b, c results.Row, anyAlgorithm bool) bool {
 	kb, kc := keyOf(b), keyOf(c)
-	if kb.algorithm == "" {
+	if kb.algorithm == "" || anyAlgorithm {
+		kb.algorithm = ""
 		kc.algorithm = ""
 	}
 	return kb == kc
@@ -614,8 +618,10 @@ func judge(row *Row, base, cur float64, wrong int64) {
 	case math.IsNaN(base) || math.IsInf(base, 0) || base <= 0:
 		row.Verdict = NA
 		row.Note = fmt.Sprintf("baseline %s is %g", row.Metric, base)
-	case math.IsNaN(cur) || math.IsInf(cur, 0):
-		row.Verdict = NA
+	case math.IsNaN(cur) || math.IsInf(cur, 0) || (!row.HigherIsBetter && cur <= 0):
+		// A measured baseline whose current figure is unusable is a failure, not noise:
+		// the run broke (an infinite bandwidth or a zero time is no measurement).
+		row.Verdict = Regressed
 		row.Note = fmt.Sprintf("current %s is %g", row.Metric, cur)
 	default:
 		row.Change = (cur - base) / base

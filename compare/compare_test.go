@@ -108,7 +108,7 @@ func TestCompareVerdicts(t *testing.T) {
 		{name: "zero baseline busbw", size: large, base: pl(100, 0), cur: pl(100, 10), metric: MetricBusBw, verdict: NA, change: nan, wantNote: "baseline busbw is 0", higherBest: true},
 		{name: "zero baseline time", size: small, base: pl(0, 1), cur: pl(10, 1), metric: MetricTime, verdict: NA, change: nan, wantNote: "baseline time is 0"},
 		{name: "NaN baseline", size: small, base: pl(nan, 1), cur: pl(10, 1), metric: MetricTime, verdict: NA, change: nan, wantNote: "baseline time is NaN"},
-		{name: "NaN current", size: large, base: pl(100, 5), cur: pl(100, nan), metric: MetricBusBw, verdict: NA, change: nan, wantNote: "current busbw is NaN", higherBest: true},
+		{name: "NaN current", size: large, base: pl(100, 5), cur: pl(100, nan), metric: MetricBusBw, verdict: Regressed, change: nan, wantNote: "current busbw is NaN", higherBest: true},
 		{name: "zero current busbw", size: large, base: pl(100, 5), cur: pl(100, 0), metric: MetricBusBw, verdict: Regressed, change: -1, higherBest: true},
 		{name: "wrong and NaN", size: small, base: pl(0, 1), cur: withWrong(pl(1, 1), 1), metric: MetricTime, verdict: Wrong, change: nan, wantNote: "baseline time is 0; 1 wrong elements"},
 	}
@@ -272,6 +272,7 @@ func TestCompareAlgorithmMatching(t *testing.T) {
 		{"any algorithm: auto choice changed", true, []string{"rsag"}, []string{"port"}, Counts{OK: 1}, nil},
 		{"any algorithm: ours against nccl", true, []string{"rsag"}, []string{""}, Counts{OK: 1}, nil},
 		{"any algorithm: several per size", true, []string{"rsag"}, []string{"rsag", "port"}, Counts{}, ErrDuplicate},
+		{"any algorithm: several per size in the baseline", true, []string{"rsag", "port"}, []string{"rsag"}, Counts{}, ErrDuplicate},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -603,5 +604,64 @@ func TestSummaryNA(t *testing.T) {
 	res := &Result{Rows: make([]Row, 3), Counts: Counts{OK: 2, NA: 1}}
 	if got, want := res.Summary(), "compared 3 rows: 0 improved, 2 ok, 0 regressed, 0 missing, 0 new, 0 wrong, 1 n/a"; got != want {
 		t.Errorf("Summary() = %q, want %q", got, want)
+	}
+}
+
+func TestCompareBrokenCurrentValues(t *testing.T) {
+	inf := math.Inf(1)
+	tests := []struct {
+		name string
+		cur  *results.Placement
+		want Verdict
+	}{
+		{"zero time (latency-bound)", pl(0, 0), Regressed},
+		{"infinite time", pl(inf, 0), Regressed},
+		{"NaN time", pl(math.NaN(), 0), Regressed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Compare(report(row("rsag", 1024, pl(10, 0.1), nil)), report(row("rsag", 1024, tt.cur, nil)), DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Rows[0].Verdict; got != tt.want || !res.Failed() {
+				t.Errorf("verdict %s (failed %v), want %s", got, res.Failed(), tt.want)
+			}
+		})
+	}
+	// Bandwidth-bound: an infinite or NaN current bandwidth is no measurement either.
+	for _, bw := range []float64{inf, math.NaN()} {
+		res, err := Compare(report(row("rsag", 1<<30, pl(10, 300), nil)), report(row("rsag", 1<<30, pl(10, bw), nil)), DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Rows[0].Verdict; got != Regressed {
+			t.Errorf("current busbw %v: verdict %s, want regressed", bw, got)
+		}
+	}
+}
+
+func TestCompareNothingMatchedButWrong(t *testing.T) {
+	bad := pl(10, 100)
+	bad.Wrong = 3
+	_, err := Compare(report(row("rsag", 1<<20, pl(10, 100), nil)), report(row("port", 1<<20, bad, nil)), DefaultOptions())
+	if !errors.Is(err, ErrNoCommonRows) {
+		t.Fatalf("got %v, want ErrNoCommonRows: a new row with wrong elements is still no match", err)
+	}
+}
+
+func TestTableShowsChangedAlgorithm(t *testing.T) {
+	opt := DefaultOptions()
+	opt.AnyAlgorithm = true
+	res, err := Compare(report(row("rsag", 1<<20, pl(10, 100), nil)), report(row("port", 1<<20, pl(10, 100), nil)), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "rsag→port") {
+		t.Errorf("table does not show the algorithm change:\n%s", b.String())
 	}
 }

@@ -33,7 +33,7 @@ func WriteTable(w io.Writer, res *Result) error {
 		if r.PingPong {
 			ping = append(ping, append([]string{r.Pair, r.Channel, r.Mode}, cells...))
 		} else {
-			coll = append(coll, append([]string{r.Collective, algorithmLabel(r.Algorithm), r.Type, r.Op, r.Placement}, cells...))
+			coll = append(coll, append([]string{r.Collective, algorithmShown(*r), r.Type, r.Op, r.Placement}, cells...))
 		}
 	}
 	if len(coll) > 0 || len(ping) == 0 {
@@ -110,4 +110,13 @@ func formatValue(v float64) string {
 	default:
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
+}
+
+// algorithmShown names a row's algorithm, as "baseline→current" when a named baseline
+// algorithm differs (rows matched with AnyAlgorithm).
+func algorithmShown(r Row) string {
+	if r.BaselineAlgorithm != "" && r.BaselineAlgorithm != r.Algorithm {
+		return algorithmLabel(r.BaselineAlgorithm) + "→" + algorithmLabel(r.Algorithm)
+	}
+	return algorithmLabel(r.Algorithm)
 }

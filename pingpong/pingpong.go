@@ -25,7 +25,20 @@ type Options struct {
 	Memory, Port bool
 	Seed         uint32
 	SMs          int // multiprocessors the put kernels may fill (0: the whole GPU)
+	// Essential measures only the release/acquire signal and the one-way put, leaving out
+	// the relaxed signal and the put in both directions (acceptance).
+	Essential bool
 }
+
+// PairError is an error met while measuring a pair; every rank reports the pair that was
+// being measured, including ranks outside it that were waiting for its results.
+type PairError struct {
+	Pair string // "i-j"
+	Err  error
+}
+
+func (e *PairError) Error() string { return fmt.Sprintf("pair %s: %v", e.Pair, e.Err) }
+func (e *PairError) Unwrap() error { return e.Err }
 
 // LatencyRounds is how many signal round trips one latency figure averages.
 const LatencyRounds = 2000
@@ -200,82 +213,97 @@ func (b *Bench) timed(body func() error) (float64, error) {
 }
 
 // Run measures every pair and calls emit (on rank 0 only) for each row. It returns the
-// total number of wrong bytes seen by any rank.
+// total number of wrong bytes seen by any rank; an error is a *PairError.
 func (b *Bench) Run(emit func(results.PingPongRow)) (int64, error) {
 	var total int64
-	me := b.mesh.Rank
 	for _, pr := range b.opts.Pairs {
-		in := me == pr[0] || me == pr[1]
-		peer, initiator := pr[1], 1
-		if me == pr[1] {
-			peer, initiator = pr[0], 0
+		wrong, err := b.runPair(pr, emit)
+		total += wrong
+		if err != nil {
+			return total, &PairError{Pair: fmt.Sprintf("%d-%d", pr[0], pr[1]), Err: err}
 		}
-		pair := fmt.Sprintf("%d-%d", pr[0], pr[1])
-		type kind struct {
-			on      bool
-			channel string
-			signals map[string]string // mode → kernel
-			ch      map[int]device.Ptr
+	}
+	return total, nil
+}
+
+// runPair measures one pair; every rank takes part (those outside it only gather).
+func (b *Bench) runPair(pr [2]int, emit func(results.PingPongRow)) (int64, error) {
+	var total int64
+	me := b.mesh.Rank
+	in := me == pr[0] || me == pr[1]
+	peer, initiator := pr[1], 1
+	if me == pr[1] {
+		peer, initiator = pr[0], 0
+	}
+	pair := fmt.Sprintf("%d-%d", pr[0], pr[1])
+	type kind struct {
+		on      bool
+		channel string
+		signals map[string]string // mode → kernel
+		ch      map[int]device.Ptr
+	}
+	kinds := []kind{
+		{b.opts.Memory, "memory", map[string]string{"signal": "pingpong_memory_signal", "signal-relaxed": "pingpong_memory_relaxed_signal"}, b.memChans},
+		{b.opts.Port, "port", map[string]string{"signal": "pingpong_port_signal"}, b.portChans},
+	}
+	signalModes, bidirs := []string{"signal", "signal-relaxed"}, []bool{false, true}
+	if b.opts.Essential {
+		signalModes, bidirs = signalModes[:1], bidirs[:1]
+	}
+	for _, k := range kinds {
+		if !k.on {
+			continue
 		}
-		kinds := []kind{
-			{b.opts.Memory, "memory", map[string]string{"signal": "pingpong_memory_signal", "signal-relaxed": "pingpong_memory_relaxed_signal"}, b.memChans},
-			{b.opts.Port, "port", map[string]string{"signal": "pingpong_port_signal"}, b.portChans},
-		}
-		for _, k := range kinds {
-			if !k.on {
+		// Latency: signal round trips (release/acquire, then relaxed where it exists).
+		for _, mode := range signalModes {
+			kernel, ok := k.signals[mode]
+			if !ok {
 				continue
 			}
-			// Latency: signal round trips (release/acquire, then relaxed where it exists).
-			for _, mode := range []string{"signal", "signal-relaxed"} {
-				kernel, ok := k.signals[mode]
-				if !ok {
-					continue
+			var o outcome
+			if in {
+				ch := uint64(k.ch[peer])
+				if err := b.launch(kernel, one, ch, 16, uint64(initiator)); err != nil { // warm up and align both GPUs
+					return total, fmt.Errorf("%s %s: %w", k.channel, mode, err)
 				}
+				ms, err := b.timed(func() error { return b.launch(kernel, one, ch, LatencyRounds, uint64(initiator)) })
+				if err != nil {
+					return total, fmt.Errorf("%s %s: %w", k.channel, mode, err)
+				}
+				o.ms = ms
+			}
+			all, err := b.gather(o)
+			if err != nil {
+				return total, err
+			}
+			if me == 0 {
+				us := all[pr[0]].ms * 1000 / LatencyRounds
+				emit(results.PingPongRow{Pair: pair, Channel: k.channel, Mode: mode, TimeUs: us, LatencyUs: us / 2, Wrong: 0})
+			}
+		}
+		// Bandwidth: one way, then both ways.
+		for _, bidir := range bidirs {
+			mode := "put"
+			if bidir {
+				mode = "put-bidir"
+			}
+			for _, size := range b.opts.Sizes {
 				var o outcome
+				var err error
 				if in {
-					ch := uint64(k.ch[peer])
-					if err := b.launch(kernel, one, ch, 16, uint64(initiator)); err != nil { // warm up and align both GPUs
-						return total, err
+					if o, err = b.measurePut(k.channel, peer, initiator == 1, bidir, uint64(size)); err != nil {
+						return total, fmt.Errorf("%s %s %d bytes: %w", k.channel, mode, size, err)
 					}
-					ms, err := b.timed(func() error { return b.launch(kernel, one, ch, LatencyRounds, uint64(initiator)) })
-					if err != nil {
-						return total, fmt.Errorf("pair %s %s %s: %w", pair, k.channel, mode, err)
-					}
-					o.ms = ms
 				}
 				all, err := b.gather(o)
 				if err != nil {
 					return total, err
 				}
+				wrong := all[pr[0]].wrong + all[pr[1]].wrong
+				total += wrong
 				if me == 0 {
-					us := all[pr[0]].ms * 1000 / LatencyRounds
-					emit(results.PingPongRow{Pair: pair, Channel: k.channel, Mode: mode, TimeUs: us, LatencyUs: us / 2, Wrong: 0})
-				}
-			}
-			// Bandwidth: one way, then both ways.
-			for _, bidir := range []bool{false, true} {
-				mode := "put"
-				if bidir {
-					mode = "put-bidir"
-				}
-				for _, size := range b.opts.Sizes {
-					var o outcome
-					var err error
-					if in {
-						if o, err = b.measurePut(k.channel, peer, initiator == 1, bidir, uint64(size)); err != nil {
-							return total, fmt.Errorf("pair %s %s %s %d bytes: %w", pair, k.channel, mode, size, err)
-						}
-					}
-					all, err := b.gather(o)
-					if err != nil {
-						return total, err
-					}
-					wrong := all[pr[0]].wrong + all[pr[1]].wrong
-					total += wrong
-					if me == 0 {
-						us := all[pr[0]].ms * 1000 / float64(b.opts.Iters)
-						emit(results.PingPongRow{Pair: pair, Channel: k.channel, Mode: mode, Size: size, TimeUs: us, LatencyUs: us, BwGBs: results.AlgBw(size, us/1e6), Wrong: wrong})
-					}
+					us := all[pr[0]].ms * 1000 / float64(b.opts.Iters)
+					emit(results.PingPongRow{Pair: pair, Channel: k.channel, Mode: mode, Size: size, TimeUs: us, LatencyUs: us, BwGBs: results.AlgBw(size, us/1e6), Wrong: wrong})
 				}
 			}
 		}

@@ -2,9 +2,9 @@ package results
 
 import "strings"
 
-// normalizeCollective maps the accepted spellings of a collective name
-// ("all_reduce", "allreduce", "AllReduce", "all_reduce_perf") to one key.
-func normalizeCollective(name string) string {
+// CollectiveKey maps the accepted spellings of a collective name ("all_reduce",
+// "allreduce", "AllReduce", "all_reduce_perf") to one key.
+func CollectiveKey(name string) string {
 	n := strings.ToLower(strings.TrimSpace(name))
 	n = strings.TrimSuffix(n, "_perf")
 	return strings.NewReplacer("_", "", "-", "").Replace(n)
@@ -35,7 +35,7 @@ var collectiveKinds = map[string]busBwKind{
 // KnownCollective reports whether BusBwFactor has a specific formula for the
 // named collective (see BusBwFactor for the accepted spellings).
 func KnownCollective(collective string) bool {
-	_, ok := collectiveKinds[normalizeCollective(collective)]
+	_, ok := collectiveKinds[CollectiveKey(collective)]
 	return ok
 }
 
@@ -55,7 +55,7 @@ func KnownCollective(collective string) bool {
 // reject such names up front. nranks below 1 is treated as 1 (factor 0 for
 // the (n-1)/n families, as nccl-tests reports for a single rank).
 func BusBwFactor(collective string, nranks int) float64 {
-	kind, ok := collectiveKinds[normalizeCollective(collective)]
+	kind, ok := collectiveKinds[CollectiveKey(collective)]
 	if !ok {
 		return 1
 	}

@@ -32,6 +32,7 @@ type Meter struct {
 	since       time.Time
 	drawn       bool
 	stop        chan struct{}
+	stopOnce    sync.Once
 }
 
 // New returns a Meter writing to w that redraws its line every tick, or nil (a Meter that
@@ -106,13 +107,17 @@ func (m *Meter) Clear() {
 	}
 }
 
-// Close erases the line and stops redrawing.
+// Close erases the line and stops redrawing; closing twice is harmless.
 func (m *Meter) Close() {
 	if m == nil {
 		return
 	}
 	m.Clear()
-	close(m.stop)
+	m.stopOnce.Do(func() {
+		if m.stop != nil {
+			close(m.stop)
+		}
+	})
 }
 
 func elapsed(d time.Duration) string {

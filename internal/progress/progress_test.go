@@ -51,6 +51,7 @@ func TestMeterRedraws(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	m.Close()
+	m.Close() // a second Close must not panic
 	if !strings.Contains(buf.String(), "[0/1] slow step") || !strings.HasSuffix(buf.String(), "\r\x1b[K") {
 		t.Fatalf("meter wrote %q, want the step's line, then an erase", buf.String())
 	}

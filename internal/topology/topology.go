@@ -12,7 +12,8 @@ import (
 
 // GPU is what NVML reports for one GPU.
 type GPU struct {
-	BusID       string // PCI bus id as given
+	Index       int    // NVML's index of the GPU on the node
+	BusID       string // PCI bus id
 	Name        string
 	UUID        string
 	MemoryBytes uint64
@@ -32,8 +33,8 @@ type Node struct {
 	GPUs   []GPU
 }
 
-// Discover asks NVML about the GPUs with the given PCI bus ids (in that order).
-func Discover(busIDs []string) (*Node, error) {
+// Discover lists every GPU NVML sees on the node, in NVML's index order.
+func Discover() (*Node, error) {
 	if ret := nvml.Init(); ret != nvml.SUCCESS {
 		return nil, fmt.Errorf("NVML init: %s", nvml.ErrorString(ret))
 	}
@@ -43,8 +44,12 @@ func Discover(busIDs []string) (*Node, error) {
 	if n.Driver, ret = nvml.SystemGetDriverVersion(); ret != nvml.SUCCESS {
 		return nil, fmt.Errorf("NVML driver version: %s", nvml.ErrorString(ret))
 	}
-	for _, bus := range busIDs {
-		g, err := describe(bus)
+	count, ret := nvml.DeviceGetCount()
+	if ret != nvml.SUCCESS {
+		return nil, fmt.Errorf("NVML device count: %s", nvml.ErrorString(ret))
+	}
+	for i := 0; i < count; i++ {
+		g, err := describe(i)
 		if err != nil {
 			return nil, err
 		}
@@ -53,12 +58,18 @@ func Discover(busIDs []string) (*Node, error) {
 	return n, nil
 }
 
-func describe(bus string) (GPU, error) {
-	g := GPU{BusID: bus}
-	d, ret := nvml.DeviceGetHandleByPciBusId(bus)
+func describe(index int) (GPU, error) {
+	g := GPU{Index: index}
+	d, ret := nvml.DeviceGetHandleByIndex(index)
 	if ret != nvml.SUCCESS {
-		return g, fmt.Errorf("NVML GPU %s: %s", bus, nvml.ErrorString(ret))
+		return g, fmt.Errorf("NVML GPU %d: %s", index, nvml.ErrorString(ret))
 	}
+	pci, ret := d.GetPciInfo()
+	if ret != nvml.SUCCESS {
+		return g, fmt.Errorf("NVML GPU %d bus id: %s", index, nvml.ErrorString(ret))
+	}
+	g.BusID = cString(pci.BusId[:])
+	bus := g.BusID
 	if g.Name, ret = d.GetName(); ret != nvml.SUCCESS {
 		return g, fmt.Errorf("NVML GPU %s name: %s", bus, nvml.ErrorString(ret))
 	}

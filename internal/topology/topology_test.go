@@ -71,12 +71,17 @@ func TestNVLinks(t *testing.T) {
 	}
 }
 
-// TestDiscoverWithoutGPU runs everywhere: without a driver it must fail with an error (not
-// panic or exit); with one it must describe the GPUs it was asked about.
-func TestDiscoverWithoutGPU(t *testing.T) {
-	n, err := Discover([]string{"0000:ff:1f.7"})
-	if err == nil && (n == nil || len(n.GPUs) != 1) {
-		t.Fatalf("Discover = %+v, nil error, want one GPU or an error", n)
+// TestDiscover runs everywhere: without a driver Discover must fail with an error (not
+// panic or exit, as gorgonia.org/cu would); with one, every GPU must have a bus id.
+func TestDiscover(t *testing.T) {
+	n, err := Discover()
+	if err != nil {
+		t.Logf("Discover: %v", err)
+		return
 	}
-	t.Logf("Discover: %v", err)
+	for i, g := range n.GPUs {
+		if g.Index != i || g.BusID == "" || g.Name == "" {
+			t.Errorf("GPU %d: %+v", i, g)
+		}
+	}
 }

@@ -2,10 +2,13 @@ package worker
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mscclpp-bench/mscclpp-bench/acceptance"
@@ -19,11 +22,11 @@ import (
 // judges the figures. Every rank takes part; rank 0 prints and writes the report.
 func runAcceptance(j *Job) error {
 	if j.Mesh.NRanks < 2 {
-		return fmt.Errorf("acceptance needs at least 2 ranks, this job has %d (launch one rank per GPU: mpirun -np <GPUs>)", j.Mesh.NRanks)
+		return cli.Usagef("acceptance needs at least 2 ranks, this job has %d (launch one rank per GPU: mpirun -np <GPUs>)", j.Mesh.NRanks)
 	}
 	for _, d := range j.Devices {
 		if d.Hostname != j.Hostname {
-			return fmt.Errorf("acceptance checks one node at a time; rank %d is on %s, rank %d on %s", j.Rank(), j.Hostname, d.Rank, d.Hostname)
+			return cli.Usagef("acceptance checks one node at a time; rank %d is on %s, rank %d on %s", j.Rank(), j.Hostname, d.Rank, d.Hostname)
 		}
 	}
 	spec, source, err := j.acceptanceSpec()
@@ -37,16 +40,20 @@ func runAcceptance(j *Job) error {
 	meter := j.Meter()
 	defer meter.Close()
 	meter.Update(0, 2, "pairs: latency and bandwidth")
-	if fig.Pairs, err = j.measurePairs(spec); err != nil {
-		return err
-	}
-	meter.Update(1, 2, "collectives")
-	if fig.Collectives, err = j.measureCollectives(spec); err != nil {
-		return err
+	// A failed measurement is a figure too: the table still comes out and names it.
+	var failure error
+	fig.Pairs, failure = j.measurePairs(spec)
+	if failure == nil {
+		meter.Update(1, 2, "collectives")
+		fig.Collectives, failure = j.measureCollectives(spec)
+	} else {
+		for _, l := range spec.Collectives {
+			fig.Collectives = append(fig.Collectives, acceptance.CollectiveFigure{Collective: l.Collective, Size: l.Size, Err: "not run: a pair measurement failed"})
+		}
 	}
 	meter.Clear()
 	if j.Rank() != 0 {
-		return nil // rank 0 judges and reports; its exit code carries the verdict
+		return failure // rank 0 judges and reports; its exit code carries the verdict
 	}
 	checks := acceptance.Evaluate(spec, fig)
 	report := acceptance.Report{Spec: spec, Figures: fig, Checks: checks, Pass: acceptance.Passed(checks)}
@@ -70,7 +77,7 @@ func runAcceptance(j *Job) error {
 	if !report.Pass {
 		return fmt.Errorf("%s", acceptance.Summary(checks))
 	}
-	return nil
+	return failure // a failure no check caught still fails the run
 }
 
 // specMessage carries rank 0's choice of spec to every rank.
@@ -118,8 +125,9 @@ func (j *Job) acceptanceSpec() (acceptance.Spec, string, error) {
 	return msg.Spec, msg.Source, nil
 }
 
-// discoverNode collects every rank's GPU, the peer-access matrix (each rank asks CUDA about
-// every other rank's GPU) and, on rank 0, NVML's names and NVLink counts.
+// discoverNode collects every rank's GPU and the peer-access matrix (each rank asks CUDA
+// about every other rank's GPU); rank 0 adds what NVML knows: every GPU of the node (those
+// no rank uses too), names, UUIDs and NVLink counts.
 func (j *Job) discoverNode() (acceptance.Node, error) {
 	n := j.Mesh.NRanks
 	buses, err := j.Boot.AllGather([]byte(j.GPU.Info().BusID))
@@ -127,44 +135,67 @@ func (j *Job) discoverNode() (acceptance.Node, error) {
 		return acceptance.Node{}, fmt.Errorf("share bus ids: %w", err)
 	}
 	row := make([]bool, n)
+	var peerErr error
 	for r, b := range buses {
-		if r == j.Rank() {
-			continue
-		}
-		if row[r], err = j.GPU.CanAccessPeer(string(b)); err != nil {
-			return acceptance.Node{}, fmt.Errorf("rank %d: peer access to rank %d's GPU %s: %w", j.Rank(), r, b, err)
+		if r != j.Rank() && peerErr == nil {
+			if row[r], err = j.GPU.CanAccessPeer(string(b)); err != nil {
+				peerErr = fmt.Errorf("rank %d: peer access to rank %d's GPU %s: %w", j.Rank(), r, b, err)
+			}
 		}
 	}
 	rowBytes, _ := json.Marshal(row)
-	rows, err := j.Boot.AllGather(rowBytes)
+	rows, err := j.Boot.AllGather(rowBytes) // even after an error, so no rank waits for this one
+	if peerErr != nil {
+		return acceptance.Node{}, peerErr
+	}
 	if err != nil {
 		return acceptance.Node{}, fmt.Errorf("share peer access: %w", err)
 	}
-	node := acceptance.Node{Hostname: j.Hostname, PeerAccess: make([][]bool, n)}
+	peer := make([][]bool, n)
 	for r := range rows {
-		if err := json.Unmarshal(rows[r], &node.PeerAccess[r]); err != nil {
+		if err := json.Unmarshal(rows[r], &peer[r]); err != nil {
 			return acceptance.Node{}, fmt.Errorf("peer access of rank %d: %w", r, err)
 		}
 	}
-	ids := make([]string, n)
-	for r, b := range buses {
-		ids[r] = string(b)
-		d := j.Devices[r]
-		node.GPUs = append(node.GPUs, acceptance.GPU{Index: d.Device, Rank: r, Name: d.Name, BusID: ids[r]})
-	}
+	node := acceptance.Node{Hostname: j.Hostname}
 	if j.Rank() != 0 {
 		return node, nil
 	}
-	topo, err := topology.Discover(ids)
+	// pos[r] is rank r's GPU's position in node.GPUs.
+	pos := make([]int, n)
+	topo, err := topology.Discover()
 	if err != nil {
 		node.NVMLError = err.Error()
-		return node, nil
+		for r := range buses {
+			d := j.Devices[r]
+			node.GPUs = append(node.GPUs, acceptance.GPU{Index: d.Device, Rank: r, Name: d.Name, BusID: string(buses[r])})
+			pos[r] = r
+		}
+	} else {
+		node.Driver = topo.Driver
+		for _, g := range topo.GPUs {
+			node.GPUs = append(node.GPUs, acceptance.GPU{Index: g.Index, Rank: -1, Name: g.Name, BusID: g.BusID, UUID: g.UUID, MemoryBytes: g.MemoryBytes})
+		}
+		for r, b := range buses {
+			pos[r] = slices.IndexFunc(topo.GPUs, func(g topology.GPU) bool { return topology.SameBus(g.BusID, string(b)) })
+			if pos[r] < 0 {
+				return node, fmt.Errorf("rank %d's GPU %s is not among NVML's %d GPUs", r, b, len(topo.GPUs))
+			}
+			if node.GPUs[pos[r]].Rank < 0 {
+				node.GPUs[pos[r]].Rank = r
+			}
+		}
+		node.NVLinks = topology.NVLinks(topo.GPUs)
 	}
-	node.Driver = topo.Driver
-	for r, g := range topo.GPUs {
-		node.GPUs[r].Name, node.GPUs[r].UUID, node.GPUs[r].MemoryBytes = g.Name, g.UUID, g.MemoryBytes
+	node.PeerAccess = make([][]bool, len(node.GPUs))
+	for i := range node.PeerAccess {
+		node.PeerAccess[i] = make([]bool, len(node.GPUs))
 	}
-	node.NVLinks = topology.NVLinks(topo.GPUs)
+	for a := range peer {
+		for b := range peer[a] {
+			node.PeerAccess[pos[a]][pos[b]] = peer[a][b]
+		}
+	}
 	return node, nil
 }
 
@@ -176,7 +207,7 @@ func (j *Job) measurePairs(spec acceptance.Spec) ([]acceptance.PairFigures, erro
 	}
 	bench, err := pingpong.New(j.GPU, j.Mesh, j.Stream, pingpong.Options{
 		Sizes: []int64{spec.PutBytes}, Iters: j.Cfg.Iters, Warmup: j.Cfg.Warmup, Check: true,
-		Pairs: pairs, Memory: true, Port: true, Seed: 11, SMs: j.SMs,
+		Pairs: pairs, Memory: true, Port: true, Seed: 11, SMs: j.SMs, Essential: true,
 	})
 	if err != nil {
 		return nil, err
@@ -202,10 +233,18 @@ func (j *Job) measurePairs(spec acceptance.Spec) ([]acceptance.PairFigures, erro
 			f.PortPutGBs = r.BwGBs
 		}
 	})
-	if err != nil {
-		return nil, err
+	var pe *pingpong.PairError
+	if errors.As(err, &pe) {
+		for i := range figs {
+			switch p := &figs[i]; {
+			case fmt.Sprintf("%d-%d", p.A, p.B) == pe.Pair:
+				p.Err = pe.Err.Error()
+			case p.MemorySignalUs == 0 && p.PortPutGBs == 0:
+				p.Err = "not measured: pair " + pe.Pair + " failed first"
+			}
+		}
 	}
-	return figs, nil
+	return figs, err
 }
 
 // measureCollectives runs each collective of the spec once over all of its sizes, with
@@ -253,7 +292,7 @@ func (j *Job) measureCollectives(spec acceptance.Spec) ([]acceptance.CollectiveF
 			}
 			for _, pl := range []*results.Placement{row.OutOfPlace, row.InPlace} {
 				if pl != nil {
-					f.Wrong += max(pl.Wrong, 0)
+					f.Wrong += max(pl.Wrong, 0) * 4 // wrong float elements, as bytes
 				}
 			}
 			out = append(out, f)
@@ -264,31 +303,35 @@ func (j *Job) measureCollectives(spec acceptance.Spec) ([]acceptance.CollectiveF
 
 // printNode prints the node's GPUs, peer access and NVLink counts as '#' lines.
 func printNode(w io.Writer, n acceptance.Node, spec acceptance.Spec, source string) {
-	fmt.Fprintf(w, "# mscclpp-bench acceptance on %s, driver %s, %d ranks; thresholds: %s (%s)\n", n.Hostname, orDash(n.Driver), len(n.GPUs), orDash(spec.Model), source)
-	fmt.Fprintf(w, "# %4s  %3s  %-13s  %-28s  %s\n", "rank", "GPU", "bus id", "name", "memory")
+	fmt.Fprintf(w, "# mscclpp-bench acceptance on %s, driver %s; thresholds: %s (%s)\n", n.Hostname, orDash(n.Driver), orDash(spec.Model), source)
+	fmt.Fprintf(w, "# %3s  %4s  %-16s  %-28s  %s\n", "GPU", "rank", "bus id", "name", "memory")
 	for _, g := range n.GPUs {
-		fmt.Fprintf(w, "# %4d  %3d  %-13s  %-28s  %.0f GiB\n", g.Rank, g.Index, g.BusID, g.Name, float64(g.MemoryBytes)/(1<<30))
+		rank := "-"
+		if g.Rank >= 0 {
+			rank = strconv.Itoa(g.Rank)
+		}
+		fmt.Fprintf(w, "# %3d  %4s  %-16s  %-28s  %.0f GiB\n", g.Index, rank, g.BusID, g.Name, float64(g.MemoryBytes)/(1<<30))
 	}
-	fmt.Fprintf(w, "# peer access (P: yes, -: no) and NVLinks from rank (row) to rank (column)\n")
-	head := []string{"#     "}
-	for c := range n.GPUs {
-		head = append(head, fmt.Sprintf("%6d", c))
+	fmt.Fprintf(w, "# peer access (P: yes, -: no) and NVLinks from GPU (row) to GPU (column)\n")
+	line := []string{"#    "}
+	for _, g := range n.GPUs {
+		line = append(line, fmt.Sprintf("%9d", g.Index))
 	}
-	fmt.Fprintln(w, strings.Join(head, ""))
-	for r := range n.GPUs {
-		line := []string{fmt.Sprintf("# %4d", r)}
+	fmt.Fprintln(w, strings.Join(line, ""))
+	for r, g := range n.GPUs {
+		line = []string{fmt.Sprintf("# %3d", g.Index)}
 		for c := range n.GPUs {
 			cell := "X"
 			if r != c {
 				cell = "-"
-				if r < len(n.PeerAccess) && c < len(n.PeerAccess[r]) && n.PeerAccess[r][c] {
+				if ok := r < len(n.PeerAccess) && c < len(n.PeerAccess[r]) && n.PeerAccess[r][c]; ok {
 					cell = "P"
 				}
 				if n.NVLinks != nil {
 					cell += fmt.Sprintf("/NV%d", n.NVLinks[r][c])
 				}
 			}
-			line = append(line, fmt.Sprintf("%6s", cell))
+			line = append(line, fmt.Sprintf("%9s", cell))
 		}
 		fmt.Fprintln(w, strings.Join(line, ""))
 	}
