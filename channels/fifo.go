@@ -12,9 +12,10 @@ import (
 // kernels/include/mscclpp/port_channel_device.cuh.
 //
 // Protocol: a producer claims position pos by incrementing head; it may write slot
-// pos%size only once pos < tail+size. It writes fst, then snd with the valid bit (release
-// order). The consumer reads snd at slot tail%size; once valid it reads fst, handles the
-// trigger, clears the slot and only then advances tail. A producer therefore never
+// pos%size only once pos < tail+size. It writes fst and snd, each with a valid bit, in one
+// 16-byte release store. The consumer reads snd at slot tail%size; once both words are
+// valid it handles the trigger, clears the slot and only then advances tail (a trigger whose
+// halves land apart is taken only when both have). A producer therefore never
 // overwrites a trigger that has not been consumed, and the consumer never reads a slot
 // twice.
 type Fifo struct {
@@ -43,14 +44,16 @@ func (f *Fifo) slot(pos uint64) *[2]uint64 {
 	return (*[2]uint64)(unsafe.Add(f.slots, (pos&(f.size-1))*16))
 }
 
-// Poll returns the trigger at the tail, if one has been published.
+// Poll returns the trigger at the tail, if one has been published: both of its words
+// carry the valid bit.
 func (f *Fifo) Poll() (Trigger, bool) {
 	s := f.slot(f.tail)
 	snd := atomic.LoadUint64(&s[1])
 	if snd&triggerValid == 0 {
 		return Trigger{}, false
 	}
-	return Trigger{Fst: atomic.LoadUint64(&s[0]), Snd: snd}, true
+	t := Trigger{Fst: atomic.LoadUint64(&s[0]), Snd: snd}
+	return t, t.Valid()
 }
 
 // Pop clears the tail slot and hands it back to the producers.

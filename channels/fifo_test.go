@@ -225,15 +225,33 @@ func TestProxyTranslatesTriggers(t *testing.T) {
 	}
 }
 
+// TestPollWaitsForBothHalves: a slot whose second word is valid but whose first is not yet
+// (a trigger that reached host memory in two pieces) is not taken.
+func TestPollWaitsForBothHalves(t *testing.T) {
+	h := newHostFifo(t, 4)
+	tr := MakeTrigger(TriggerData|TriggerFlag, 2, 64, 128, 256<<20) // Fst without its valid bit would read as 0
+	slot := h.fifo.slot(0)
+	atomic.StoreUint64(&slot[1], tr.Snd)
+	if got, ok := h.fifo.Poll(); ok {
+		t.Fatalf("Poll took a half-written trigger %v", got)
+	}
+	atomic.StoreUint64(&slot[0], tr.Fst)
+	got, ok := h.fifo.Poll()
+	if !ok || got != tr {
+		t.Fatalf("Poll = %v, %v; want %v", got, ok, tr)
+	}
+}
+
 func TestTriggerRoundTrip(t *testing.T) {
 	cases := []struct {
 		typ, ch       uint32
 		dst, src, len uint64
 	}{
 		{TriggerData, 0, 0, 0, 0},
-		{TriggerFlag, 65535, mask36, mask36, mask36},
-		{TriggerData | TriggerFlag | TriggerSync, 12, 1 << 35, 1<<36 - 16, 1<<36 - 1},
-		{TriggerSync, 3, 4096, 8192, 1 << 28},
+		{TriggerFlag, 65535, mask36, mask36, MaxTriggerBytes},
+		{TriggerData | TriggerFlag | TriggerSync, 12, 1 << 35, 1<<36 - 16, MaxTriggerBytes - 15},
+		{TriggerSync, 3, 4096, 8192, 1 << 27},
+		{TriggerData, 1, 0, 0, 256 << 20},
 	}
 	for _, c := range cases {
 		tr := MakeTrigger(c.typ, c.ch, c.dst, c.src, c.len)

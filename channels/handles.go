@@ -67,21 +67,23 @@ const (
 	TriggerFlag = 2 // then signal the peer
 	TriggerSync = 4 // then wait until the copies are done
 
-	triggerValid    = uint64(1) << 63
-	mask36          = uint64(1)<<36 - 1
-	maxTriggerBytes = uint64(1) << 36
+	triggerValid = uint64(1) << 63 // in both words: a trigger is taken once both halves arrived
+	mask36       = uint64(1)<<36 - 1
+	// MaxTriggerBytes is the largest copy one trigger carries (27 size bits in Fst, 8 in
+	// Snd); PortChannel splits larger ones (kernels/include/mscclpp/handles.h).
+	MaxTriggerBytes = uint64(1)<<35 - 1
 )
 
 // MakeTrigger encodes a trigger exactly as the device does.
 func MakeTrigger(typ uint32, channel uint32, dstOffset, srcOffset, size uint64) Trigger {
 	return Trigger{
-		Fst: srcOffset&mask36 | (size&(1<<28-1))<<36,
-		Snd: dstOffset&mask36 | ((size>>28)&0xff)<<36 | uint64(channel&0xffff)<<44 | uint64(typ&7)<<60 | triggerValid,
+		Fst: srcOffset&mask36 | (size&(1<<27-1))<<36 | triggerValid,
+		Snd: dstOffset&mask36 | ((size>>27)&0xff)<<36 | uint64(channel&0xffff)<<44 | uint64(typ&7)<<60 | triggerValid,
 	}
 }
 
-// Valid reports whether the trigger carries the valid bit (an empty slot is zero).
-func (t Trigger) Valid() bool { return t.Snd&triggerValid != 0 }
+// Valid reports whether both words carry the valid bit (an empty slot is zero).
+func (t Trigger) Valid() bool { return t.Fst&t.Snd&triggerValid != 0 }
 
 // Type returns the trigger's type bits.
 func (t Trigger) Type() uint32 { return uint32(t.Snd>>60) & 7 }
@@ -96,7 +98,7 @@ func (t Trigger) SrcOffset() uint64 { return t.Fst & mask36 }
 func (t Trigger) DstOffset() uint64 { return t.Snd & mask36 }
 
 // Size returns the number of bytes to copy.
-func (t Trigger) Size() uint64 { return t.Fst>>36 | ((t.Snd>>36)&0xff)<<28 }
+func (t Trigger) Size() uint64 { return (t.Fst>>36)&(1<<27-1) | ((t.Snd>>36)&0xff)<<27 }
 
 // String describes the trigger for logs and errors.
 func (t Trigger) String() string {

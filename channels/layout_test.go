@@ -59,8 +59,9 @@ func TestTriggerMatchesC(t *testing.T) {
 	cases := [][5]uint64{
 		{TriggerData, 0, 0, 0, 0},
 		{TriggerData | TriggerFlag, 7, 4096, 1 << 20, 123456789},
-		{TriggerSync, 65535, mask36, mask36, mask36},
-		{TriggerData | TriggerFlag | TriggerSync, 300, 1<<36 - 1, 12345, 1<<36 - 1},
+		{TriggerSync, 65535, mask36, mask36, MaxTriggerBytes},
+		{TriggerData | TriggerFlag | TriggerSync, 300, 1<<36 - 1, 12345, MaxTriggerBytes},
+		{TriggerData, 1, 0, 0, 256 << 20},
 	}
 	for _, c := range cases {
 		fst, snd := layout.Trigger(uint32(c[0]), uint32(c[1]), c[2], c[3], c[4])

@@ -82,15 +82,18 @@ enum {
   TRIGGER_SYNC = 4  /* flush: wait until all earlier work of the channel is done */
 };
 
-#define TRIGGER_MAX_BYTES ((uint64_t)1 << 36)
+/* Both words carry a valid bit (bit 63), so the proxy never takes a trigger whose halves
+ * it saw at different times. Size: 27 bits in fst, 8 in snd (up to 32 GiB less one byte;
+ * PortChannel splits larger copies). */
+#define TRIGGER_MAX_BYTES (((uint64_t)1 << 35) - 1)
 #define TRIGGER_VALID ((uint64_t)1 << 63)
 
 MB_HD ProxyTrigger makeTrigger(uint32_t type, uint32_t channel, uint64_t dstOffset, uint64_t srcOffset,
                                uint64_t size) {
   const uint64_t m36 = (((uint64_t)1) << 36) - 1;
   ProxyTrigger t;
-  t.fst = (srcOffset & m36) | ((size & ((((uint64_t)1) << 28) - 1)) << 36);
-  t.snd = (dstOffset & m36) | (((size >> 28) & 0xff) << 36) | (((uint64_t)(channel & 0xffff)) << 44) |
+  t.fst = (srcOffset & m36) | ((size & ((((uint64_t)1) << 27) - 1)) << 36) | TRIGGER_VALID;
+  t.snd = (dstOffset & m36) | (((size >> 27) & 0xff) << 36) | (((uint64_t)(channel & 0xffff)) << 44) |
           (((uint64_t)(type & 0x7)) << 60) | TRIGGER_VALID;
   return t;
 }

@@ -33,8 +33,9 @@ struct Fifo {
       *reinterpret_cast<volatile uint64_t*>(tailCache()) = tl;
     }
     ProxyTrigger* slot = reinterpret_cast<ProxyTrigger*>(h.triggers) + (pos & (h.size - 1));
-    storeRelaxedSys(&slot->fst, t.fst);
-    storeReleaseSys(&slot->snd, t.snd);
+    // One 16-byte release store: the fence waits only for this thread's earlier writes, not
+    // for a first half of the trigger still on its way to host memory.
+    asm volatile("st.release.sys.global.v2.u64 [%0], {%1, %2};" ::"l"(slot), "l"(t.fst), "l"(t.snd) : "memory");
     return pos;
   }
 
@@ -57,15 +58,26 @@ struct PortChannel {
     return fifo().push(makeTrigger(type, h.id, dstOff, srcOff, bytes), h.peer, h.id);
   }
 
+  // pushData pushes a copy as triggers of at most TRIGGER_MAX_BYTES; the last one carries
+  // the extra type bits (FLAG, SYNC).
+  MB_DEVICE uint64_t pushData(uint32_t extra, uint64_t dstOff, uint64_t srcOff, uint64_t bytes) {
+    for (; bytes > TRIGGER_MAX_BYTES; bytes -= TRIGGER_MAX_BYTES - 15) {
+      push(TRIGGER_DATA, dstOff, srcOff, TRIGGER_MAX_BYTES - 15);  // keep pieces 16-byte aligned
+      dstOff += TRIGGER_MAX_BYTES - 15;
+      srcOff += TRIGGER_MAX_BYTES - 15;
+    }
+    return push(TRIGGER_DATA | extra, dstOff, srcOff, bytes);
+  }
+
   // put asks the proxy to copy local[srcOff, +bytes) to the peer's buffer at dstOff.
-  MB_DEVICE void put(uint64_t dstOff, uint64_t srcOff, uint64_t bytes) { push(TRIGGER_DATA, dstOff, srcOff, bytes); }
+  MB_DEVICE void put(uint64_t dstOff, uint64_t srcOff, uint64_t bytes) { pushData(0, dstOff, srcOff, bytes); }
   // signal asks the proxy to signal the peer once everything pushed before has landed.
   MB_DEVICE void signal() { push(TRIGGER_FLAG, 0, 0, 0); }
   MB_DEVICE void putWithSignal(uint64_t dstOff, uint64_t srcOff, uint64_t bytes) {
-    push(TRIGGER_DATA | TRIGGER_FLAG, dstOff, srcOff, bytes);
+    pushData(TRIGGER_FLAG, dstOff, srcOff, bytes);
   }
   MB_DEVICE void putWithSignalAndFlush(uint64_t dstOff, uint64_t srcOff, uint64_t bytes) {
-    uint64_t pos = push(TRIGGER_DATA | TRIGGER_FLAG | TRIGGER_SYNC, dstOff, srcOff, bytes);
+    uint64_t pos = pushData(TRIGGER_FLAG | TRIGGER_SYNC, dstOff, srcOff, bytes);
     fifo().sync(pos, h.peer, h.id);
   }
   // flush waits until every copy pushed before has completed.
