@@ -248,7 +248,7 @@ type PortOption int
 const (
 	// HostTokens keeps the channels' semaphore tokens in host memory that the node's ranks
 	// share, instead of in GPU memory. A signal with no copy in flight is then a CPU store
-	// by the proxy rather than a stream write: about 3.9 µs one way instead of 7 on 2×H200.
+	// by the proxy rather than a stream write: about 3 µs one way instead of 7 on 2×H200.
 	// Every wait polls host memory over PCIe, though: right for a few waiting threads (a
 	// ping-pong), wrong for kernels whose every block polls (a collective slowed 18×).
 	HostTokens PortOption = iota + 1
