@@ -147,7 +147,10 @@ func (p *ProxyService) run() {
 			continue
 		}
 		idle = 0
-		start := time.Now()
+		var start time.Time
+		if p.Trace != nil {
+			start = time.Now()
+		}
 		err := p.Handle(t)
 		if p.Trace != nil {
 			p.Trace(t, time.Since(start), err)
