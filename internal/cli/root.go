@@ -224,6 +224,8 @@ override the built-in ones). It exits 1 when any check fails and names the pair.
 		_ = fs.MarkHidden(name) // sizes come from the spec
 	}
 	fs.StringVar(&r.spec, "spec", "", "thresholds file (YAML or JSON); default: built in for the GPU model")
+	fs.Lookup("output_file").Usage = "also write the report (node, figures, thresholds, checks) as JSON to this .json file"
+	fs.Lookup("iters").Usage = "timed iterations of each bandwidth and collective measurement"
 	return cmd
 }
 
