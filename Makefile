@@ -27,7 +27,11 @@ CU_HDRS  := $(wildcard kernels/include/mscclpp/*)
 FATBINS  := $(patsubst kernels/%.cu,kernels/fatbin/%.fatbin,$(CU_SRCS))
 GO_SRCS  := $(shell find . -name '*.go' -not -path './third_party/*') go.mod go.sum
 
-export CGO_CFLAGS := -I$(CUDA_HOME)/include
+# Go's build cache does not notice edits of headers outside a package's folder, so the
+# shared headers' hash goes into the cgo flags: kernels/layout's C side is then rebuilt
+# whenever handles.h changes.
+HDR_HASH := $(shell cat $(CU_HDRS) | cksum | cut -d' ' -f1)
+export CGO_CFLAGS := -I$(CUDA_HOME)/include -DMB_HEADERS_CKSUM=$(HDR_HASH)
 
 .PHONY: all kernels test vet fuzz gpu-test-bin gpu-test clean
 
