@@ -254,7 +254,7 @@ func decodeFloat(v *yaml.Node) (float64, error) {
 	return f, nil
 }
 
-// decodeSize reads a byte count: a whole number, or a string ParseSize reads.
+// decodeSize reads a byte count: a whole number, or a string bytesize.Parse reads.
 func decodeSize(v *yaml.Node) (int64, error) {
 	s, err := scalar(v, `a size in bytes such as 268435456 or "256M"`, "!!int", "!!str")
 	if err != nil {

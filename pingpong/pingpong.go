@@ -33,11 +33,11 @@ type Options struct {
 // PairError is an error met while measuring a pair; every rank reports the pair that was
 // being measured, including ranks outside it that were waiting for its results.
 type PairError struct {
-	Pair string // "i-j"
+	Pair [2]int // the ranks
 	Err  error
 }
 
-func (e *PairError) Error() string { return fmt.Sprintf("pair %s: %v", e.Pair, e.Err) }
+func (e *PairError) Error() string { return fmt.Sprintf("pair %d-%d: %v", e.Pair[0], e.Pair[1], e.Err) }
 func (e *PairError) Unwrap() error { return e.Err }
 
 // LatencyRounds is how many signal round trips one latency figure averages.
@@ -220,7 +220,7 @@ func (b *Bench) Run(emit func(results.PingPongRow)) (int64, error) {
 		wrong, err := b.runPair(pr, emit)
 		total += wrong
 		if err != nil {
-			return total, &PairError{Pair: fmt.Sprintf("%d-%d", pr[0], pr[1]), Err: err}
+			return total, &PairError{Pair: pr, Err: err}
 		}
 	}
 	return total, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"math"
 	"os"
 	"path/filepath"
@@ -70,7 +71,7 @@ func runCompare(app *cli.App, f *compareFlags, basePath, curPath string) error {
 		}
 	}
 	var err error
-	if opt.LatencyBoundBelow, err = cli.ParseSize(f.latencyBound); err != nil {
+	if opt.LatencyBoundBelow, err = bytesize.Parse(f.latencyBound); err != nil {
 		return cli.Usagef("--latency-bound-below: %v", err)
 	}
 	base, err := readCompareInput("baseline", basePath)

@@ -57,6 +57,8 @@ func TestCompareCommand(t *testing.T) {
 			stderr: "compare: 34 of 92 rows regressed"},
 		{name: "missing rows", args: []string{cmpOursAllReduce, cmpNCCLAllReduce}, code: cli.ExitUsage,
 			stderr: "no rows in common"},
+		{name: "any algorithm needs one per size", args: []string{"--any-algorithm", cmpOursAllReduce, cmpNCCLAllReduce}, code: cli.ExitUsage,
+			stderr: "--any-algorithm needs one algorithm per size"},
 		{name: "missing rows forced", args: []string{"--force", cmpOursAllReduce, cmpNCCLAllReduce}, code: cli.ExitFailure,
 			stderr: "compare: 92 of 150 rows missing"},
 		{name: "different collectives", args: []string{cmpNCCLAllReduce, cmpNCCLAllGather}, code: cli.ExitUsage,

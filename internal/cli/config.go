@@ -8,7 +8,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"strings"
 	"time"
 )
@@ -64,10 +63,6 @@ func IsUsage(err error) bool {
 	var u *UsageError
 	return errors.As(err, &u)
 }
-
-// ParseSize reads a byte count as nccl-tests does: a number with an optional K, M or G
-// suffix (powers of 1024), e.g. "8", "64K", "1.5M", "2G".
-func ParseSize(s string) (int64, error) { return bytesize.Parse(s) }
 
 // Sizes returns the sweep nccl-tests would run: from min to max, multiplying by the step
 // factor when it is above 1, else adding the step in bytes.

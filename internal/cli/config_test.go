@@ -5,16 +5,6 @@ import (
 	"testing"
 )
 
-func TestParseSizeIsNCCLTests(t *testing.T) {
-	// The table tests live in internal/bytesize; this checks the flag path uses it.
-	if got, err := ParseSize("1.5M"); err != nil || got != 3<<19 {
-		t.Errorf("ParseSize(1.5M) = %d, %v", got, err)
-	}
-	if _, err := ParseSize("1T"); err == nil {
-		t.Error("ParseSize(1T) succeeded")
-	}
-}
-
 func TestSizes(t *testing.T) {
 	tests := []struct {
 		name                 string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"io"
 	"math"
 	"os"
@@ -261,13 +262,13 @@ func (r *rawFlags) build(command string, fs *pflag.FlagSet, hasOp bool) (*Config
 		return nil, usagef("--progress %q: want auto, on or off", r.progress)
 	}
 	var err error
-	if c.MinBytes, err = ParseSize(r.minBytes); err != nil {
+	if c.MinBytes, err = bytesize.Parse(r.minBytes); err != nil {
 		return nil, usagef("--minbytes: %v", err)
 	}
-	if c.MaxBytes, err = ParseSize(r.maxBytes); err != nil {
+	if c.MaxBytes, err = bytesize.Parse(r.maxBytes); err != nil {
 		return nil, usagef("--maxbytes: %v", err)
 	}
-	if c.StepBytes, err = ParseSize(r.stepBytes); err != nil {
+	if c.StepBytes, err = bytesize.Parse(r.stepBytes); err != nil {
 		return nil, usagef("--stepbytes: %v", err)
 	}
 	if c.MinBytes > c.MaxBytes {

@@ -237,10 +237,10 @@ func (j *Job) measurePairs(spec acceptance.Spec) ([]acceptance.PairFigures, erro
 	if errors.As(err, &pe) {
 		for i := range figs {
 			switch p := &figs[i]; {
-			case fmt.Sprintf("%d-%d", p.A, p.B) == pe.Pair:
+			case [2]int{p.A, p.B} == pe.Pair:
 				p.Err = pe.Err.Error()
 			case p.MemorySignalUs == 0 && p.PortPutGBs == 0:
-				p.Err = "not measured: pair " + pe.Pair + " failed first"
+				p.Err = fmt.Sprintf("not measured: pair %d-%d failed first", pe.Pair[0], pe.Pair[1])
 			}
 		}
 	}
