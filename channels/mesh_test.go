@@ -3,6 +3,7 @@ package channels
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -204,7 +205,7 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 	gpus := make([]*fakeGPU, n)
 	onRanks(t, n, func(r int) error {
 		gpus[r] = newFakeGPU(r, &next)
-		m, err := NewMesh(gpus[r], bs[r], MeshOptions{Transport: TransportCudaIpc, Timeout: time.Second, Hostname: "node"})
+		m, err := NewMesh(gpus[r], bs[r], MeshOptions{Mode: ModeNVLink, Timeout: time.Second, Hostname: "node"})
 		if err != nil {
 			return err
 		}
@@ -260,8 +261,8 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 			}
 			// the proxy of r writes the token p's port channel waits on
 			chans := *meshes[r].proxy.channels.Load()
-			if deviceTokens && uint64(chans[pc.ID].RemoteInbound) != backPort.Sem.Inbound {
-				t.Errorf("rank %d proxy signals %v, rank %d waits on %x", r, chans[pc.ID].RemoteInbound, p, backPort.Sem.Inbound)
+			if deviceTokens && uint64(chans[pc.ID].Token.Ptr()) != backPort.Sem.Inbound {
+				t.Errorf("rank %d proxy signals %v, rank %d waits on %x", r, chans[pc.ID].Token.Ptr(), p, backPort.Sem.Inbound)
 			}
 			if !deviceTokens {
 				// The proxy's CPU store must land in the word p's GPU polls: same offset in
@@ -269,15 +270,15 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 				ht := meshes[p].hostTok
 				off := backPort.Sem.Inbound - uint64(ht.devs[p])
 				value := uint64(1000*r + p + 1)
-				atomic.StoreUint64(chans[pc.ID].RemoteInboundHost, value)
+				atomic.StoreUint64((*uint64)(chans[pc.ID].Token.Host), value)
 				if got := atomic.LoadUint64((*uint64)(unsafe.Pointer(&ht.maps[p][off]))); got != value {
 					t.Errorf("rank %d proxy stored %d, rank %d's token at offset %d reads %d", r, value, p, off, got)
 				}
-				if chans[pc.ID].RemoteInbound != meshes[r].hostTok.devs[p].Add(off) {
-					t.Errorf("rank %d proxy's stream write goes to %v, want %v", r, chans[pc.ID].RemoteInbound, meshes[r].hostTok.devs[p].Add(off))
+				if chans[pc.ID].Token.Ptr() != meshes[r].hostTok.devs[p].Add(off) {
+					t.Errorf("rank %d proxy's stream write goes to %v, want %v", r, chans[pc.ID].Token.Ptr(), meshes[r].hostTok.devs[p].Add(off))
 				}
 			}
-			if chans[pc.ID].Dst != bufs[p].Ptrs[p] || chans[pc.ID].DstSize != 4096 || chans[pc.ID].SrcSize != 1024 {
+			if chans[pc.ID].Dst.Ptr() != bufs[p].Ptrs[p] || chans[pc.ID].Dst.Size != 4096 || chans[pc.ID].Src.Size != 1024 || chans[pc.ID].Conn.Transport() != TransportCudaIpc {
 				t.Errorf("rank %d proxy channel %d: %+v", r, pc.ID, chans[pc.ID])
 			}
 		}
@@ -310,7 +311,7 @@ func TestMeshRefusesUnreachablePeer(t *testing.T) {
 			defer wg.Done()
 			g := newFakeGPU(r, &next)
 			g.noPeer = true
-			_, errs[r] = NewMesh(g, bs[r], MeshOptions{Transport: TransportCudaIpc, Timeout: time.Second, Hostname: "node"})
+			_, errs[r] = NewMesh(g, bs[r], MeshOptions{Mode: ModeNVLink, Timeout: time.Second, Hostname: "node"})
 		}(r)
 	}
 	wg.Wait()
@@ -323,10 +324,16 @@ func TestMeshRefusesUnreachablePeer(t *testing.T) {
 
 func TestMeshRefusesOtherHostAndIB(t *testing.T) {
 	var next atomic.Uint64
-	if _, err := Connect(newFakeGPU(0, &next), Endpoint{Rank: 0, Hostname: "a"}, Endpoint{Rank: 1, Hostname: "b"}, TransportCudaIpc); err == nil || !strings.Contains(err.Error(), "host b") {
+	_, err := newCudaIpcConn(newFakeGPU(0, &next), Endpoint{Rank: 0, HostID: "a"}, Endpoint{Rank: 1, HostID: "b"}, time.Second)
+	if err == nil || !strings.Contains(err.Error(), "host b") {
 		t.Errorf("different hosts: %v", err)
 	}
-	if _, err := NewMesh(newFakeGPU(0, &next), nil, MeshOptions{Transport: TransportIB, Timeout: time.Second}); err != ErrIBNotBuilt {
-		t.Errorf("ib: %v", err)
-	}
+	bs := newBoots(t, 2)
+	onRanks(t, 2, func(r int) error {
+		_, err := NewMesh(newFakeGPU(r, &next), bs[r], MeshOptions{Mode: ModeIB, Timeout: time.Second, Hostname: "node"})
+		if !errors.Is(err, ErrNoHCA) {
+			return fmt.Errorf("--transport ib without an InfiniBand layer: %v, want ErrNoHCA", err)
+		}
+		return nil
+	})
 }

@@ -129,11 +129,11 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	}
 	perGPU := (localSize + n - 1) / n
 	j.SMs = max(j.GPU.Info().SMs/perGPU, 1)
-	transport, err := channels.ParseTransport(cfg.Transport)
+	mode, err := channels.ParseMode(cfg.Transport)
 	if err != nil {
 		return nil, err
 	}
-	if j.Mesh, err = channels.NewMesh(j.GPU, j.Boot, channels.MeshOptions{Transport: transport, Timeout: cfg.Timeout, Hostname: j.Hostname}); err != nil {
+	if j.Mesh, err = channels.NewMesh(j.GPU, j.Boot, channels.MeshOptions{Mode: mode, Timeout: cfg.Timeout, Hostname: j.Hostname}); err != nil {
 		return nil, fmt.Errorf("rank %d: %w", j.Rank(), err)
 	}
 	if j.Stream, err = j.GPU.NewStream(); err != nil {
