@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -428,7 +429,7 @@ func (r *ethReceiver) run() {
 	if err == nil || r.c.closing.Load() {
 		return
 	}
-	if !r.gotBye && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)) {
+	if !r.gotBye && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET)) {
 		err = fmt.Errorf("lost (%v): did rank %d stop?", err, r.c.peer)
 	}
 	r.c.fail(fmt.Errorf("socket %d: receive: %w", r.k, err))

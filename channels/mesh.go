@@ -159,14 +159,13 @@ func (m *Mesh) connFailed(err error) {
 	first := m.connErr == nil
 	if first {
 		m.connErr = err
+		if m.errHost != nil {
+			atomic.CompareAndSwapUint64((*uint64)(m.errHost), 0, uint64(DevErrProxy)|uint64(0xffff)<<24)
+		}
 	}
 	m.connMu.Unlock()
-	if !first {
-		return
-	}
-	fmt.Fprintf(os.Stderr, "mscclpp-bench: rank %d: %v\n", m.Rank, err)
-	if m.errHost != nil {
-		atomic.CompareAndSwapUint64((*uint64)(m.errHost), 0, uint64(DevErrProxy)|uint64(0xffff)<<24)
+	if first {
+		fmt.Fprintf(os.Stderr, "mscclpp-bench: rank %d: %v\n", m.Rank, err)
 	}
 }
 
