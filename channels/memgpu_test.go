@@ -245,7 +245,9 @@ func (g *memGPU) WriteValue64Async(dst device.Ptr, v uint64, s device.Stream) er
 	return g.enqueue(s, memOp{func() { atomic.StoreUint64(w, v) }, false})
 }
 
-func (g *memGPU) StreamIdle(s device.Stream) (bool, error) { return g.stream(s).pending.Load() == 0, nil }
+func (g *memGPU) StreamIdle(s device.Stream) (bool, error) {
+	return g.stream(s).pending.Load() == 0, nil
+}
 
 func (g *memGPU) Synchronize(s device.Stream, timeout time.Duration) error {
 	st := g.stream(s)
