@@ -28,8 +28,13 @@ type standin struct {
 // bytes, and one port channel per peer (host tokens if asked).
 func newStandins(t *testing.T, boots []Bootstrap, size uint64, hostTokens bool, opts func(r int) MeshOptions) []*standin {
 	t.Helper()
+	return newStandinsOn(t, boots, size, hostTokens, newMemSpace(), opts)
+}
+
+// newStandinsOn is newStandins with the stand-in GPUs' memory in space.
+func newStandinsOn(t *testing.T, boots []Bootstrap, size uint64, hostTokens bool, space *memSpace, opts func(r int) MeshOptions) []*standin {
+	t.Helper()
 	n := len(boots)
-	space := newMemSpace()
 	ranks := make([]*standin, n)
 	onRanks(t, n, func(r int) error {
 		s := &standin{g: newMemGPU(r, space), bytes: size, ports: map[int]*cpuPort{}}
