@@ -195,4 +195,3 @@ func TestEthernetAcrossNetworkNamespaces(t *testing.T) {
 		return append(rankEnv(r, 2, root, 4<<20+5), bootstrap.SocketIfnameEnv+"="+veth[r])
 	})
 }
-
