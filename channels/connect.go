@@ -49,7 +49,7 @@ func (m *Mesh) connect() error {
 		me.EthAddr, me.Sockets, me.Chunk = eth.addr(), eth.opts.Sockets, eth.opts.Chunk
 	}
 	if want&TransportIB != 0 && m.NRanks > 1 {
-		ib, err := openIB(m.Opts.Verbs, m.Opts.IBDevice, m.Opts.Timeout)
+		ib, err := openIB(m.Opts.Verbs, m.Opts.IBDevice)
 		switch {
 		case err == nil:
 			m.ib = ib

@@ -3,6 +3,7 @@ package channels
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 	"time"
 	"unsafe"
 )
@@ -16,14 +17,14 @@ import (
 // against an in-memory stand-in of the verbs (ib_standin_test.go).
 type ibConn struct {
 	peer        int
-	qp          IBQueuePair
+	qp          rdma.QueuePair
 	timeout     time.Duration
 	atomics     bool
 	vals        []byte // ibDepth 8-byte slots: values of signals, results of atomics
-	valMR       IBMemoryRegion
+	valMR       rdma.MemoryRegion
 	wr          uint64 // work requests posted
 	outstanding int
-	comps       []IBCompletion
+	comps       []rdma.Completion
 }
 
 // Transport implements Connection.

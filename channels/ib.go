@@ -10,76 +10,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
-
-// Verbs is the part of libibverbs that the InfiniBand transport uses. internal/ibverbs
-// implements it with the library, loaded at run time; tests implement it in memory.
-type Verbs interface {
-	// Open opens the named HCA ("" = the first device with an active port), its port and
-	// a protection domain.
-	Open(name string) (IBDevice, error)
-}
-
-// IBDevice is an opened HCA port with its protection domain.
-type IBDevice interface {
-	Port() IBPort
-	// Register registers memory for RDMA: addr is a host or GPU address; for GPU memory
-	// exported as a dma-buf, dmabufFd >= 0 and addr lies dmabufOffset bytes into it
-	// (otherwise the peer-memory driver must know GPU addresses).
-	Register(addr, size uint64, dmabufFd int, dmabufOffset uint64) (IBMemoryRegion, error)
-	// HostBuffer returns registered host memory of n bytes.
-	HostBuffer(n int) ([]byte, IBMemoryRegion, error)
-	// NewQueuePair makes a reliable-connected queue pair whose send queue holds depth
-	// work requests, with its own completion queue.
-	NewQueuePair(depth int) (IBQueuePair, error)
-	Close() error
-}
-
-// IBPort is what a peer needs to reach this rank's queue pairs.
-type IBPort struct {
-	LID     uint16
-	GID     [16]byte
-	MTU     uint8 // ibv_mtu: 1 (256 bytes) … 5 (4096)
-	Atomics bool  // the HCA does RDMA fetch-and-add
-}
-
-// IBMemoryRegion is registered memory.
-type IBMemoryRegion interface {
-	LKey() uint32
-	RKey() uint32
-	Close() error
-}
-
-// IBQueuePair is a reliable-connected queue pair. Every work request is signalled; its
-// completion carries its id.
-type IBQueuePair interface {
-	Number() uint32
-	// Connect takes the pair to ready-to-send towards the remote pair.
-	Connect(local, remote IBPort, remoteQPN, localPSN, remotePSN uint32) error
-	// PostWrite posts an RDMA write of n bytes from local memory to remote memory.
-	PostWrite(id, laddr uint64, lkey uint32, n, raddr uint64, rkey uint32) error
-	// PostFetchAdd posts an atomic add to the remote 8 bytes; the old value lands at laddr.
-	PostFetchAdd(id, laddr uint64, lkey uint32, raddr uint64, rkey uint32, add uint64) error
-	// Poll fills out with completed work requests and returns how many.
-	Poll(out []IBCompletion) (int, error)
-	Close() error
-}
-
-// IBCompletion is a completed work request.
-type IBCompletion struct {
-	ID     uint64
-	Status int    // 0: success
-	Err    string // the status, named, when not 0
-}
-
-// DmaBufExporter is implemented by GPUs that can export their memory as a dma-buf (CUDA
-// 11.7+ on a recent driver), the way to register GPU memory for RDMA without the
-// peer-memory module.
-type DmaBufExporter interface {
-	// ExportDmaBuf returns a dma-buf file descriptor covering [p, p+size) and p's offset
-	// in it. The caller closes the descriptor.
-	ExportDmaBuf(p device.Ptr, size uint64) (fd int, offset uint64, err error)
-}
 
 // EnvIBAtomics set to 0 makes signals plain RDMA writes of the token value even where
 // both HCAs do atomics.
@@ -93,11 +25,11 @@ var ibMaxWrite uint64 = 1 << 30
 
 // ibNet is this rank's HCA.
 type ibNet struct {
-	dev  IBDevice
-	port IBPort
+	dev  rdma.Device
+	port rdma.Port
 }
 
-func openIB(v Verbs, name string, _ time.Duration) (*ibNet, error) {
+func openIB(v rdma.Verbs, name string) (*ibNet, error) {
 	if v == nil {
 		return nil, errors.New("this build has no InfiniBand layer")
 	}
@@ -120,9 +52,9 @@ func ibAddr(l localMemory) uint64 {
 
 // register registers local memory with the HCA: host memory directly, GPU memory as a
 // dma-buf where the GPU exports one, else by address (peer memory).
-func (n *ibNet) register(g device.GPU, l localMemory) (IBMemoryRegion, error) {
+func (n *ibNet) register(g device.GPU, l localMemory) (rdma.MemoryRegion, error) {
 	if l.host == nil {
-		if x, ok := g.(DmaBufExporter); ok {
+		if x, ok := g.(device.DmaBufExporter); ok {
 			fd, off, err := x.ExportDmaBuf(l.ptr, l.size)
 			if err == nil {
 				mr, err := n.dev.Register(uint64(l.ptr), l.size, fd, off)
@@ -138,7 +70,7 @@ func (n *ibNet) register(g device.GPU, l localMemory) (IBMemoryRegion, error) {
 
 // ibInfo is what two ranks exchange to connect their queue pairs.
 type ibInfo struct {
-	port IBPort
+	port rdma.Port
 	qpn  uint32
 	psn  uint32
 }
@@ -177,7 +109,7 @@ func (n *ibNet) connect(boot Bootstrap, rank, peer int, timeout time.Duration) (
 	if err != nil {
 		return nil, err
 	}
-	c := &ibConn{peer: peer, qp: qp, timeout: timeout, comps: make([]IBCompletion, 32)}
+	c := &ibConn{peer: peer, qp: qp, timeout: timeout, comps: make([]rdma.Completion, 32)}
 	defer func() {
 		if err != nil {
 			c.Close()

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
 
 // ibFabric is an in-memory InfiniBand subnet standing in for libibverbs: HCAs, memory
@@ -39,19 +40,19 @@ type fakeVerbs struct {
 	missing bool
 }
 
-func (v fakeVerbs) Open(name string) (IBDevice, error) {
+func (v fakeVerbs) Open(name string) (rdma.Device, error) {
 	if v.missing {
 		return nil, errors.New("libibverbs found no InfiniBand device")
 	}
 	v.f.mu.Lock()
 	defer v.f.mu.Unlock()
 	v.f.nextLID++
-	return &fakeHCA{f: v.f, port: IBPort{LID: v.f.nextLID, MTU: 5, Atomics: v.atomics}}, nil
+	return &fakeHCA{f: v.f, port: rdma.Port{LID: v.f.nextLID, MTU: 5, Atomics: v.atomics}}, nil
 }
 
 type fakeHCA struct {
 	f      *ibFabric
-	port   IBPort
+	port   rdma.Port
 	closed bool
 	open   int // memory regions and queue pairs not yet closed
 }
@@ -77,9 +78,9 @@ func (m *fakeMR) Close() error {
 	return nil
 }
 
-func (h *fakeHCA) Port() IBPort { return h.port }
+func (h *fakeHCA) Port() rdma.Port { return h.port }
 
-func (h *fakeHCA) Register(addr, size uint64, fd int, off uint64) (IBMemoryRegion, error) {
+func (h *fakeHCA) Register(addr, size uint64, fd int, off uint64) (rdma.MemoryRegion, error) {
 	var mem []byte
 	if addr >= 1<<60 {
 		mem = h.f.space.bytes(device.Ptr(addr), size)
@@ -97,13 +98,13 @@ func (h *fakeHCA) Register(addr, size uint64, fd int, off uint64) (IBMemoryRegio
 	return m, nil
 }
 
-func (h *fakeHCA) HostBuffer(n int) ([]byte, IBMemoryRegion, error) {
+func (h *fakeHCA) HostBuffer(n int) ([]byte, rdma.MemoryRegion, error) {
 	b := make([]byte, n)
 	mr, err := h.Register(uint64(uintptr(unsafe.Pointer(&b[0]))), uint64(n), -1, 0)
 	return b, mr, err
 }
 
-func (h *fakeHCA) NewQueuePair(depth int) (IBQueuePair, error) {
+func (h *fakeHCA) NewQueuePair(depth int) (rdma.QueuePair, error) {
 	h.f.mu.Lock()
 	defer h.f.mu.Unlock()
 	h.f.nextQPN++
@@ -129,18 +130,18 @@ type fakeQP struct {
 	psn, rpsn  uint32
 	broken     bool
 	mu         sync.Mutex
-	done       []IBCompletion
+	done       []rdma.Completion
 	inflight   int
 	closed     bool
 	remoteLID  uint16
 	remoteQPN  uint32
 	connected  bool
-	remotePort IBPort
+	remotePort rdma.Port
 }
 
 func (q *fakeQP) Number() uint32 { return q.qpn }
 
-func (q *fakeQP) Connect(local, remote IBPort, rqpn, lpsn, rpsn uint32) error {
+func (q *fakeQP) Connect(local, remote rdma.Port, rqpn, lpsn, rpsn uint32) error {
 	q.hca.f.mu.Lock()
 	defer q.hca.f.mu.Unlock()
 	r := q.hca.f.qps[rqpn]
@@ -181,7 +182,7 @@ func (q *fakeQP) post(kind string, id uint64, op func(f *ibFabric) (int, string)
 			q.broken = true
 		}
 	}
-	q.done = append(q.done, IBCompletion{ID: id, Status: status, Err: msg})
+	q.done = append(q.done, rdma.Completion{ID: id, Status: status, Err: msg})
 	return nil
 }
 
@@ -219,7 +220,7 @@ func (q *fakeQP) PostFetchAdd(id, laddr uint64, lkey uint32, raddr uint64, rkey 
 	})
 }
 
-func (q *fakeQP) Poll(out []IBCompletion) (int, error) {
+func (q *fakeQP) Poll(out []rdma.Completion) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	n := copy(out, q.done)

@@ -2,12 +2,13 @@ package channels
 
 import (
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 	"strings"
 	"testing"
 )
 
 // ibOpts connects every pair over the stand-in InfiniBand fabric.
-func ibOpts(mode Mode, v Verbs) MeshOptions {
+func ibOpts(mode Mode, v rdma.Verbs) MeshOptions {
 	o := ethOpts(mode, "node")
 	o.Verbs = v
 	return o

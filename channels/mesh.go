@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
 
 // MeshOptions configure a Mesh.
@@ -22,7 +23,7 @@ type MeshOptions struct {
 	Ethernet      EthernetOptions
 	// Verbs is the InfiniBand library (internal/ibverbs), or nil for none: auto mode then
 	// connects hosts over Ethernet, and ModeIB fails with ErrNoHCA.
-	Verbs Verbs
+	Verbs rdma.Verbs
 	// IBDevice names the HCA to use ("" = the first with an active port).
 	IBDevice string
 }

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
 
 // Buffer is a registered buffer and every rank's copy of it: Mems[r] is rank r's
@@ -22,8 +23,8 @@ type Buffer struct {
 type localMemory struct {
 	ptr  device.Ptr
 	size uint64
-	host unsafe.Pointer // the buffer mapped into this process (host tokens), or nil
-	ib   IBMemoryRegion // its InfiniBand registration, or nil
+	host unsafe.Pointer    // the buffer mapped into this process (host tokens), or nil
+	ib   rdma.MemoryRegion // its InfiniBand registration, or nil
 }
 
 // registry numbers this rank's registrations: Ethernet messages name their destination
