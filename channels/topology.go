@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// EnvHostID overrides the host a rank says it is on, like NCCL_HOSTID: ranks with the same
+// value share a host, so one machine can act as several.
+const EnvHostID = "MSCCLPP_BENCH_HOSTID"
+
 // Mode is the --transport choice: how pairs of ranks connect.
 type Mode int
 

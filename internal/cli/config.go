@@ -31,7 +31,7 @@ type Config struct {
 	Average            int
 	JSONPath           string
 	Kernel             string // "auto", a name, a number, or "all"
-	Transport          string // "nvlink" or "ib"
+	Transport          string // "auto", "nvlink", "ethernet" or "ib"
 	Summary            bool
 	BootstrapTimeout   time.Duration
 	BootstrapAddr      string // "[interface:]ip:port" for the root; "" = automatic
