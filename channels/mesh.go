@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
@@ -18,6 +19,9 @@ type MeshOptions struct {
 	Hostname      string
 	FifoSize      int // proxy FIFO slots (power of two); 0 = 512
 	MaxSemaphores int // semaphore ids per peer; 0 = 1024
+	// Proxy says where the proxy thread runs (affinity.Plan); the zero value keeps the
+	// rank's own binding.
+	Proxy affinity.Placement
 }
 
 // Mesh connects every rank's GPU to every other rank's: it checks the paths, maps peers'
@@ -316,6 +320,7 @@ func (m *Mesh) startProxy() error {
 	}
 	m.fifo = f
 	m.proxy = NewProxyService(m.GPU, f.Fifo, m.Opts.Timeout)
+	m.proxy.Placement = m.Opts.Proxy
 	m.proxy.OnError = func(err error, t Trigger) {
 		fmt.Fprintf(os.Stderr, "mscclpp-bench: rank %d: %v\n", m.Rank, err)
 		// Stop this rank's device waits now rather than after the timeout.
