@@ -26,6 +26,9 @@ type Options struct {
 	Ops       []string
 	Kernel    string
 	SMs       int // multiprocessors kernels may fill (0: the whole GPU)
+	// Barrier, when set, is blocking mode's per-iteration barrier (a host barrier in shared
+	// memory); nil uses the bootstrap's, over TCP.
+	Barrier func() error
 	// Progress, when set, is called before each measurement with how many are done of
 	// how many, and what comes next.
 	Progress func(done, total int, what string)
@@ -373,7 +376,11 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 					return nil, err
 				}
 				if o.Blocking == 1 {
-					if err := h.Mesh.Boot.Barrier(); err != nil {
+					barrier := o.Barrier
+					if barrier == nil {
+						barrier = h.Mesh.Boot.Barrier
+					}
+					if err := barrier(); err != nil {
 						return nil, err
 					}
 				}

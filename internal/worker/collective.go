@@ -22,7 +22,7 @@ func runCollective(j *Job) error {
 	defer meter.Close()
 	opts := collectives.Options{Progress: meter.Update,
 		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, AggIters: c.AggIters, Check: c.Check,
-		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops, Kernel: c.Kernel, SMs: j.SMs,
+		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops, Kernel: c.Kernel, SMs: j.SMs, Barrier: j.Barrier(),
 	}
 	harness, err := collectives.NewHarness(coll, j.GPU, j.Mesh, j.Stream, opts, p)
 	if err != nil {

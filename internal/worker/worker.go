@@ -48,6 +48,9 @@ type Job struct {
 	// them, so that their kernels, which wait for each other, can all be resident at once.
 	SMs int
 
+	// HostBarrier is a shared-memory barrier of all ranks when they share one host, else nil.
+	HostBarrier *bootstrap.HostBarrier
+
 	cpus  affinity.Set       // the CPUs this rank was bound to at start
 	proxy affinity.Placement // where its proxy thread runs
 }
@@ -141,6 +144,9 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	}
 	if j.GPU, err = gpu.Open(local%n, images); err != nil {
 		return nil, fmt.Errorf("rank %d on %s: %w", j.Rank(), j.Hostname, err)
+	}
+	if j.HostBarrier, err = bootstrap.NewHostBarrier(j.Boot, j.Hostname, ""); err != nil {
+		return nil, err
 	}
 	proxy, err := j.planProxy()
 	if err != nil {
@@ -246,6 +252,7 @@ func (j *Job) Close(ok bool) error {
 	if j.Mesh != nil {
 		keep(j.Mesh.Close())
 	}
+	keep(j.HostBarrier.Close())
 	if j.GPU != nil {
 		if j.Stream != 0 {
 			keep(j.GPU.DestroyStream(j.Stream))
@@ -259,6 +266,14 @@ func (j *Job) Close(ok bool) error {
 		mpi.Finalize()
 	}
 	return first
+}
+
+// Barrier returns the fastest barrier of all ranks: the host barrier when there is one.
+func (j *Job) Barrier() func() error {
+	if j.HostBarrier != nil {
+		return j.HostBarrier.Wait
+	}
+	return j.Boot.Barrier
 }
 
 // Header returns the report header common to every subcommand.
