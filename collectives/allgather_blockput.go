@@ -23,6 +23,7 @@ type allgatherBlockput struct {
 	*base
 	chans   device.Ptr // [block][peer]
 	perByte uint64     // bytes of the gathered output per block
+	most    int        // blocks at most
 }
 
 func newAllgatherBlockput(env *Env) (Instance, error) {
@@ -30,9 +31,12 @@ func newAllgatherBlockput(env *Env) (Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &allgatherBlockput{base: b, perByte: 64 << 10}
+	a := &allgatherBlockput{base: b, perByte: 64 << 10, most: env.SMs}
 	if v, err := strconv.ParseUint(os.Getenv("MSCCLPP_BENCH_BLOCKPUT_PER"), 10, 64); err == nil && v > 0 {
 		a.perByte = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("MSCCLPP_BENCH_BLOCKPUT_MAX")); err == nil && v > 0 && v < a.most {
+		a.most = v
 	}
 	var all []channels.MemoryChannelHandle
 	for i := 0; i < env.SMs; i++ {
@@ -48,7 +52,7 @@ func newAllgatherBlockput(env *Env) (Instance, error) {
 
 func (a *allgatherBlockput) Launch(l *LaunchArgs, s device.Stream) error {
 	e := a.env
-	return a.launch("allgather_blockput", device.Dim{Grid: a.blocks(l.SendBytes*uint64(e.NRanks), a.perByte), Block: 1024}, s,
+	return a.launch("allgather_blockput", device.Dim{Grid: min(a.blocks(l.SendBytes*uint64(e.NRanks), a.perByte), a.most), Block: 1024}, s,
 		uint64(a.chans), uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)), l.OutOff, l.SendBytes,
 		uint64(e.Rank), uint64(e.NRanks), uint64(a.state))
 }
