@@ -13,9 +13,9 @@ import (
 func init() {
 	Register(&Algorithm{
 		Collective: "allgather", Name: "blockput", Number: 4,
-		Doc:        "memory channels: SM puts, each block handshakes with the peers' same block",
-		MinRanks:   2,
-		New:        newAllgatherBlockput,
+		Doc:      "memory channels: SM puts, each block handshakes with the peers' same block",
+		MinRanks: 2,
+		New:      newAllgatherBlockput,
 	})
 }
 
