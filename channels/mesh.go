@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
@@ -20,7 +21,10 @@ type MeshOptions struct {
 	HostID        string // ranks with equal HostIDs share a host; "" means Hostname
 	FifoSize      int    // proxy FIFO slots (power of two); 0 = 512
 	MaxSemaphores int    // semaphore ids per peer; 0 = 1024
-	Ethernet      EthernetOptions
+	// Proxy says where the proxy thread runs (affinity.Plan); the zero value keeps the
+	// rank's own binding.
+	Proxy    affinity.Placement
+	Ethernet EthernetOptions
 	// Verbs is the InfiniBand library (internal/ibverbs), or nil for none: auto mode then
 	// connects hosts over Ethernet, and ModeIB fails with ErrNoHCA.
 	Verbs rdma.Verbs

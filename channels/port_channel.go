@@ -116,6 +116,7 @@ func (m *Mesh) startProxy() error {
 	}
 	m.fifo = f
 	m.proxy = NewProxyService(m.GPU, f.Fifo, m.Opts.Timeout)
+	m.proxy.Placement = m.Opts.Proxy
 	m.proxy.OnError = func(err error, t Trigger) {
 		fmt.Fprintf(os.Stderr, "mscclpp-bench: rank %d: %v\n", m.Rank, err)
 		// Stop this rank's device waits now rather than after the timeout.

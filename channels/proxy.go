@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
@@ -58,6 +59,9 @@ type ProxyService struct {
 	// OnError, if set, is called (on the proxy goroutine) with the first error, as soon as
 	// it happens.
 	OnError func(err error, t Trigger)
+	// Placement, set before Start, pins the proxy thread to its CPUs; when Shared, the
+	// thread yields its CPU while the FIFO is empty.
+	Placement affinity.Placement
 	// Trace, if set, is called for every trigger after it was handled (debugging).
 	Trace func(t Trigger, took time.Duration, err error)
 }
@@ -123,15 +127,27 @@ func (p *ProxyService) run() {
 	defer close(p.done)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	if len(p.Placement.CPUs) > 0 {
+		if err := affinity.Pin(p.Placement.CPUs); err != nil {
+			p.fail(fmt.Errorf("proxy: %w", err))
+			return
+		}
+	}
 	if err := p.ce.Bind(); err != nil {
 		p.fail(fmt.Errorf("proxy: %w", err))
 		return
 	}
+	// A proxy that shares its rank's only CPU gives it up every 64 polls of an empty FIFO,
+	// so the rank's thread (launching kernels, waiting on streams) is not starved.
+	shared := p.Placement.Shared
 	idle := 0
 	for {
 		t, ok := p.fifo.Poll()
 		if !ok {
 			idle++
+			if shared && idle&63 == 0 {
+				affinity.Yield()
+			}
 			if idle&255 == 0 {
 				if p.stop.Load() {
 					return

@@ -26,6 +26,14 @@ type Options struct {
 	Ops       []string
 	Kernel    string
 	SMs       int // multiprocessors kernels may fill (0: the whole GPU)
+	// Barrier, when set, is blocking mode's per-iteration barrier (a host barrier in shared
+	// memory); nil uses the bootstrap's, over TCP.
+	Barrier func() error
+	// Cycles repeats the whole sweep (nccl-tests' -N): 0 and 1 run it once, a negative
+	// number until the process is stopped.
+	// AfterCycle, when set, is called after each cycle (1, 2, ...).
+	Cycles     int
+	AfterCycle func(cycle int) error
 	// Progress, when set, is called before each measurement with how many are done of
 	// how many, and what comes next.
 	Progress func(done, total int, what string)
@@ -168,32 +176,60 @@ func (h *Harness) plan(dt string) ([]step, error) {
 // Run measures every type, operator, size and placement.
 func (h *Harness) Run(rep Reporter) (*Summary, error) {
 	sum := &Summary{}
-	var bwTotal float64
-	var bwCount int
 	ops := h.Opts.Ops
 	if !h.Coll.HasOp() {
 		ops = []string{string(OpNone)}
 	}
 	plans := make([][]step, len(h.Opts.Datatypes))
-	total, done := 0, 0
+	t := tally{sum: sum}
 	for i, dtName := range h.Opts.Datatypes {
 		var err error
 		if plans[i], err = h.plan(dtName); err != nil {
 			return nil, err
 		}
-		total += len(plans[i]) * len(ops)
+		t.total += len(plans[i]) * len(ops)
 	}
+	for cycle := 1; h.Opts.Cycles < 0 || cycle <= max(h.Opts.Cycles, 1); cycle++ {
+		// The summary's rows are the last cycle's (every cycle's are printed), so that a
+		// long run's memory stays flat; wrong counts and bandwidth add up over all cycles.
+		sum.Rows = sum.Rows[:0]
+		if err := h.runCycle(rep, plans, ops, cycle == 1, &t); err != nil {
+			return nil, err
+		}
+		if h.Opts.AfterCycle != nil {
+			if err := h.Opts.AfterCycle(cycle); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if t.bwCount > 0 {
+		sum.AvgBusBw = t.bwTotal / float64(t.bwCount)
+	}
+	return sum, nil
+}
+
+// tally is what a sweep adds up as it goes.
+type tally struct {
+	sum         *Summary
+	bwTotal     float64
+	bwCount     int
+	done, total int // measurements made, and per cycle
+}
+
+// runCycle measures every datatype, op and step once; first adds the discarded warm-up
+// measurement of each datatype.
+func (h *Harness) runCycle(rep Reporter, plans [][]step, ops []string, first bool, t *tally) error {
 	for i, dtName := range h.Opts.Datatypes {
 		dt, err := LookupDatatype(dtName)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		steps := plans[i]
-		if len(steps) > 0 {
+		if first && len(steps) > 0 {
 			// One measurement to discard: the first timed loop of a process ran 2-3x slow
 			// (seen at 8 B), as nccl-tests' warm-up before its sweep avoids.
 			if _, err := h.measure(steps[0], dt, Op(ops[0])); err != nil {
-				return nil, fmt.Errorf("%s %s warm-up: %w", h.Coll.Name(), dtName, err)
+				return fmt.Errorf("%s %s warm-up: %w", h.Coll.Name(), dtName, err)
 			}
 		}
 		for _, opName := range ops {
@@ -203,28 +239,25 @@ func (h *Harness) Run(rep Reporter) (*Summary, error) {
 					current = st.alg.Name
 					rep.Algorithm(fmt.Sprintf("%s (#%d)", st.alg.Name, st.alg.Number))
 				}
-				if h.Opts.Progress != nil {
-					h.Opts.Progress(done, total, fmt.Sprintf("%s %s %s %d B (%s)", h.Coll.Name(), dtName, opName, st.size, st.alg.Name))
+				if h.Opts.Progress != nil && t.total > 0 {
+					h.Opts.Progress(t.done%t.total, t.total, fmt.Sprintf("%s %s %s %d B (%s)", h.Coll.Name(), dtName, opName, st.size, st.alg.Name))
 				}
-				done++
+				t.done++
 				row, err := h.measure(st, dt, Op(opName))
 				if err != nil {
-					return nil, fmt.Errorf("%s %s %s %d bytes (%s): %w", h.Coll.Name(), dtName, opName, st.size, st.alg.Name, err)
+					return fmt.Errorf("%s %s %s %d bytes (%s): %w", h.Coll.Name(), dtName, opName, st.size, st.alg.Name, err)
 				}
 				rep.Row(row)
-				sum.Rows = append(sum.Rows, row)
+				t.sum.Rows = append(t.sum.Rows, row)
 				for _, p := range []*results.Placement{row.OutOfPlace, row.InPlace} {
-					sum.Wrong += max(p.Wrong, 0)
-					bwTotal += p.BusBw
-					bwCount++
+					t.sum.Wrong += max(p.Wrong, 0)
+					t.bwTotal += p.BusBw
+					t.bwCount++
 				}
 			}
 		}
 	}
-	if bwCount > 0 {
-		sum.AvgBusBw = bwTotal / float64(bwCount)
-	}
-	return sum, nil
+	return nil
 }
 
 func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
@@ -373,7 +406,11 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 					return nil, err
 				}
 				if o.Blocking == 1 {
-					if err := h.Mesh.Boot.Barrier(); err != nil {
+					barrier := o.Barrier
+					if barrier == nil {
+						barrier = h.Mesh.Boot.Barrier
+					}
+					if err := barrier(); err != nil {
 						return nil, err
 					}
 				}

@@ -25,7 +25,7 @@ func sweepSizes() []int64 {
 
 func TestRegistryWellFormed(t *testing.T) {
 	want := map[string][]string{
-		"allgather": {"ll16", "put", "get", "port", "local"},
+		"allgather": {"ll16", "put", "get", "port", "blockput", "local"},
 		"allreduce": {"ll8", "ll16", "ll16x2", "rsag", "port", "local"},
 	}
 	for coll, names := range want {
@@ -157,8 +157,8 @@ func TestSelectAll(t *testing.T) {
 		dtype  string
 		want   string
 	}{
-		{"allgather", 1024, 2, "float", "ll16,put,get,port"},
-		{"allgather", 64 << 20, 2, "float", "put,get,port"}, // ll16 stops at 32 MiB
+		{"allgather", 1024, 2, "float", "ll16,put,get,port,blockput"},
+		{"allgather", 64 << 20, 2, "float", "put,get,port,blockput"}, // ll16 stops at 32 MiB
 		{"allgather", 1024, 1, "float", "local"},
 		{"allreduce", 1024, 2, "float", "ll8,ll16,ll16x2,rsag,port"},
 		{"allreduce", 1024, 2, "double", "ll16,ll16x2,rsag,port"},

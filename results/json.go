@@ -199,6 +199,8 @@ type jsonDevice struct {
 	Device     int    `json:"device"`
 	DeviceHex  string `json:"device_hex"`
 	DeviceInfo string `json:"device_info"`
+	CPUs       string `json:"cpus,omitempty"`
+	ProxyCPUs  string `json:"proxy_cpus,omitempty"`
 }
 
 type jsonResult struct {
@@ -333,6 +335,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		doc.Config.Devices = append(doc.Config.Devices, jsonDevice{
 			Rank: d.Rank, Group: d.Group, Pid: d.Pid, Hostname: d.Hostname,
 			Device: d.Device, DeviceHex: d.BusID, DeviceInfo: d.Name,
+			CPUs: d.CPUs, ProxyCPUs: d.ProxyCPUs,
 		})
 	}
 	for _, row := range r.Rows {
@@ -422,6 +425,7 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 		r.Devices = append(r.Devices, Device{
 			Rank: d.Rank, Group: d.Group, Pid: d.Pid, Hostname: d.Hostname,
 			Device: d.Device, BusID: d.DeviceHex, Name: d.DeviceInfo,
+			CPUs: d.CPUs, ProxyCPUs: d.ProxyCPUs,
 		})
 	}
 	for _, res := range doc.Results {

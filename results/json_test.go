@@ -93,7 +93,7 @@ func sampleReport() *Report {
 			Warmup: 5, Iters: 20, AggIters: 1, Check: 1, Unalign: 0,
 			Devices: []Device{
 				{Rank: 0, Pid: 10, Hostname: "vm", Device: 0, BusID: "0000:00:06", Name: "NVIDIA H200"},
-				{Rank: 1, Pid: 11, Hostname: "vm", Device: 1, BusID: "0000:00:07", Name: "NVIDIA H200"},
+				{Rank: 1, Pid: 11, Hostname: "vm", Device: 1, BusID: "0000:00:07", Name: "NVIDIA H200", CPUs: "1", ProxyCPUs: "3 (own CPU)"},
 			},
 		},
 		Args:  []string{"mscclpp-bench", "all_reduce", "-b", "8", "-e", "1M", "-J", "out/a&b<c>.json"},

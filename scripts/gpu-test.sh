@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpu-test.sh: the GPU suite, run on a GPU machine from the repository root after
-# `make gpu-test-bin` (here or elsewhere; bin/ must be present). NP ranks (default 2).
+# `make gpu-test-bin` (here or elsewhere; bin/ must be present). NP ranks (default 2),
+# BIND (empty: mpirun's default binding; none: --bind-to none).
 # Logs go to $OUT (default ./out). Exits non-zero if anything failed.
 set -uo pipefail
 NP=${NP:-2}
@@ -9,7 +10,8 @@ mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # NVLink multicast must stay off on shared machines.
 export NCCL_NVLS_ENABLE=0
-MPIRUN=(mpirun -np "$NP" --bind-to none -x NCCL_NVLS_ENABLE -x MSCCLPP_BENCH_PUT_BLOCKS -x MSCCLPP_BENCH_PUT_THREADS -x MSCCLPP_BENCH_PUT_UNROLL)
+# mpirun's default CPU binding, as users run it; BIND=none runs unbound.
+MPIRUN=(mpirun -np "$NP" ${BIND:+--bind-to "$BIND"} -x NCCL_NVLS_ENABLE -x MSCCLPP_BENCH_PUT_BLOCKS -x MSCCLPP_BENCH_PUT_THREADS -x MSCCLPP_BENCH_PUT_UNROLL)
 [ "$NP" -gt "$(nvidia-smi -L | wc -l)" ] && MPIRUN+=(--oversubscribe)
 fail=0
 step() {

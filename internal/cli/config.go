@@ -29,6 +29,7 @@ type Config struct {
 	Timeout            time.Duration
 	Graph              int
 	Average            int
+	Cycles             int // nccl-tests' -N: sweeps to run, 0 until stopped
 	JSONPath           string
 	Kernel             string // "auto", a name, a number, or "all"
 	Transport          string // "auto", "nvlink", "ethernet" or "ib"

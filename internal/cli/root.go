@@ -120,6 +120,7 @@ type rawFlags struct {
 	stepFactor                    int64
 	iters, warmup, aggIters       int
 	check, blocking, graph        int
+	cycles                        int
 	average, nthreads, ngpus      int
 	timeout                       float64
 	datatype, op, json, kernel    string
@@ -175,6 +176,7 @@ func benchCommand(app *App, name, short string, hasKernel, hasOp bool) *cobra.Co
 	fs.IntVarP(&r.average, "average", "a", 1, "report time of 0: rank 0, 1: average, 2: minimum, 3: maximum over ranks")
 	fs.StringVarP(&r.kernel, "kernel", "k", "auto", "algorithm: auto, all, or a name or number ("+kernelList(name)+")")
 	fs.BoolVar(&r.summary, "summary", false, "after the table, print the best algorithm per size (useful with -k all)")
+	fs.IntVarP(&r.cycles, "run_cycles", "N", 1, "run and print the whole sweep this many times, with each rank's memory after each (0: until stopped)")
 	return cmd
 }
 
@@ -295,6 +297,7 @@ func (r *rawFlags) build(command string, fs *pflag.FlagSet, hasOp bool) (*Config
 		{"--agg_iters", r.aggIters, 1, 1 << 16},
 		{"--blocking", r.blocking, 0, 2},
 		{"--cudagraph", r.graph, 0, 1 << 20},
+		{"--run_cycles", r.cycles, 0, 1 << 24},
 		{"--average", r.average, 0, 3},
 		{"--nthreads", r.nthreads, 1, 1},
 		{"--ngpus", r.ngpus, 1, 1},
@@ -311,7 +314,7 @@ func (r *rawFlags) build(command string, fs *pflag.FlagSet, hasOp bool) (*Config
 		}
 	}
 	c.Iters, c.Warmup, c.Check, c.AggIters = r.iters, r.warmup, r.check, r.aggIters
-	c.Blocking, c.Graph, c.Average = r.blocking, r.graph, r.average
+	c.Blocking, c.Graph, c.Average, c.Cycles = r.blocking, r.graph, r.average, r.cycles
 	if c.Graph > 0 && c.Blocking != 0 {
 		return nil, usagef("--blocking %d cannot be combined with --cudagraph: a graph replays its iterations without host synchronisation", c.Blocking)
 	}

@@ -85,6 +85,7 @@ func TestMainUsageErrors(t *testing.T) {
 		{[]string{"allreduce", "-z", "2", "-G", "1"}, "--cudagraph"},
 		{[]string{"allreduce", "-z", "3"}, "--blocking"},
 		{[]string{"allreduce", "-a", "4"}, "--average"},
+		{[]string{"allreduce", "-N", "-1"}, "--run_cycles"},
 		{[]string{"allreduce", "-n", "0"}, "--iters"},
 		{[]string{"allreduce", "-w", "-1"}, "--warmup_iters"},
 		{[]string{"allreduce", "-m", "0"}, "--agg_iters"},
@@ -182,6 +183,7 @@ func TestMainDefaults(t *testing.T) {
 				{"Average (-a)", c.Average, 1},
 				{"Graph (-G)", c.Graph, 0},
 				{"Blocking (-z)", c.Blocking, 0},
+				{"Cycles (-N)", c.Cycles, 1},
 				{"Datatypes (-d)", c.Datatypes, []string{"float"}},
 				{"Ops (-o)", c.Ops, wantOps},
 				{"Kernel (-k)", c.Kernel, "auto"},
@@ -202,7 +204,7 @@ func TestMainDefaults(t *testing.T) {
 
 func TestMainFlags(t *testing.T) {
 	r := mainWith(t, nil, "allreduce", "-b", "8", "-e", "128M", "-f", "2", "-n", "5", "-w", "3", "-c", "0",
-		"-m", "4", "-a", "3", "-G", "7", "-k", "rsag", "-T", "2.5", "-J", "Out.JSON", "--summary",
+		"-m", "4", "-a", "3", "-G", "7", "-N", "0", "-k", "rsag", "-T", "2.5", "-J", "Out.JSON", "--summary",
 		"--transport", "cudaipc", "--bootstrap-timeout", "45s", "--bootstrap-addr", "eth0:10.0.0.1:5000")
 	if r.code != ExitOK || r.cfg == nil {
 		t.Fatalf("exit code %d, stderr %q", r.code, r.stderr)
@@ -221,6 +223,7 @@ func TestMainFlags(t *testing.T) {
 		{"AggIters", c.AggIters, 4},
 		{"Average", c.Average, 3},
 		{"Graph", c.Graph, 7},
+		{"Cycles", c.Cycles, 0},
 		{"Kernel", c.Kernel, "rsag"},
 		{"Timeout", c.Timeout, 2500 * time.Millisecond},
 		{"JSONPath", c.JSONPath, "Out.JSON"},

@@ -22,7 +22,14 @@ func runCollective(j *Job) error {
 	defer meter.Close()
 	opts := collectives.Options{Progress: meter.Update,
 		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, AggIters: c.AggIters, Check: c.Check,
-		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops, Kernel: c.Kernel, SMs: j.SMs,
+		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops, Kernel: c.Kernel, SMs: j.SMs, Barrier: j.Barrier(),
+		Cycles: c.Cycles,
+	}
+	if c.Cycles == 0 { // nccl-tests' "until stopped"
+		opts.Cycles = -1
+	}
+	if c.Cycles != 1 {
+		opts.AfterCycle = func(cycle int) error { return j.noteMemory(p, cycle) }
 	}
 	harness, err := collectives.NewHarness(coll, j.GPU, j.Mesh, j.Stream, opts, p)
 	if err != nil {

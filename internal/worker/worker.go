@@ -12,10 +12,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/gpu"
@@ -25,6 +27,10 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
+
+// minProcs is the fewest Go Ps a rank runs with: the proxy, the main goroutine, and the
+// bootstrap's goroutines.
+const minProcs = 4
 
 // Job is a joined rank with its GPU and mesh.
 type Job struct {
@@ -44,6 +50,12 @@ type Job struct {
 	// SMs is this rank's share of its GPU's multiprocessors: ranks that share a GPU split
 	// them, so that their kernels, which wait for each other, can all be resident at once.
 	SMs int
+
+	// HostBarrier is a shared-memory barrier of all ranks when they share one host, else nil.
+	HostBarrier *bootstrap.HostBarrier
+
+	cpus  affinity.Set       // the CPUs this rank was bound to at start
+	proxy affinity.Placement // where its proxy thread runs
 }
 
 // Rank returns this process's rank.
@@ -54,6 +66,12 @@ func Run(version string) cli.Runner {
 	return func(ctx context.Context, cfg *cli.Config) error {
 		if ctx == nil {
 			ctx = context.Background()
+		}
+		// Go sizes GOMAXPROCS from the CPU binding: 1 under mpirun's default. The proxy
+		// goroutine spins on a P of its own, so the main goroutine and the bootstrap's
+		// readers need more, or they wait for the proxy's preemption (every 10 ms).
+		if runtime.GOMAXPROCS(0) < minProcs {
+			runtime.GOMAXPROCS(minProcs)
 		}
 		j, err := Join(ctx, cfg, version)
 		if err != nil {
@@ -132,13 +150,20 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	if j.GPU, err = gpu.Open(local%n, images); err != nil {
 		return nil, fmt.Errorf("rank %d on %s: %w", j.Rank(), j.Hostname, err)
 	}
+	if j.HostBarrier, err = bootstrap.NewHostBarrier(j.Boot, j.Hostname, ""); err != nil {
+		return nil, err
+	}
+	proxy, err := j.planProxy()
+	if err != nil {
+		return nil, err
+	}
 	perGPU := (localSize + n - 1) / n
 	j.SMs = max(j.GPU.Info().SMs/perGPU, 1)
 	mode, err := channels.ParseMode(cfg.Transport)
 	if err != nil {
 		return nil, err
 	}
-	meshOpts := channels.MeshOptions{Mode: mode, Timeout: cfg.Timeout, Hostname: j.Hostname,
+	meshOpts := channels.MeshOptions{Mode: mode, Timeout: cfg.Timeout, Hostname: j.Hostname, Proxy: proxy,
 		HostID: os.Getenv(channels.EnvHostID), Verbs: ibverbs.Library{}}
 	if j.Mesh, err = channels.NewMesh(j.GPU, j.Boot, meshOpts); err != nil {
 		if errors.Is(err, channels.ErrNoHCA) {
@@ -156,10 +181,51 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	return j, nil
 }
 
+// planProxy learns every rank's CPU binding and places this rank's proxy thread on a CPU
+// that no rank of the host is bound to, when the rank itself has a single CPU (mpirun's
+// default binding): sharing that CPU with the main thread halved port-channel throughput.
+func (j *Job) planProxy() (affinity.Placement, error) {
+	var err error
+	if j.cpus, err = affinity.Current(); err != nil {
+		return affinity.Placement{}, fmt.Errorf("rank %d: %w", j.Rank(), err)
+	}
+	type binding struct {
+		Host string
+		CPUs string
+	}
+	mine, _ := json.Marshal(binding{j.Hostname, j.cpus.String()})
+	all, err := j.Boot.AllGather(mine)
+	if err != nil {
+		return affinity.Placement{}, err
+	}
+	var host []affinity.Set
+	index := 0
+	for r, b := range all {
+		var other binding
+		if err := json.Unmarshal(b, &other); err != nil {
+			return affinity.Placement{}, fmt.Errorf("CPU binding of rank %d: %w", r, err)
+		}
+		if other.Host != j.Hostname {
+			continue
+		}
+		s, err := affinity.Parse(other.CPUs)
+		if err != nil {
+			return affinity.Placement{}, fmt.Errorf("CPU binding of rank %d: %w", r, err)
+		}
+		if r == j.Rank() {
+			index = len(host)
+		}
+		host = append(host, s)
+	}
+	j.proxy = affinity.Plan(host, index, affinity.ReadHost(""))
+	return j.proxy, nil
+}
+
 // gatherDevices collects every rank's device line for the report.
 func (j *Job) gatherDevices() error {
 	info := j.GPU.Info()
-	mine, _ := json.Marshal(results.Device{Rank: j.Rank(), Pid: os.Getpid(), Hostname: j.Hostname, Device: info.Ordinal, BusID: shortBusID(info.BusID), Name: info.Name})
+	mine, _ := json.Marshal(results.Device{Rank: j.Rank(), Pid: os.Getpid(), Hostname: j.Hostname, Device: info.Ordinal, BusID: shortBusID(info.BusID), Name: info.Name,
+		CPUs: j.cpus.String(), ProxyCPUs: j.proxy.String()})
 	all, err := j.Boot.AllGather(mine)
 	if err != nil {
 		return err
@@ -196,6 +262,7 @@ func (j *Job) Close(ok bool) error {
 	if j.Mesh != nil {
 		keep(j.Mesh.Close())
 	}
+	keep(j.HostBarrier.Close())
 	if j.GPU != nil {
 		if j.Stream != 0 {
 			keep(j.GPU.DestroyStream(j.Stream))
@@ -209,6 +276,14 @@ func (j *Job) Close(ok bool) error {
 		mpi.Finalize()
 	}
 	return first
+}
+
+// Barrier returns the fastest barrier of all ranks: the host barrier when there is one.
+func (j *Job) Barrier() func() error {
+	if j.HostBarrier != nil {
+		return j.HostBarrier.Wait
+	}
+	return j.Boot.Barrier
 }
 
 // Header returns the report header common to every subcommand.

@@ -1,0 +1,58 @@
+package collectives
+
+import (
+	"os"
+	"strconv"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// allgather blockput: like put, but block b of every rank meets only block b of the peers,
+// before and after its share (kernels/allgather_blockput.cu): no grid-wide barrier.
+func init() {
+	Register(&Algorithm{
+		Collective: "allgather", Name: "blockput", Number: 4,
+		Doc:      "memory channels: SM puts, each block handshakes with the peers' same block",
+		MinRanks: 2,
+		New:      newAllgatherBlockput,
+	})
+}
+
+type allgatherBlockput struct {
+	*base
+	chans   device.Ptr // [block][peer]
+	perByte uint64     // bytes of the gathered output per block
+	most    int        // blocks at most
+}
+
+func newAllgatherBlockput(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &allgatherBlockput{base: b, perByte: 64 << 10, most: env.SMs}
+	if v, err := strconv.ParseUint(os.Getenv("MSCCLPP_BENCH_BLOCKPUT_PER"), 10, 64); err == nil && v > 0 {
+		a.perByte = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("MSCCLPP_BENCH_BLOCKPUT_MAX")); err == nil && v > 0 && v < a.most {
+		a.most = v
+	}
+	var all []channels.MemoryChannelHandle
+	for i := 0; i < env.SMs; i++ {
+		hs, err := env.Mesh.MemoryChannels(env.Out, env.Out.Ptrs[env.Rank])
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, hs...)
+	}
+	a.chans, err = env.Mesh.Upload(channels.HandlesBytes(all))
+	return a, err
+}
+
+func (a *allgatherBlockput) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	return a.launch("allgather_blockput", device.Dim{Grid: min(a.blocks(l.SendBytes*uint64(e.NRanks), a.perByte), a.most), Block: 1024}, s,
+		uint64(a.chans), uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)), l.OutOff, l.SendBytes,
+		uint64(e.Rank), uint64(e.NRanks), uint64(a.state))
+}
