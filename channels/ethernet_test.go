@@ -26,13 +26,13 @@ type standin struct {
 
 // newStandins builds a mesh per rank on bootstraps boots, with opts(r), buffers of size
 // bytes, and one port channel per peer (host tokens if asked).
-func newStandins(t *testing.T, boots []Bootstrap, size uint64, hostTokens bool, opts func(r int) MeshOptions) []*standin {
+func newStandins(t testing.TB, boots []Bootstrap, size uint64, hostTokens bool, opts func(r int) MeshOptions) []*standin {
 	t.Helper()
 	return newStandinsOn(t, boots, size, hostTokens, newMemSpace(), opts)
 }
 
 // newStandinsOn is newStandins with the stand-in GPUs' memory in space.
-func newStandinsOn(t *testing.T, boots []Bootstrap, size uint64, hostTokens bool, space *memSpace, opts func(r int) MeshOptions) []*standin {
+func newStandinsOn(t testing.TB, boots []Bootstrap, size uint64, hostTokens bool, space *memSpace, opts func(r int) MeshOptions) []*standin {
 	t.Helper()
 	n := len(boots)
 	ranks := make([]*standin, n)

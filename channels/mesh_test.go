@@ -121,7 +121,7 @@ func (f *fakeGPU) IpcClose(p device.Ptr) error {
 }
 
 // newBoots starts n connected bootstraps in this process.
-func newBoots(t *testing.T, n int) []*bootstrap.TcpBootstrap {
+func newBoots(t testing.TB, n int) []*bootstrap.TcpBootstrap {
 	t.Helper()
 	bs := make([]*bootstrap.TcpBootstrap, n)
 	for r := range bs {
@@ -159,7 +159,7 @@ func newBoots(t *testing.T, n int) []*bootstrap.TcpBootstrap {
 }
 
 // onRanks runs fn on n ranks concurrently and fails the test on any error.
-func onRanks(t *testing.T, n int, fn func(r int) error) {
+func onRanks(t testing.TB, n int, fn func(r int) error) {
 	t.Helper()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
