@@ -55,6 +55,9 @@ type ethConn struct {
 	receivers []*ethReceiver
 	marks     markTable
 
+	produce sync.Mutex  // the proxy is the ring's one producer, but MeasureTCP queues too
+	probes  chan uint64 // sequence numbers of probe marks received (ethernet_probe.go)
+
 	stop    chan struct{}
 	closing atomic.Bool
 	wg      sync.WaitGroup
@@ -69,10 +72,12 @@ const (
 	ethMsgData = 1 // a piece of a write: dst id, offset, length; payload follows
 	ethMsgMark = 2 // a signal's mark: token id, offset, value, sequence number
 	ethMsgBye  = 3 // nothing more will come on this socket
+	ethMsgRaw  = 4 // bytes to discard: the raw socket rate (ethernet_probe.go)
 
 	itemWrite = 1
 	itemMark  = 2
 	itemBye   = 3
+	itemRaw   = 4
 )
 
 // ethItem is one request in the ring. A write's pieces are claimed through next.
@@ -97,6 +102,7 @@ type ethSlot struct {
 }
 
 type ethSender struct {
+	raw    []byte // source of raw bytes (allocated when first needed)
 	c      *ethConn
 	k      int
 	sock   net.Conn
@@ -112,6 +118,7 @@ type ethSender struct {
 }
 
 type ethReceiver struct {
+	raw    []byte // where raw bytes are read to
 	c      *ethConn
 	k      int
 	sock   net.Conn
@@ -138,7 +145,7 @@ type ethMark struct {
 
 func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth int, timeout time.Duration, copier Copier, reg *registry, onError func(error)) (_ *ethConn, err error) {
 	c := &ethConn{peer: peer, timeout: timeout, socks: socks, chunk: chunk, recvChunk: recvChunk, copier: copier, reg: reg,
-		onError: onError, items: make([]ethItem, ethRingSize), stop: make(chan struct{})}
+		onError: onError, items: make([]ethItem, ethRingSize), stop: make(chan struct{}), probes: make(chan uint64, 4)}
 	c.marks.passed = make([]uint64, len(socks))
 	c.marks.pending = map[uint64]ethMark{}
 	defer func() {
@@ -193,6 +200,8 @@ func (c *ethConn) Handle(ch *ProxyChannel, t Trigger) error {
 	if err := c.Err(); err != nil {
 		return err
 	}
+	c.produce.Lock()
+	defer c.produce.Unlock()
 	if write {
 		if err := c.write(ch.Dst.ID, ch.Dst.Off+t.DstOffset(), ch.Src.Ptr().Add(t.SrcOffset()), t.Size()); err != nil {
 			return err
@@ -241,14 +250,20 @@ func (c *ethConn) write(id uint32, off uint64, src device.Ptr, size uint64) erro
 	if err != nil {
 		return err
 	}
-	per := (size + uint64(len(c.senders)) - 1) / uint64(len(c.senders))
-	per = (per + 4095) &^ 4095
 	it.kind, it.id, it.off, it.size, it.src = itemWrite, id, off, size, src
-	it.chunk = min(c.chunk, max(per, ethMinChunk))
+	it.chunk = c.pieceSize(size)
 	it.next.Store(0)
 	c.enqueued += size
 	c.publish()
 	return nil
+}
+
+// pieceSize spreads size bytes over the sockets in pieces of at least ethMinChunk (4 KiB
+// multiples) and at most the chunk.
+func (c *ethConn) pieceSize(size uint64) uint64 {
+	per := (size + uint64(len(c.senders)) - 1) / uint64(len(c.senders))
+	per = (per + 4095) &^ 4095
+	return min(c.chunk, max(per, ethMinChunk))
 }
 
 // signal queues a mark that sets the peer's token tok to v.
@@ -357,6 +372,10 @@ func (s *ethSender) loop() error {
 		}
 		it := &c.items[idx%uint64(len(c.items))]
 		switch it.kind {
+		case itemRaw:
+			if err := s.sendRaw(it); err != nil {
+				return err
+			}
 		case itemWrite:
 			for {
 				off := it.next.Add(it.chunk) - it.chunk
@@ -476,6 +495,10 @@ func (r *ethReceiver) loop() error {
 			if err := c.marks.pass(c, r.k, ethMark{id: id, off: off, value: n, seq: seq}); err != nil {
 				return err
 			}
+		case ethMsgRaw:
+			if err := r.discard(n); err != nil {
+				return err
+			}
 		case ethMsgBye:
 			r.gotBye = true
 			return nil
@@ -527,6 +550,13 @@ func (t *markTable) pass(c *ethConn, k int, m ethMark) error {
 // store sets a token of this rank: a CPU store when it is in host memory mapped here,
 // else a 64-bit write into GPU memory.
 func (t *markTable) store(c *ethConn, s ethMark) error {
+	if s.id == ethProbeID {
+		select {
+		case c.probes <- s.value:
+		default: // nobody measures: drop it
+		}
+		return nil
+	}
 	mem, err := c.reg.span(s.id, s.off, 8)
 	if err != nil {
 		return fmt.Errorf("signal: %w", err)
@@ -548,10 +578,12 @@ func (c *ethConn) Close() error {
 		return nil
 	}
 	if c.Err() == nil {
+		c.produce.Lock()
 		if it, err := c.slot(); err == nil {
 			it.kind = itemBye
 			c.publish()
 		}
+		c.produce.Unlock()
 		timer := time.NewTimer(min(c.timeout, 5*time.Second))
 		for _, s := range c.senders {
 			select {

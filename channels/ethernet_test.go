@@ -357,3 +357,26 @@ func TestEthernetRejectsBadDestination(t *testing.T) {
 		t.Errorf("rank 1: %q", msg)
 	}
 }
+
+// TestEthernetMeasureTCP: the raw socket rate is measured over the pair's sockets, and
+// puts and signals still work afterwards (the probe's mark shares their sequence).
+func TestEthernetMeasureTCP(t *testing.T) {
+	bs := newBoots(t, 2)
+	ranks := newStandins(t, bootsOf(bs), 1<<20, false, func(r int) MeshOptions { return ethOpts(ModeEthernet, "node") })
+	rates := make([]float64, 2)
+	onRanks(t, 2, func(r int) error {
+		var err error
+		rates[r], err = ranks[r].m.MeasureTCP(0, 1, 8<<20+5)
+		return err
+	})
+	if rates[0] <= 0 || rates[1] != 0 {
+		t.Errorf("rates %v: want a positive rate on the sender only", rates)
+	}
+	t.Logf("raw rate over 2 sockets: %.2f GB/s", rates[0])
+	if err := exchange(ranks, func(r int) Bootstrap { return bs[r] }, 0, 300<<10, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ranks[0].m.MeasureTCP(0, 0, 1); err == nil {
+		t.Error("a rank measured the rate to itself")
+	}
+}
