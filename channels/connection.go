@@ -1,6 +1,7 @@
 package channels
 
 import (
+	"fmt"
 	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
@@ -51,4 +52,34 @@ func (r *Region) Ptr() device.Ptr { return r.Base.Add(r.Off) }
 func steps(t Trigger) (write, signal, flush bool) {
 	typ := t.Type()
 	return typ&TriggerData != 0 && t.Size() > 0, typ&TriggerFlag != 0, typ&TriggerSync != 0
+}
+
+// stepper is a connection's three operations on one channel, for runSteps.
+type stepper interface {
+	write(ch *ProxyChannel, t Trigger) error
+	signal(ch *ProxyChannel) error
+	flush() error
+}
+
+// runSteps carries out what trigger t asks of a connection, in order: the network
+// transports' Handle. (The CUDA IPC connection spells the same out itself, to keep the
+// NVLink hot path free of further interface calls.)
+func runSteps(s stepper, ch *ProxyChannel, t Trigger) error {
+	write, signal, flush := steps(t)
+	if write {
+		if err := s.write(ch, t); err != nil {
+			return err
+		}
+	}
+	if signal {
+		if err := s.signal(ch); err != nil {
+			return fmt.Errorf("signal: %w", err)
+		}
+	}
+	if flush {
+		if err := s.flush(); err != nil {
+			return fmt.Errorf("flush: %w", err)
+		}
+	}
+	return nil
 }

@@ -196,28 +196,12 @@ func (c *ethConn) Transport() Transport { return TransportEthernet }
 
 // Handle implements Connection.
 func (c *ethConn) Handle(ch *ProxyChannel, t Trigger) error {
-	write, signal, flush := steps(t)
 	if err := c.Err(); err != nil {
 		return err
 	}
 	c.produce.Lock()
 	defer c.produce.Unlock()
-	if write {
-		if err := c.write(ch.Dst.ID, ch.Dst.Off+t.DstOffset(), ch.Src.Ptr().Add(t.SrcOffset()), t.Size()); err != nil {
-			return err
-		}
-	}
-	if signal {
-		if err := c.signal(&ch.Token, ch.outbound); err != nil {
-			return fmt.Errorf("signal: %w", err)
-		}
-	}
-	if flush {
-		if err := c.flush(); err != nil {
-			return fmt.Errorf("flush: %w", err)
-		}
-	}
-	return nil
+	return runSteps(c, ch, t)
 }
 
 // Err returns the error that broke the connection, if any.
@@ -244,13 +228,14 @@ func (c *ethConn) fail(err error) {
 	}
 }
 
-// write queues size bytes of GPU memory at src for the peer's registration id at off.
-func (c *ethConn) write(id uint32, off uint64, src device.Ptr, size uint64) error {
+// write queues the trigger's bytes of GPU memory for the peer's registration.
+func (c *ethConn) write(ch *ProxyChannel, t Trigger) error {
 	it, err := c.slot()
 	if err != nil {
 		return err
 	}
-	it.kind, it.id, it.off, it.size, it.src = itemWrite, id, off, size, src
+	size := t.Size()
+	it.kind, it.id, it.off, it.size, it.src = itemWrite, ch.Dst.ID, ch.Dst.Off+t.DstOffset(), size, ch.Src.Ptr().Add(t.SrcOffset())
 	it.chunk = c.pieceSize(size)
 	it.next.Store(0)
 	c.enqueued += size
@@ -266,14 +251,14 @@ func (c *ethConn) pieceSize(size uint64) uint64 {
 	return min(c.chunk, max(per, ethMinChunk))
 }
 
-// signal queues a mark that sets the peer's token tok to v.
-func (c *ethConn) signal(tok *Region, v uint64) error {
+// signal queues a mark that sets the peer's token to the channel's signal count.
+func (c *ethConn) signal(ch *ProxyChannel) error {
 	it, err := c.slot()
 	if err != nil {
 		return err
 	}
 	c.sigSeq++
-	it.kind, it.id, it.off, it.size, it.seq = itemMark, tok.ID, tok.Off, v, c.sigSeq
+	it.kind, it.id, it.off, it.size, it.seq = itemMark, ch.Token.ID, ch.Token.Off, ch.outbound, c.sigSeq
 	c.publish()
 	return nil
 }

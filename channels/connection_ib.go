@@ -31,27 +31,11 @@ type ibConn struct {
 func (c *ibConn) Transport() Transport { return TransportIB }
 
 // Handle implements Connection.
-func (c *ibConn) Handle(ch *ProxyChannel, t Trigger) error {
-	write, signal, flush := steps(t)
-	if write {
-		if err := c.write(&ch.Src, t.SrcOffset(), &ch.Dst, t.DstOffset(), t.Size()); err != nil {
-			return err
-		}
-	}
-	if signal {
-		if err := c.signal(&ch.Token, ch.outbound); err != nil {
-			return fmt.Errorf("signal: %w", err)
-		}
-	}
-	if flush {
-		if err := c.flush(); err != nil {
-			return fmt.Errorf("flush: %w", err)
-		}
-	}
-	return nil
-}
+func (c *ibConn) Handle(ch *ProxyChannel, t Trigger) error { return runSteps(c, ch, t) }
 
-func (c *ibConn) write(src *Region, srcOff uint64, dst *Region, dstOff, size uint64) error {
+// write posts the trigger's bytes as RDMA writes of at most ibMaxWrite.
+func (c *ibConn) write(ch *ProxyChannel, t Trigger) error {
+	src, dst, srcOff, dstOff, size := &ch.Src, &ch.Dst, t.SrcOffset(), t.DstOffset(), t.Size()
 	for done := uint64(0); done < size; {
 		n := min(size-done, ibMaxWrite)
 		if err := c.room(); err != nil {
@@ -67,9 +51,10 @@ func (c *ibConn) write(src *Region, srcOff uint64, dst *Region, dstOff, size uin
 	return nil
 }
 
-// signal sets the peer's token to v (atomics: adds 1, which is the same: the proxy counts
-// one per signal).
-func (c *ibConn) signal(tok *Region, v uint64) error {
+// signal sets the peer's token to the channel's signal count (atomics: adds 1, which is
+// the same: the proxy counts one per signal).
+func (c *ibConn) signal(ch *ProxyChannel) error {
+	tok, v := &ch.Token, ch.outbound
 	if err := c.room(); err != nil {
 		return err
 	}

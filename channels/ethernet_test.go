@@ -171,6 +171,21 @@ func (s *standin) exchange(boot Bootstrap, k int, size, srcOff, dstOff uint64) e
 	return boot.Barrier()
 }
 
+// useHostTokens prepares a subtest whose port channels keep their tokens in host memory:
+// token files in a directory of its own, and a skip under the race detector, which does not
+// see the synchronisation through them (the test runs without -race).
+func useHostTokens(t *testing.T, on bool) {
+	if !on {
+		return
+	}
+	if raceEnabled {
+		t.Skip("host tokens synchronise through an mmap'd file, which the race detector does not see; this runs without -race")
+	}
+	old := ShmDir
+	ShmDir = t.TempDir()
+	t.Cleanup(func() { ShmDir = old })
+}
+
 // ethOpts is a small Ethernet set-up: 2 sockets, 256 KiB pieces, 2 slots deep, so each
 // direction stages through 1 MiB.
 func ethOpts(mode Mode, host string) MeshOptions {
@@ -192,14 +207,7 @@ func bootsOf(bs []*bootstrap.TcpBootstrap) []Bootstrap {
 func TestEthernetPortChannelsMoveEveryByte(t *testing.T) {
 	for _, hostTokens := range []bool{false, true} {
 		t.Run(fmt.Sprintf("HostTokens=%v", hostTokens), func(t *testing.T) {
-			if hostTokens && raceEnabled {
-				t.Skip("host tokens synchronise through an mmap'd file, which the race detector does not see; this runs without -race")
-			}
-			if hostTokens {
-				old := ShmDir
-				ShmDir = t.TempDir()
-				t.Cleanup(func() { ShmDir = old })
-			}
+			useHostTokens(t, hostTokens)
 			const most = 16 << 20
 			bs := newBoots(t, 2)
 			ranks := newStandins(t, bootsOf(bs), 2*most+64, hostTokens, func(r int) MeshOptions { return ethOpts(ModeEthernet, "node") })
@@ -271,14 +279,7 @@ func TestEthernetSignalFollowsData(t *testing.T) {
 func TestMixedHostsAutoMode(t *testing.T) {
 	for _, hostTokens := range []bool{false, true} {
 		t.Run(fmt.Sprintf("HostTokens=%v", hostTokens), func(t *testing.T) {
-			if hostTokens && raceEnabled {
-				t.Skip("host tokens synchronise through an mmap'd file, which the race detector does not see; this runs without -race")
-			}
-			if hostTokens {
-				old := ShmDir
-				ShmDir = t.TempDir()
-				t.Cleanup(func() { ShmDir = old })
-			}
+			useHostTokens(t, hostTokens)
 			bs := newBoots(t, 3)
 			hosts := []string{"a", "a", "b"}
 			ranks := newStandins(t, bootsOf(bs), 3*(4<<20)+64, hostTokens, func(r int) MeshOptions {

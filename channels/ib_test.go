@@ -26,14 +26,7 @@ func TestIBPortChannelsMoveEveryByte(t *testing.T) {
 		atomics, hostTokens bool
 	}{{true, false}, {false, false}, {true, true}, {false, true}} {
 		t.Run(fmt.Sprintf("Atomics=%v/HostTokens=%v", c.atomics, c.hostTokens), func(t *testing.T) {
-			if c.hostTokens {
-				if raceEnabled {
-					t.Skip("host tokens synchronise through an mmap'd file, which the race detector does not see; this runs without -race")
-				}
-				old := ShmDir
-				ShmDir = t.TempDir()
-				t.Cleanup(func() { ShmDir = old })
-			}
+			useHostTokens(t, c.hostTokens)
 			bs := newBoots(t, 2)
 			fabric := newIBFabric(newMemSpace())
 			ranks := newStandinsOn(t, bootsOf(bs), 2*(1<<20)+64, c.hostTokens, fabric.space, func(r int) MeshOptions {

@@ -66,19 +66,21 @@ func (s *memSpace) bytes(p device.Ptr, n uint64) []byte {
 	return s.regions[i].b[off : off+n]
 }
 
-// memGPU is a stand-in device.GPU with real memory. Streams run on goroutines of their
+// memGPU is a stand-in device.GPU with real memory (the mesh tests' GPU). Streams run on goroutines of their
 // own, in order and a little late, as a GPU would: code that forgets to wait for a copy
 // reads stale bytes.
 type memGPU struct {
 	device.GPU // what tests do not expect panics (nil interface)
 	rank       int
 	space      *memSpace
+	noPeer     bool // CanAccessPeer says no
 
 	mu         sync.Mutex
 	streams    map[device.Stream]*memStream
 	nextStream device.Stream
 	allocs     map[device.Ptr]bool
 	mapped     map[unsafe.Pointer]device.Ptr
+	opened     map[device.Ptr]bool // IpcOpen'ed and not closed
 }
 
 type memStream struct {
@@ -89,7 +91,7 @@ type memStream struct {
 
 func newMemGPU(rank int, space *memSpace) *memGPU {
 	return &memGPU{rank: rank, space: space, streams: map[device.Stream]*memStream{},
-		allocs: map[device.Ptr]bool{}, mapped: map[unsafe.Pointer]device.Ptr{}}
+		allocs: map[device.Ptr]bool{}, mapped: map[unsafe.Pointer]device.Ptr{}, opened: map[device.Ptr]bool{}}
 }
 
 func (g *memGPU) Info() device.Info {
@@ -97,7 +99,7 @@ func (g *memGPU) Info() device.Info {
 }
 func (g *memGPU) Bind() error                                               { return nil }
 func (g *memGPU) SetDeviceConfig(time.Duration, device.Ptr, int, int) error { return nil }
-func (g *memGPU) CanAccessPeer(string) (bool, error)                        { return true, nil }
+func (g *memGPU) CanAccessPeer(string) (bool, error)                        { return !g.noPeer, nil }
 
 func (g *memGPU) Alloc(n uint64) (device.Ptr, error) {
 	p := g.space.add(make([]byte, max(n, 1)))
@@ -173,10 +175,22 @@ func (g *memGPU) IpcGetHandle(p device.Ptr) (device.IpcHandle, error) {
 }
 
 func (g *memGPU) IpcOpen(h device.IpcHandle) (device.Ptr, error) {
-	return device.Ptr(binary.LittleEndian.Uint64(h[:])), nil
+	p := device.Ptr(binary.LittleEndian.Uint64(h[:]))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.opened[p] = true
+	return p, nil
 }
 
-func (g *memGPU) IpcClose(device.Ptr) error { return nil }
+func (g *memGPU) IpcClose(p device.Ptr) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.opened[p] {
+		return fmt.Errorf("close of unmapped %v", p)
+	}
+	delete(g.opened, p)
+	return nil
+}
 
 func (g *memGPU) NewStream() (device.Stream, error) {
 	g.mu.Lock()
@@ -265,10 +279,10 @@ func (g *memGPU) Synchronize(s device.Stream, timeout time.Duration) error {
 func (g *memGPU) leaks() string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.allocs)+len(g.mapped)+len(g.streams) == 0 {
+	if len(g.allocs)+len(g.mapped)+len(g.streams)+len(g.opened) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d allocations, %d mapped or registered host buffers, %d streams", len(g.allocs), len(g.mapped), len(g.streams))
+	return fmt.Sprintf("%d allocations, %d mapped or registered host buffers, %d streams, %d IPC mappings", len(g.allocs), len(g.mapped), len(g.streams), len(g.opened))
 }
 
 // word returns the 64-bit word at device address p.

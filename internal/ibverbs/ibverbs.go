@@ -189,34 +189,27 @@ static int mbQpRts(struct ibv_qp* qp, uint32_t psn) {
 	                              IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-static int mbPostWrite(struct ibv_qp* qp, uint64_t id, uint64_t laddr, uint32_t lkey, uint32_t n, uint64_t raddr,
-                       uint32_t rkey) {
+// mbPost posts one signalled work request: an RDMA write of n bytes, or (atomic) a
+// fetch-and-add of add on the remote 8 bytes whose old value lands at laddr.
+static int mbPost(struct ibv_qp* qp, uint64_t id, int atomic, uint64_t laddr, uint32_t lkey, uint32_t n,
+                  uint64_t raddr, uint32_t rkey, uint64_t add) {
 	struct ibv_sge sge = {.addr = laddr, .length = n, .lkey = lkey};
 	struct ibv_send_wr wr, *bad = NULL;
 	memset(&wr, 0, sizeof wr);
 	wr.wr_id = id;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	wr.opcode = IBV_WR_RDMA_WRITE;
 	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	return ibv_post_send(qp, &wr, &bad);
-}
-
-static int mbPostFetchAdd(struct ibv_qp* qp, uint64_t id, uint64_t laddr, uint32_t lkey, uint64_t raddr, uint32_t rkey,
-                          uint64_t add) {
-	struct ibv_sge sge = {.addr = laddr, .length = 8, .lkey = lkey};
-	struct ibv_send_wr wr, *bad = NULL;
-	memset(&wr, 0, sizeof wr);
-	wr.wr_id = id;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.atomic.remote_addr = raddr;
-	wr.wr.atomic.rkey = rkey;
-	wr.wr.atomic.compare_add = add;
+	if (atomic) {
+		wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = add;
+	} else {
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
 	return ibv_post_send(qp, &wr, &bad);
 }
 
@@ -506,14 +499,16 @@ func (q *queuePair) PostWrite(id, laddr uint64, lkey uint32, n, raddr uint64, rk
 	if n > 1<<31 {
 		return fmt.Errorf("RDMA write of %d bytes: at most 2 GiB per work request", n)
 	}
-	if r := C.mbPostWrite(q.qp, C.uint64_t(id), C.uint64_t(laddr), C.uint32_t(lkey), C.uint32_t(n), C.uint64_t(raddr), C.uint32_t(rkey)); r != 0 {
-		return syscall.Errno(r)
-	}
-	return nil
+	return q.post(id, false, laddr, lkey, n, raddr, rkey, 0)
 }
 
 func (q *queuePair) PostFetchAdd(id, laddr uint64, lkey uint32, raddr uint64, rkey uint32, add uint64) error {
-	if r := C.mbPostFetchAdd(q.qp, C.uint64_t(id), C.uint64_t(laddr), C.uint32_t(lkey), C.uint64_t(raddr), C.uint32_t(rkey), C.uint64_t(add)); r != 0 {
+	return q.post(id, true, laddr, lkey, 8, raddr, rkey, add)
+}
+
+func (q *queuePair) post(id uint64, atomic bool, laddr uint64, lkey uint32, n, raddr uint64, rkey uint32, add uint64) error {
+	r := C.mbPost(q.qp, C.uint64_t(id), C.int(b2i(atomic)), C.uint64_t(laddr), C.uint32_t(lkey), C.uint32_t(n), C.uint64_t(raddr), C.uint32_t(rkey), C.uint64_t(add))
+	if r != 0 {
 		return syscall.Errno(r)
 	}
 	return nil
