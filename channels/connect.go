@@ -27,8 +27,8 @@ var ErrNoHCA = errors.New("no usable InfiniBand HCA")
 const tagIBQueuePair = 0x4d420001
 
 // connect exchanges endpoints, picks every pair's transport and makes this rank's
-// connections. Listeners and devices for the network transports are opened first, when
-// the mode may use them, so that the endpoints can say what each rank offers.
+// connections. The Ethernet listener (and, with --transport ib, the HCA) is opened first,
+// when the mode may use it, so that the endpoints can say what each rank offers.
 func (m *Mesh) connect() error {
 	info := m.GPU.Info()
 	me := Endpoint{Rank: m.Rank, Transports: TransportCudaIpc, Pid: os.Getpid(), Device: info.Ordinal,
@@ -48,17 +48,18 @@ func (m *Mesh) connect() error {
 		me.Transports |= TransportEthernet
 		me.EthAddr, me.Sockets, me.Chunk = eth.addr(), eth.opts.Sockets, eth.opts.Chunk
 	}
-	if want&TransportIB != 0 && m.NRanks > 1 {
+	if m.Opts.Mode == ModeIB && m.NRanks > 1 {
 		ib, err := openIB(m.Opts.Verbs, m.Opts.IBDevice)
-		switch {
-		case err == nil:
-			m.ib = ib
-			me.Transports |= TransportIB
-		case m.Opts.Mode == ModeIB:
+		if err != nil {
 			return fmt.Errorf("rank %d on %s: --transport ib: %w: %v", m.Rank, m.Opts.Hostname, ErrNoHCA, err)
 		}
+		m.ib = ib
+		me.Transports |= TransportIB
 	}
 	if err := m.exchangeEndpoints(me); err != nil {
+		return err
+	}
+	if err := m.offerIB(); err != nil {
 		return err
 	}
 	if err := m.selectTransports(); err != nil {
@@ -99,6 +100,28 @@ func (m *Mesh) connect() error {
 		}
 		if err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// offerIB, in auto mode with ranks on several hosts, looks for an HCA and tells the other
+// ranks whether it found one (a job on one host never loads libibverbs).
+func (m *Mesh) offerIB() error {
+	if m.Opts.Mode != ModeAuto || len(Hosts(m.Endpoints)) < 2 {
+		return nil
+	}
+	have := []byte{0}
+	if ib, err := openIB(m.Opts.Verbs, m.Opts.IBDevice); err == nil {
+		m.ib, have[0] = ib, 1
+	}
+	all, err := m.Boot.AllGather(have)
+	if err != nil {
+		return fmt.Errorf("exchange InfiniBand availability: %w", err)
+	}
+	for r, b := range all {
+		if len(b) == 1 && b[0] == 1 {
+			m.Endpoints[r].Transports |= TransportIB
 		}
 	}
 	return nil

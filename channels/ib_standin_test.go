@@ -196,7 +196,12 @@ func (q *fakeQP) PostWrite(id, laddr uint64, lkey uint32, n, raddr uint64, rkey 
 		if !ok {
 			return 10, "remote access error" // IBV_WC_REM_ACCESS_ERR
 		}
-		copy(dst, src)
+		if n == 8 && raddr%8 == 0 {
+			// An aligned 8-byte write lands whole, as a token's update must.
+			atomic.StoreUint64((*uint64)(unsafe.Pointer(&dst[0])), binary.LittleEndian.Uint64(src))
+		} else {
+			copy(dst, src)
+		}
 		return 0, ""
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -121,4 +122,28 @@ func TestIBForcedWithoutHCA(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// countingVerbs counts how often a mesh looked for an HCA.
+type countingVerbs struct{ opens *atomic.Int32 }
+
+func (v countingVerbs) Open(string) (rdma.Device, error) {
+	v.opens.Add(1)
+	return nil, fmt.Errorf("no HCA here")
+}
+
+// TestAutoModeOneHostLeavesIBAlone: a job on one host never loads the verbs library in
+// auto mode (nothing could use it), and still connects by CUDA IPC.
+func TestAutoModeOneHostLeavesIBAlone(t *testing.T) {
+	var opens atomic.Int32
+	bs := newBoots(t, 2)
+	ranks := newStandins(t, bootsOf(bs), 4096, false, func(r int) MeshOptions {
+		return ibOpts(ModeAuto, countingVerbs{&opens})
+	})
+	if n := opens.Load(); n != 0 {
+		t.Errorf("the HCA was looked for %d times", n)
+	}
+	if tr := ranks[0].m.Conns[1].Transport(); tr != TransportCudaIpc {
+		t.Errorf("rank 0 to rank 1: %v", tr)
+	}
 }

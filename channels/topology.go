@@ -48,7 +48,7 @@ func (m Mode) String() string {
 }
 
 // wants returns the transports a rank should offer under the mode (CUDA IPC is always
-// offered: it needs no set-up).
+// offered: it needs no set-up; IB is looked for only where it may be chosen, connect.go).
 func (m Mode) wants() Transport {
 	switch m {
 	case ModeAuto:
