@@ -167,7 +167,7 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 		HostID: os.Getenv(channels.EnvHostID), Verbs: ibverbs.Library{}}
 	if j.Mesh, err = channels.NewMesh(j.GPU, j.Boot, meshOpts); err != nil {
 		if errors.Is(err, channels.ErrNoHCA) {
-			return nil, cli.Usagef("rank %d: %v", j.Rank(), err)
+			return nil, cli.Usagef("%v", err) // names the rank and host
 		}
 		return nil, fmt.Errorf("rank %d: %w", j.Rank(), err)
 	}
