@@ -142,7 +142,7 @@ func addCommonFlags(fs *pflag.FlagSet, r *rawFlags, defMin, defMax string, defFa
 	fs.IntVarP(&r.check, "check", "c", 1, "check results this many times per size (0: no check)")
 	fs.Float64VarP(&r.timeout, "timeout", "T", 30, "seconds any wait (semaphore, proxy, kernel, stream) may last")
 	fs.StringVarP(&r.json, "output_file", "J", "", "also write results as nccl-tests JSON to this .json file")
-	fs.StringVar(&r.transport, "transport", "auto", "how ranks connect: auto (CUDA IPC within a host; between hosts InfiniBand if every rank has an HCA, else Ethernet), nvlink, ethernet or ib")
+	fs.StringVar(&r.transport, "transport", "auto", "how ranks connect: auto (CUDA IPC within a host; between hosts InfiniBand where both ranks have an HCA, else Ethernet), nvlink, ethernet or ib")
 	fs.DurationVar(&r.bootTimeout, "bootstrap-timeout", 0, "how long bootstrap waits for peers (default: $MSCCLPP_BENCH_BOOTSTRAP_TIMEOUT or 30s)")
 	fs.StringVar(&r.bootAddr, "bootstrap-addr", "", "root address [interface:]ip:port (default: automatic)")
 	fs.IntVarP(&r.nthreads, "nthreads", "t", 1, "threads per process (only 1: launch one process per GPU)")
