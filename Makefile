@@ -64,6 +64,7 @@ test: vet
 fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzUniqueIDDecode$$' -fuzztime=$(FUZZTIME) ./bootstrap/
 	$(GO) test -run='^$$' -fuzz='^FuzzFrameDecode$$' -fuzztime=$(FUZZTIME) ./bootstrap/
+	$(GO) test -run='^$$' -fuzz='^FuzzExpandNodeList$$' -fuzztime=$(FUZZTIME) ./bootstrap/
 	$(GO) test -run='^$$' -fuzz='^FuzzEndpointDecode$$' -fuzztime=$(FUZZTIME) ./channels/
 	$(GO) test -run='^$$' -fuzz='^FuzzRegisteredMemoryDecode$$' -fuzztime=$(FUZZTIME) ./channels/
 	$(GO) test -run='^$$' -fuzz='^FuzzTriggerDecode$$' -fuzztime=$(FUZZTIME) ./channels/

@@ -114,21 +114,30 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 	if err != nil {
 		return nil, fmt.Errorf("pingpong: share destination buffers: %w", err)
 	}
-	mc, err := m.MemoryChannels(dstAll, b.src)
-	if err != nil {
-		return nil, err
-	}
-	// Host tokens: the proxy signals with a CPU store; one thread waits (see HostTokens).
-	pc, err := m.PortChannels(dstAll, b.src, b.maxBytes, channels.HostTokens)
-	if err != nil {
-		return nil, err
-	}
-	for i, p := range m.Peers() {
-		if b.memChans[p], err = m.Upload(channels.HandlesBytes(mc[i : i+1])); err != nil {
+	// Only the channels asked for: memory channels need every peer on this host.
+	var mc []channels.MemoryChannelHandle
+	var pc []channels.PortChannelHandle
+	if o.Memory {
+		if mc, err = m.MemoryChannels(dstAll, b.src); err != nil {
 			return nil, err
 		}
-		if b.portChans[p], err = m.Upload(channels.HandlesBytes(pc[i : i+1])); err != nil {
+	}
+	if o.Port {
+		// Host tokens: the proxy signals with a CPU store; one thread waits (see HostTokens).
+		if pc, err = m.PortChannels(dstAll, b.src, b.maxBytes, channels.HostTokens); err != nil {
 			return nil, err
+		}
+	}
+	for i, p := range m.Peers() {
+		if o.Memory {
+			if b.memChans[p], err = m.Upload(channels.HandlesBytes(mc[i : i+1])); err != nil {
+				return nil, err
+			}
+		}
+		if o.Port {
+			if b.portChans[p], err = m.Upload(channels.HandlesBytes(pc[i : i+1])); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if b.start, err = g.NewEvent(); err != nil {

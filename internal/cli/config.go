@@ -32,7 +32,7 @@ type Config struct {
 	Cycles             int // nccl-tests' -N: sweeps to run, 0 until stopped
 	JSONPath           string
 	Kernel             string // "auto", a name, a number, or "all"
-	Transport          string // "nvlink" or "ib"
+	Transport          string // "auto", "nvlink", "ethernet" or "ib"
 	Summary            bool
 	BootstrapTimeout   time.Duration
 	BootstrapAddr      string // "[interface:]ip:port" for the root; "" = automatic

@@ -142,7 +142,7 @@ func addCommonFlags(fs *pflag.FlagSet, r *rawFlags, defMin, defMax string, defFa
 	fs.IntVarP(&r.check, "check", "c", 1, "check results this many times per size (0: no check)")
 	fs.Float64VarP(&r.timeout, "timeout", "T", 30, "seconds any wait (semaphore, proxy, kernel, stream) may last")
 	fs.StringVarP(&r.json, "output_file", "J", "", "also write results as nccl-tests JSON to this .json file")
-	fs.StringVar(&r.transport, "transport", "nvlink", "transport between GPUs: nvlink (CUDA IPC) or ib")
+	fs.StringVar(&r.transport, "transport", "auto", "how ranks connect: auto (CUDA IPC within a host; between hosts InfiniBand where both ranks have an HCA, else Ethernet), nvlink, ethernet or ib")
 	fs.DurationVar(&r.bootTimeout, "bootstrap-timeout", 0, "how long bootstrap waits for peers (default: $MSCCLPP_BENCH_BOOTSTRAP_TIMEOUT or 30s)")
 	fs.StringVar(&r.bootAddr, "bootstrap-addr", "", "root address [interface:]ip:port (default: automatic)")
 	fs.IntVarP(&r.nthreads, "nthreads", "t", 1, "threads per process (only 1: launch one process per GPU)")
@@ -335,10 +335,10 @@ func (r *rawFlags) build(command string, fs *pflag.FlagSet, hasOp bool) (*Config
 	switch r.transport {
 	case "nvlink", "cudaipc":
 		c.Transport = "nvlink"
-	case "ib":
-		return nil, usagef("--transport ib: the InfiniBand transport is not built yet; use --transport nvlink")
+	case "auto", "ethernet", "ib":
+		c.Transport = r.transport
 	default:
-		return nil, usagef("--transport %q: want nvlink or ib", r.transport)
+		return nil, usagef("--transport %q: want auto, nvlink, ethernet or ib", r.transport)
 	}
 	if command == "acceptance" {
 		if c.SpecPath != "" {

@@ -76,9 +76,8 @@ func TestMainUsageErrors(t *testing.T) {
 		{[]string{"allgather", "-o", "sum"}, "unknown shorthand flag"},
 		{[]string{"allgather", "-k", "nope"}, "--kernel"},
 		{[]string{"allreduce", "-k", "42"}, "--kernel"},
-		{[]string{"allgather", "--transport", "ib"}, "ib"},
-		{[]string{"allgather", "--transport", "ethernet"}, "--transport"},
-		{[]string{"pingpong", "--transport", "ib"}, "ib"},
+		{[]string{"allgather", "--transport", "tcp"}, "--transport"},
+		{[]string{"pingpong", "--transport", "IB"}, "want auto, nvlink, ethernet or ib"},
 		{[]string{"allgather", "-t", "2"}, "--nthreads"},
 		{[]string{"allgather", "-g", "2"}, "--ngpus"},
 		{[]string{"pingpong", "-g", "2"}, "--ngpus"},
@@ -188,7 +187,7 @@ func TestMainDefaults(t *testing.T) {
 				{"Datatypes (-d)", c.Datatypes, []string{"float"}},
 				{"Ops (-o)", c.Ops, wantOps},
 				{"Kernel (-k)", c.Kernel, "auto"},
-				{"Transport", c.Transport, "nvlink"},
+				{"Transport", c.Transport, "auto"},
 				{"Timeout (-T)", c.Timeout, 30 * time.Second},
 				{"JSONPath (-J)", c.JSONPath, ""},
 				{"Summary", c.Summary, false},
@@ -421,6 +420,21 @@ func TestMainAcceptanceAndProgress(t *testing.T) {
 		}
 		if tt.code == ExitOK && (r.cfg.SpecPath != tt.spec || r.cfg.Progress != tt.progress || r.cfg.Command != tt.args[0]) {
 			t.Errorf("%v: config %+v", tt.args, r.cfg)
+		}
+	}
+}
+
+// TestTransportFlag: every --transport value reaches the runner (whether an HCA exists
+// is the worker's to check).
+func TestTransportFlag(t *testing.T) {
+	for _, c := range []struct{ flag, want string }{
+		{"auto", "auto"}, {"nvlink", "nvlink"}, {"cudaipc", "nvlink"}, {"ethernet", "ethernet"}, {"ib", "ib"},
+	} {
+		for _, cmd := range []string{"allreduce", "pingpong", "acceptance"} {
+			r := mainWith(t, nil, cmd, "--transport", c.flag)
+			if r.code != ExitOK || r.cfg == nil || r.cfg.Transport != c.want {
+				t.Errorf("%s --transport %s: exit %d, %+v, stderr %q; want Transport %q", cmd, c.flag, r.code, r.cfg, r.stderr, c.want)
+			}
 		}
 	}
 }

@@ -20,7 +20,13 @@ import (
 var job *worker.Job
 
 func TestMain(m *testing.M) {
-	cfg := &cli.Config{Command: "gputest", Transport: "nvlink", Timeout: 20 * time.Second}
+	// MSCCLPP_BENCH_GPUTEST_TRANSPORT (default nvlink) runs the suite over another
+	// transport, e.g. ethernet between ranks given different MSCCLPP_BENCH_HOSTIDs.
+	transport := os.Getenv("MSCCLPP_BENCH_GPUTEST_TRANSPORT")
+	if transport == "" {
+		transport = "nvlink"
+	}
+	cfg := &cli.Config{Command: "gputest", Transport: transport, Timeout: 20 * time.Second}
 	j, err := worker.Join(context.Background(), cfg, "gputest")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gputest: join:", err)
@@ -54,6 +60,15 @@ type fixture struct {
 }
 
 var seed uint32 = 1
+
+// needCudaIpc skips a test of memory channels when this rank's pair is connected by
+// another transport (memory channels need both GPUs in one host).
+func needCudaIpc(t *testing.T) {
+	t.Helper()
+	if tr := job.Mesh.PairTransport(job.Mesh.Rank, job.Mesh.Rank^1); tr != channels.TransportCudaIpc {
+		t.Skipf("memory channels need CUDA IPC; this pair is connected over %v", tr)
+	}
+}
 
 func newFixture(t *testing.T, bytes uint64) *fixture {
 	t.Helper()
@@ -171,6 +186,7 @@ func TestMemoryChannelOps(t *testing.T) {
 		{"ll16-odd", memLL16, 12345, 1},
 		{"multi-block", memMulti, 64 << 20, 0}, // grid: this rank's share of the SMs
 	}
+	needCudaIpc(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t, c.bytes)
@@ -265,6 +281,7 @@ func portChannelOp(t *testing.T, op int, bytes uint64, pieces int, hostTokens bo
 // TestWaitTimesOut: rank 0 of each pair waits on a channel nobody signals; the kernel must
 // give up after the device timeout and the error must name the channel and the peer.
 func TestWaitTimesOut(t *testing.T) {
+	needCudaIpc(t)
 	f := newFixture(t, 4096)
 	hs, err := job.Mesh.MemoryChannels(f.dstAll, f.src)
 	if err != nil {

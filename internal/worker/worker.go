@@ -8,6 +8,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/gpu"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/ibverbs"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/mpi"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels"
@@ -41,6 +43,7 @@ type Job struct {
 	Stream   device.Stream
 	Devices  []results.Device
 	Hostname string
+	Launcher string // "mpirun", "env", "torchrun", "pytorch-env", "slurm" or "single"
 	usedMPI  bool
 	Started  time.Time
 	SetupDur time.Duration
@@ -91,25 +94,27 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 		opts.Timeout = bootstrap.DefaultTimeout() // a bad $MSCCLPP_BENCH_BOOTSTRAP_TIMEOUT fails in New
 	}
 	var err error
-	switch rank, nranks, root, ok, envErr := bootstrap.FromEnv(); {
+	switch launch, ok, envErr := bootstrap.DetectLaunch(); {
 	case mpi.Launched():
 		if _, _, err = mpi.Init(); err != nil {
 			return nil, err
 		}
-		j.usedMPI = true
-		if j.Boot, err = mpi.Bootstrap(ctx, opts, cfg.BootstrapAddr); err != nil {
+		j.usedMPI, j.Launcher = true, "mpirun"
+		if j.Boot, err = mpi.Bootstrap(ctx, opts, rootAddr(cfg.BootstrapAddr)); err != nil {
 			return nil, err
 		}
 	case envErr != nil:
 		return nil, envErr
 	case ok:
-		if j.Boot, err = bootstrap.New(rank, nranks, opts); err != nil {
+		j.Launcher = launch.Launcher
+		if j.Boot, err = bootstrap.New(launch.Rank, launch.NRanks, opts); err != nil {
 			return nil, err
 		}
-		if err = j.Boot.InitializeAddr(ctx, root, ""); err != nil {
+		if err = j.Boot.InitializeAddr(ctx, launch.Root, ""); err != nil {
 			return nil, err
 		}
 	default: // one process, one rank
+		j.Launcher = "single"
 		if j.Boot, err = bootstrap.New(0, 1, opts); err != nil {
 			return nil, err
 		}
@@ -154,11 +159,16 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	}
 	perGPU := (localSize + n - 1) / n
 	j.SMs = max(j.GPU.Info().SMs/perGPU, 1)
-	transport, err := channels.ParseTransport(cfg.Transport)
+	mode, err := channels.ParseMode(cfg.Transport)
 	if err != nil {
 		return nil, err
 	}
-	if j.Mesh, err = channels.NewMesh(j.GPU, j.Boot, channels.MeshOptions{Transport: transport, Timeout: cfg.Timeout, Hostname: j.Hostname, Proxy: proxy}); err != nil {
+	meshOpts := channels.MeshOptions{Mode: mode, Timeout: cfg.Timeout, Hostname: j.Hostname, Proxy: proxy,
+		HostID: os.Getenv(channels.EnvHostID), Verbs: ibverbs.Library{}}
+	if j.Mesh, err = channels.NewMesh(j.GPU, j.Boot, meshOpts); err != nil {
+		if errors.Is(err, channels.ErrNoHCA) {
+			return nil, cli.Usagef("%v", err) // names the rank and host
+		}
 		return nil, fmt.Errorf("rank %d: %w", j.Rank(), err)
 	}
 	if j.Stream, err = j.GPU.NewStream(); err != nil {
@@ -284,7 +294,20 @@ func (j *Job) Header(collective string) results.Header {
 		NThreads: 1, NGpus: 1, MinBytes: c.MinBytes, MaxBytes: c.MaxBytes,
 		StepFactor: c.StepFactor, StepBytes: c.StepBytes, Warmup: c.Warmup, Iters: c.Iters,
 		AggIters: max(c.AggIters, 1), Check: c.Check, Graph: c.Graph, Devices: j.Devices,
+		Extra: "launcher=" + j.Launcher + " " + channels.DescribeTransports(j.Mesh.Endpoints, j.Mesh.PairTransport),
 	}
+}
+
+// rootAddr is the bootstrap root address under MPI: the one given, else the interface
+// that $MSCCLPP_BENCH_SOCKET_IFNAME picks (any port), else "" (automatic).
+func rootAddr(given string) string {
+	if given != "" || os.Getenv(bootstrap.SocketIfnameEnv) == "" {
+		return given
+	}
+	if name, _, err := bootstrap.MatchInterface(os.Getenv(bootstrap.SocketIfnameEnv)); err == nil {
+		return name + ":0"
+	}
+	return given // CreateUniqueID then picks; the data sockets report the bad variable
 }
 
 // WriteJSON writes the report to the -J file (rank 0 only).
