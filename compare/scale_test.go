@@ -1,0 +1,56 @@
+package compare
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/results"
+)
+
+// TestCompareManyRows compares files of 100,000 rows each, with and without algorithm
+// names in the baseline. Matching row by row against every other row took over 300 s at
+// this size; matching through maps takes well under a second, so the bound below is
+// generous for a loaded machine and still fails a quadratic match.
+func TestCompareManyRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large input")
+	}
+	const n = 100_000
+	types := []string{"float", "half", "int32", "double"}
+	rows := func(alg string, scale float64) []results.Row {
+		out := make([]results.Row, n)
+		for i := range out {
+			size := int64(i/len(types)+1) * 64
+			p := &results.Placement{TimeUs: 10 * scale, AlgBw: 1, BusBw: scale, Wrong: 0}
+			out[i] = results.Row{Size: size, Count: size / 4, Type: types[i%len(types)], Op: "sum", Root: -1,
+				OutOfPlace: p, InPlace: p, Algorithm: alg}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name    string
+		baseAlg string
+	}{{"nccl-tests baseline", ""}, {"named algorithms", "rsag"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			base, cur := report(rows(tt.baseAlg, 1)...), report(rows("rsag", 1.01)...)
+			done := make(chan *Result, 1)
+			start := time.Now()
+			go func() {
+				res, err := Compare(base, cur, DefaultOptions())
+				if err != nil {
+					t.Error(err)
+				}
+				done <- res
+			}()
+			select {
+			case res := <-done:
+				t.Logf("%d rows compared in %v", 2*n, time.Since(start))
+				if res != nil && (len(res.Rows) != 2*n || res.Counts.OK != 2*n) {
+					t.Errorf("%d compared rows, %d ok; want %d of each", len(res.Rows), res.Counts.OK, 2*n)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("comparing %d against %d rows took over 30 s", n, n)
+			}
+		})
+	}
+}
