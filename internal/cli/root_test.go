@@ -280,7 +280,7 @@ func TestMainKernels(t *testing.T) {
 		{"allgather", "auto"}, {"allgather", "all"}, {"allgather", "ll16"}, {"allgather", "3"},
 		{"allreduce", "ll8"}, {"allreduce", "0"}, {"allreduce", "local"}, {"allreduce", "99"},
 	} {
-		r := mainWith(t, nil, tt.cmd, "-k", tt.k)
+		r := mainWith(t, nil, tt.cmd, "-k", tt.k, "-b", "8", "-e", "1M") // within ll8's sizes
 		if r.code != ExitOK || r.cfg == nil || r.cfg.Kernel != tt.k {
 			t.Errorf("%s -k %s: exit code %d, stderr %q, cfg %+v", tt.cmd, tt.k, r.code, r.stderr, r.cfg)
 		}
@@ -422,5 +422,17 @@ func TestMainAcceptanceAndProgress(t *testing.T) {
 		if tt.code == ExitOK && (r.cfg.SpecPath != tt.spec || r.cfg.Progress != tt.progress || r.cfg.Command != tt.args[0]) {
 			t.Errorf("%v: config %+v", tt.args, r.cfg)
 		}
+	}
+}
+
+// within runs f and fails the test if it blocks (a FIFO opened the blocking way would).
+func within(t *testing.T, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("blocked for 10 s")
 	}
 }
