@@ -196,7 +196,9 @@ func (g *GPU) HostRegister(host unsafe.Pointer, bytes uint64) (device.Ptr, error
 func (g *GPU) HostUnregister(host unsafe.Pointer) error { return g.FreeMapped(host) }
 
 // MemInfo implements device.GPU.
-func (g *GPU) MemInfo() (free, total uint64, err error) { return g.info.TotalMemory, g.info.TotalMemory, nil }
+func (g *GPU) MemInfo() (free, total uint64, err error) {
+	return g.info.TotalMemory, g.info.TotalMemory, nil
+}
 
 // Memset implements device.GPU.
 func (g *GPU) Memset(p device.Ptr, v byte, bytes uint64) error {
