@@ -13,7 +13,7 @@ import (
 const (
 	cmpNCCLAllReduce = "../../results/testdata/h200x2-nccl2.28.3-mpi_all_reduce.json"
 	cmpNCCLAllGather = "../../results/testdata/h200x2-nccl2.28.3-mpi_all_gather.json"
-	cmpOursAllReduce = "../../compare/testdata/ours_all_reduce.json"
+	cmpOursAllReduce = "../../compare/testdata/synthetic-ours_all_reduce.json"
 )
 
 // runCompareMain runs the command line with only the compare subcommand added and
