@@ -109,9 +109,24 @@ func refuseSweepFlags(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// refuseUnknownShells makes `completion SHELL` with a shell cobra cannot complete for a
-// usage error (cobra's default prints help and exits 0).
-func refuseUnknownShells(root *cobra.Command) {
+// refuseUnknownTopics makes `completion SHELL` with a shell cobra cannot complete for, and
+// `help TOPIC` with no such command, usage errors (cobra's defaults print help and exit 0).
+func refuseUnknownTopics(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "help" || c.Run == nil {
+			continue
+		}
+		help := c.Run
+		c.Run = nil
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if target, _, err := root.Find(args); len(args) > 0 && (err != nil || target == root) {
+				return usagef("help %q: no such command; see %s --help", args[0], root.Name())
+			}
+			help(cmd, args)
+			return nil
+		}
+	}
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() != "completion" {

@@ -107,6 +107,9 @@ func TestMainBadInput(t *testing.T) {
 		{args: []string{"acceptance", "--spec", in("dir.yaml")}, want: []string{"is a directory"}},
 		// completion for a shell cobra does not know.
 		{args: []string{"completion", "tcsh"}, want: []string{`completion "tcsh"`, "bash, fish, powershell, zsh"}},
+		// help on a command that does not exist.
+		{args: []string{"help", "nope"}, want: []string{`help "nope": no such command`}},
+		{args: []string{"help", "--nope"}, want: []string{"unknown flag"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -172,6 +175,16 @@ func TestMainVersionFlag(t *testing.T) {
 		r := mainWith(t, nil, args...)
 		if r.code != ExitOK || r.stdout != cmd.stdout || r.stdout == "" || r.calls != 0 {
 			t.Errorf("%v: exit %d, stdout %q; want exit 0 and %q", args, r.code, r.stdout, cmd.stdout)
+		}
+	}
+}
+
+// TestMainHelpTopics: help on a real command still prints its help.
+func TestMainHelpTopics(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"help", "allreduce"}, {"help", "completion", "bash"}} {
+		r := mainWith(t, nil, args...)
+		if r.code != ExitOK || !strings.Contains(r.stdout, "Usage:") || r.stderr != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
 		}
 	}
 }

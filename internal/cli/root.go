@@ -113,7 +113,7 @@ func NewRoot(app *App) *cobra.Command {
 	for _, extra := range app.Extra {
 		root.AddCommand(extra(app))
 	}
-	refuseUnknownShells(root)
+	refuseUnknownTopics(root)
 	return root
 }
 
