@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 )
 
 // writeFile writes content to name in a fresh directory and returns its path.
@@ -318,15 +320,10 @@ func TestLoadSpecNotARegularFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{fifo: "named pipe", sub: "is a directory"} {
-		done := make(chan error, 1)
-		go func() { _, err := LoadSpec(path, Spec{}); done <- err }()
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) {
-				t.Errorf("LoadSpec(%s) = %v, want an error naming it and %q", path, err, want)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("LoadSpec(%s) blocked", path)
+		var err error
+		bounded.Run(t, 10*time.Second, "LoadSpec "+path, func() { _, err = LoadSpec(path, Spec{}) })
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("LoadSpec(%s) = %v, want an error naming it and %q", path, err, want)
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package compare
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
 
@@ -33,23 +35,18 @@ func TestCompareManyRows(t *testing.T) {
 	}{{"nccl-tests baseline", ""}, {"named algorithms", "rsag"}} {
 		t.Run(tt.name, func(t *testing.T) {
 			base, cur := report(rows(tt.baseAlg, 1)...), report(rows("rsag", 1.01)...)
-			done := make(chan *Result, 1)
+			var res *Result
+			var err error
 			start := time.Now()
-			go func() {
-				res, err := Compare(base, cur, DefaultOptions())
-				if err != nil {
-					t.Error(err)
-				}
-				done <- res
-			}()
-			select {
-			case res := <-done:
-				t.Logf("%d rows compared in %v", 2*n, time.Since(start))
-				if res != nil && (len(res.Rows) != 2*n || res.Counts.OK != 2*n) {
-					t.Errorf("%d compared rows, %d ok; want %d of each", len(res.Rows), res.Counts.OK, 2*n)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatalf("comparing %d against %d rows took over 30 s", n, n)
+			bounded.Run(t, 30*time.Second, fmt.Sprintf("comparing %d against %d rows", n, n), func() {
+				res, err = Compare(base, cur, DefaultOptions())
+			})
+			t.Logf("%d rows compared in %v", 2*n, time.Since(start))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Rows) != 2*n || res.Counts.OK != 2*n {
+				t.Errorf("%d compared rows, %d ok; want %d of each", len(res.Rows), res.Counts.OK, 2*n)
 			}
 		})
 	}

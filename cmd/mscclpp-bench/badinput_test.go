@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 )
 
@@ -149,17 +150,8 @@ func TestGPUFreeCommandsBadInput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var code int
 			var stdout, stderr string
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				args := append([]string{tt.cmd(&cli.App{}).Name()}, tt.args...)
-				code, stdout, stderr = runExtra(tt.cmd, args...)
-			}()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				t.Fatal("blocked for 10 s")
-			}
+			args := append([]string{tt.cmd(&cli.App{}).Name()}, tt.args...)
+			bounded.Run(t, 10*time.Second, name, func() { code, stdout, stderr = runExtra(tt.cmd, args...) })
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d; stderr %q", code, tt.code, stderr)
 			}

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 )
 
 // badInputDir makes a directory holding a good spec, specs with sizes over the limit,
@@ -117,7 +120,7 @@ func TestMainBadInput(t *testing.T) {
 				t.Setenv(name, value)
 			}
 			var r result
-			within(t, func() { r = mainWith(t, nil, tt.args...) })
+			bounded.Run(t, 10*time.Second, strings.Join(tt.args, " "), func() { r = mainWith(t, nil, tt.args...) })
 			if r.code != ExitUsage || r.calls != 0 {
 				t.Fatalf("exit %d, runner called %d times; want exit %d before the runner (stderr %q)", r.code, r.calls, ExitUsage, r.stderr)
 			}

@@ -424,15 +424,3 @@ func TestMainAcceptanceAndProgress(t *testing.T) {
 		}
 	}
 }
-
-// within runs f and fails the test if it blocks (a FIFO opened the blocking way would).
-func within(t *testing.T, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("blocked for 10 s")
-	}
-}

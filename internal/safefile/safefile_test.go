@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 )
 
 // files makes a temporary directory holding a regular file, a directory, a FIFO, a
@@ -39,19 +41,6 @@ func files(t *testing.T) (dir, file, sub, fifo, link, hard string) {
 	return
 }
 
-// within runs f and fails the test if it takes more than a few seconds (a FIFO opened
-// the blocking way would hang forever).
-func within(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("%s blocked", what)
-	}
-}
-
 func TestReadFile(t *testing.T) {
 	dir, file, sub, fifo, link, _ := files(t)
 	tests := []struct {
@@ -68,7 +57,7 @@ func TestReadFile(t *testing.T) {
 	for _, tt := range tests {
 		var data []byte
 		var err error
-		within(t, "ReadFile "+tt.path, func() { data, err = ReadFile(tt.path) })
+		bounded.Run(t, 5*time.Second, "ReadFile "+tt.path, func() { data, err = ReadFile(tt.path) })
 		if tt.want == "" {
 			if err != nil || string(data) != "data" {
 				t.Errorf("ReadFile(%s) = %q, %v", tt.path, data, err)
@@ -167,7 +156,7 @@ func TestWrite(t *testing.T) {
 	}
 	for _, bad := range []string{sub, fifo, filepath.Join(dir, "missing", "x")} {
 		var err error
-		within(t, "Write "+bad, func() { err = Write(bad, func(io.Writer) error { return nil }) })
+		bounded.Run(t, 5*time.Second, "Write "+bad, func() { err = Write(bad, func(io.Writer) error { return nil }) })
 		if err == nil || !strings.Contains(err.Error(), bad) {
 			t.Errorf("Write(%s) = %v, want an error naming it", bad, err)
 		}

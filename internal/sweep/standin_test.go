@@ -11,6 +11,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
 )
@@ -269,7 +270,7 @@ func newJob(t *testing.T, n int) *job {
 		t.Fatal(err)
 	}
 	j := &job{gpus: make([]*devicetest.GPU, n), meshes: make([]*channels.Mesh, n)}
-	onRanks(t, n, func(r int) error {
+	errs := bounded.Ranks(t, n, 30*time.Second, func(r int) error {
 		if err := boots[r].Initialize(context.Background(), id); err != nil {
 			return err
 		}
@@ -285,25 +286,10 @@ func newJob(t *testing.T, n int) *job {
 			}
 		}
 	})
-	return j
-}
-
-// onRanks runs fn on n ranks at once and fails the test on any error.
-func onRanks(t *testing.T, n int, fn func(r int) error) {
-	t.Helper()
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for r := 0; r < n; r++ {
-		wg.Add(1)
-		go func(r int) {
-			defer wg.Done()
-			errs[r] = fn(r)
-		}(r)
-	}
-	wg.Wait()
 	for r, err := range errs {
 		if err != nil {
 			t.Fatalf("rank %d: %v", r, err)
 		}
 	}
+	return j
 }

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
@@ -46,33 +46,20 @@ type outcome struct {
 // run runs cfg on every rank of j at once.
 func run(t *testing.T, j *job, cfg cli.Config) outcome {
 	t.Helper()
-	n := len(j.meshes)
-	o := outcome{errs: make([]error, n)}
+	var o outcome
 	var out bytes.Buffer
-	var wg sync.WaitGroup
-	for r := 0; r < n; r++ {
-		wg.Add(1)
-		go func(r int) {
-			defer wg.Done()
-			rank := Rank{
-				Cfg: &cfg, GPU: j.gpus[r], Mesh: j.meshes[r], Stream: 1, SMs: 4, Out: io.Discard,
-				Header:    func(name string) results.Header { return results.Header{Program: "test", Collective: name} },
-				WriteJSON: func(*results.Report) error { return nil },
-			}
-			if r == 0 {
-				rank.Out = &out
-				rank.WriteJSON = func(rep *results.Report) error { o.report = rep; return nil }
-			}
-			o.errs[r] = Run(rank)
-		}(r)
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the sweep did not finish in 60 s")
-	}
+	o.errs = bounded.Ranks(t, len(j.meshes), 60*time.Second, func(r int) error {
+		rank := Rank{
+			Cfg: &cfg, GPU: j.gpus[r], Mesh: j.meshes[r], Stream: 1, SMs: 4, Out: io.Discard,
+			Header:    func(name string) results.Header { return results.Header{Program: "test", Collective: name} },
+			WriteJSON: func(*results.Report) error { return nil },
+		}
+		if r == 0 {
+			rank.Out = &out
+			rank.WriteJSON = func(rep *results.Report) error { o.report = rep; return nil }
+		}
+		return Run(rank)
+	})
 	o.text = out.String()
 	return o
 }
@@ -233,31 +220,26 @@ func TestMainExitCode(t *testing.T) {
 			path := filepath.Join(dir, "c"+tt.check+".json")
 			args := []string{"allreduce", "-k", "hostsum", "-d", "int32", "-b", "64", "-e", "64", "-n", "2", "-c", tt.check, "-J", path}
 			codes, stderrs := make([]int, 2), make([]string, 2)
-			var wg sync.WaitGroup
-			for r := 0; r < 2; r++ {
-				wg.Add(1)
-				go func(r int) {
-					defer wg.Done()
-					var stdout, stderr bytes.Buffer
-					runner := func(_ context.Context, cfg *cli.Config) error {
-						out := io.Writer(io.Discard)
-						if r == 0 {
-							out = &stdout
-						}
-						return Run(Rank{Cfg: cfg, GPU: j.gpus[r], Mesh: j.meshes[r], Stream: 1, SMs: 4, Out: out,
-							Header: func(name string) results.Header { return results.Header{Program: "test", Collective: name} },
-							WriteJSON: func(rep *results.Report) error {
-								if r != 0 {
-									return nil
-								}
-								return safefile.Write(cfg.JSONPath, func(w io.Writer) error { return results.WriteJSON(w, rep) })
-							}})
+			bounded.Ranks(t, 2, 60*time.Second, func(r int) error {
+				var stdout, stderr bytes.Buffer
+				runner := func(_ context.Context, cfg *cli.Config) error {
+					out := io.Writer(io.Discard)
+					if r == 0 {
+						out = &stdout
 					}
-					codes[r] = cli.Main(cli.App{Name: "mscclpp-bench", Version: "test", Run: runner, Stdout: &stdout, Stderr: &stderr}, args)
-					stderrs[r] = stderr.String()
-				}(r)
-			}
-			wg.Wait()
+					return Run(Rank{Cfg: cfg, GPU: j.gpus[r], Mesh: j.meshes[r], Stream: 1, SMs: 4, Out: out,
+						Header: func(name string) results.Header { return results.Header{Program: "test", Collective: name} },
+						WriteJSON: func(rep *results.Report) error {
+							if r != 0 {
+								return nil
+							}
+							return safefile.Write(cfg.JSONPath, func(w io.Writer) error { return results.WriteJSON(w, rep) })
+						}})
+				}
+				codes[r] = cli.Main(cli.App{Name: "mscclpp-bench", Version: "test", Run: runner, Stdout: &stdout, Stderr: &stderr}, args)
+				stderrs[r] = stderr.String()
+				return nil
+			})
 			for r := range codes {
 				if codes[r] != tt.code || stderrs[r] != tt.stderr {
 					t.Errorf("rank %d: exit %d, stderr %q; want %d, %q", r, codes[r], stderrs[r], tt.code, tt.stderr)

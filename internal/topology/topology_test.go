@@ -27,10 +27,11 @@ func TestSameBus(t *testing.T) {
 	}
 }
 
-func links(n int, l Link) []Link {
-	out := make([]Link, n)
+// repeat returns n copies of v.
+func repeat[T any](n int, v T) []T {
+	out := make([]T, n)
 	for i := range out {
-		out[i] = l
+		out[i] = v
 	}
 	return out
 }
@@ -43,19 +44,19 @@ func TestNVLinks(t *testing.T) {
 	}{
 		{
 			name: "switch fabric, 18 links each",
-			gpus: []GPU{{BusID: "0000:19:00.0", Links: links(18, Link{Switch: true})}, {BusID: "0000:3b:00.0", Links: links(18, Link{Switch: true})}},
+			gpus: []GPU{{BusID: "0000:19:00.0", Links: repeat(18, Link{Switch: true})}, {BusID: "0000:3b:00.0", Links: repeat(18, Link{Switch: true})}},
 			want: [][]int{{0, 18}, {18, 0}},
 		},
 		{
 			name: "one GPU with a down link",
-			gpus: []GPU{{BusID: "a:1:0.0", Links: links(18, Link{Switch: true})}, {BusID: "a:2:0.0", Links: links(17, Link{Switch: true})}},
+			gpus: []GPU{{BusID: "a:1:0.0", Links: repeat(18, Link{Switch: true})}, {BusID: "a:2:0.0", Links: repeat(17, Link{Switch: true})}},
 			want: [][]int{{0, 17}, {17, 0}},
 		},
 		{
 			name: "direct links, third GPU unlinked",
 			gpus: []GPU{
-				{BusID: "0000:01:00.0", Links: links(4, Link{BusID: "00000000:02:00.0"})},
-				{BusID: "0000:02:00.0", Links: links(4, Link{BusID: "00000000:01:00.0"})},
+				{BusID: "0000:01:00.0", Links: repeat(4, Link{BusID: "00000000:02:00.0"})},
+				{BusID: "0000:02:00.0", Links: repeat(4, Link{BusID: "00000000:01:00.0"})},
 				{BusID: "0000:03:00.0"},
 			},
 			want: [][]int{{0, 4, 0}, {4, 0, 0}, {0, 0, 0}},
@@ -163,15 +164,6 @@ func (d *fakeDevice) GetNvLinkRemotePciInfo(link int) (nvml.PciInfo, nvml.Return
 	return pciInfo(d.links[link]), nvml.SUCCESS
 }
 
-// repeat returns n copies of s.
-func repeat(n int, s string) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = s
-	}
-	return out
-}
-
 // TestDiscoverRecorded runs the discovery logic on NVML answers shaped like those of the
 // machines we run on: 2 H200 on NVSwitches (18 links each, one link down on the second),
 // and 2 GPUs linked directly plus one with no NVLink.
@@ -185,8 +177,8 @@ func TestDiscoverRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Node{Driver: "580.95.05", GPUs: []GPU{
-		{Index: 0, BusID: "00000000:00:06.0", Name: "NVIDIA H200", UUID: "GPU-a", MemoryBytes: 150 << 30, Links: links(18, Link{Switch: true})},
-		{Index: 1, BusID: "00000000:00:07.0", Name: "NVIDIA H200", UUID: "GPU-b", MemoryBytes: 150 << 30, Links: links(17, Link{Switch: true})},
+		{Index: 0, BusID: "00000000:00:06.0", Name: "NVIDIA H200", UUID: "GPU-a", MemoryBytes: 150 << 30, Links: repeat(18, Link{Switch: true})},
+		{Index: 1, BusID: "00000000:00:07.0", Name: "NVIDIA H200", UUID: "GPU-b", MemoryBytes: 150 << 30, Links: repeat(17, Link{Switch: true})},
 	}}
 	if !reflect.DeepEqual(n, want) {
 		t.Errorf("Discover = %+v\nwant       %+v", n, want)
