@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -253,5 +254,50 @@ func TestMainExitCode(t *testing.T) {
 				t.Errorf("-J file has %d placements with %s, want 2", got, tt.jsonWrong)
 			}
 		})
+	}
+}
+
+// TestRunCycles: with -N 3 the sweep runs three times, AfterCycle is called after each
+// cycle, the report keeps the last cycle's rows, and wrong elements add up over cycles.
+func TestRunCycles(t *testing.T) {
+	j := newJob(t, 2)
+	setFaults(t, map[int]int{1: 1})
+	cfg := config("allreduce", "hostsum", "int32", 1)
+	cfg.Cycles = 3
+	var mu sync.Mutex
+	cycles := map[int][]int{}
+	var out bytes.Buffer
+	var rep *results.Report
+	errs := bounded.Ranks(t, 2, 60*time.Second, func(r int) error {
+		rank := Rank{Cfg: &cfg, GPU: j.gpus[r], Mesh: j.meshes[r], Stream: 1, SMs: 4, Out: io.Discard,
+			Header:    func(name string) results.Header { return results.Header{Program: "test", Collective: name} },
+			WriteJSON: func(*results.Report) error { return nil },
+			AfterCycle: func(p *results.TextPrinter, cycle int) error {
+				mu.Lock()
+				cycles[r] = append(cycles[r], cycle)
+				mu.Unlock()
+				p.Note("cycle %d done", cycle)
+				return nil
+			}}
+		if r == 0 {
+			rank.Out = &out
+			rank.WriteJSON = func(x *results.Report) error { rep = x; return nil }
+		}
+		return Run(rank)
+	})
+	for r, err := range errs {
+		// 2 sizes x 2 placements x 1 wrong element x 3 cycles
+		if err == nil || err.Error() != "allreduce: 12 wrong elements" {
+			t.Errorf("rank %d: %v, want 12 wrong elements", r, err)
+		}
+		if !reflect.DeepEqual(cycles[r], []int{1, 2, 3}) {
+			t.Errorf("rank %d: AfterCycle called for cycles %v", r, cycles[r])
+		}
+	}
+	if rep == nil || len(rep.Rows) != 2 || rep.OutOfBounds != 12 {
+		t.Fatalf("report %+v, want the last cycle's 2 rows and 12 wrong in all", rep)
+	}
+	if n := strings.Count(out.String(), "# cycle "); n != 3 {
+		t.Errorf("%d cycle notes in the output, want 3:\n%s", n, out.String())
 	}
 }
