@@ -2,6 +2,7 @@ package collectives
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,6 +54,17 @@ func Algorithms(collective string) []*Algorithm { return registry[collective] }
 
 // Supports says whether a can run size bytes of type dtype on nranks ranks, and if not, why.
 func (a *Algorithm) Supports(size int64, nranks int, dtype string) error {
+	if err := a.supportsSize(size); err != nil {
+		return err
+	}
+	if err := a.supportsRanks(nranks); err != nil {
+		return err
+	}
+	return a.supportsType(dtype)
+}
+
+// supportsSize says whether a handles a collective of size bytes, and if not, why.
+func (a *Algorithm) supportsSize(size int64) error {
 	if size < a.MinBytes || (a.MaxBytes > 0 && size > a.MaxBytes) {
 		hi := "no limit"
 		if a.MaxBytes > 0 {
@@ -60,17 +72,25 @@ func (a *Algorithm) Supports(size int64, nranks int, dtype string) error {
 		}
 		return fmt.Errorf("%s %s handles %d to %s bytes, not %d", a.Collective, a.Name, a.MinBytes, hi, size)
 	}
+	return nil
+}
+
+// supportsRanks says whether a runs on nranks ranks, and if not, why.
+func (a *Algorithm) supportsRanks(nranks int) error {
 	if nranks < a.MinRanks || (a.MaxRanks > 0 && nranks > a.MaxRanks) {
-		return fmt.Errorf("%s %s does not run on %d ranks", a.Collective, a.Name, nranks)
+		hi := "any number of"
+		if a.MaxRanks > 0 {
+			hi = strconv.Itoa(a.MaxRanks)
+		}
+		return fmt.Errorf("%s %s does not run on %d ranks (it runs on %d to %s ranks)", a.Collective, a.Name, nranks, a.MinRanks, hi)
 	}
-	if a.Types != nil {
-		ok := false
-		for _, t := range a.Types {
-			ok = ok || t == dtype
-		}
-		if !ok {
-			return fmt.Errorf("%s %s does not support type %s (supports %s)", a.Collective, a.Name, dtype, strings.Join(a.Types, ", "))
-		}
+	return nil
+}
+
+// supportsType says whether a supports element type dtype, and if not, why.
+func (a *Algorithm) supportsType(dtype string) error {
+	if a.Types != nil && !slices.Contains(a.Types, dtype) {
+		return fmt.Errorf("%s %s does not support type %s (supports %s)", a.Collective, a.Name, dtype, strings.Join(a.Types, ", "))
 	}
 	return nil
 }

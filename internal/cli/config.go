@@ -8,6 +8,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -109,14 +110,11 @@ func parseList(flag, value string, all []string, aliases map[string]string) ([]s
 		if a, ok := aliases[v]; ok {
 			v = a
 		}
-		found := false
-		for _, a := range all {
-			if a == v {
-				found = true
-			}
-		}
-		if !found {
+		if !slices.Contains(all, v) {
 			return nil, usagef("invalid %s %q: want one of %s or all", flag, v, strings.Join(all, ", "))
+		}
+		if slices.Contains(out, v) {
+			return nil, usagef("--%s lists %s twice", flag, v)
 		}
 		out = append(out, v)
 	}

@@ -87,9 +87,11 @@ func NewRoot(app *App) *cobra.Command {
 		Use:           app.Name,
 		Short:         "GPU collective-communication benchmark and test suite (MSCCL++ in Go)",
 		Long:          app.Name + " runs MSCCL++-style collectives over NVLink memory and port channels and reports\nthem in nccl-tests' format. Launch one process per GPU: mpirun -np 8 " + app.Name + " allgather -b 8 -e 1G -f 2",
+		Version:       app.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	root.SetVersionTemplate("{{.Name}} {{.Version}}\n") // as the version command prints it
 	root.SetOut(app.Stdout)
 	root.SetErr(app.Stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
@@ -111,6 +113,7 @@ func NewRoot(app *App) *cobra.Command {
 	for _, extra := range app.Extra {
 		root.AddCommand(extra(app))
 	}
+	refuseUnknownTopics(root)
 	return root
 }
 
@@ -227,7 +230,7 @@ override the built-in ones). It exits 1 when any check fails and names the pair.
 		_ = fs.MarkHidden(name) // sizes come from the spec
 	}
 	fs.StringVar(&r.spec, "spec", "", "thresholds file (YAML or JSON); default: built in for the GPU model")
-	fs.Lookup("output_file").Usage = "also write the report (node, figures, thresholds, checks) as JSON to this .json file"
+	fs.Lookup("output_file").Usage = "also write the report (node, figures, thresholds, checks) as JSON to this .json file (not the spec)"
 	fs.Lookup("iters").Usage = "timed iterations of each bandwidth and collective measurement"
 	return cmd
 }
@@ -264,6 +267,11 @@ func (r *rawFlags) build(command string, fs *pflag.FlagSet, hasOp bool) (*Config
 		return nil, usagef("--progress %q: want auto, on or off", r.progress)
 	}
 	var err error
+	if command == "acceptance" {
+		if err := refuseSweepFlags(fs); err != nil {
+			return nil, err
+		}
+	}
 	if c.MinBytes, err = bytesize.Parse(r.minBytes); err != nil {
 		return nil, usagef("--minbytes: %v", err)
 	}
@@ -283,8 +291,11 @@ func (r *rawFlags) build(command string, fs *pflag.FlagSet, hasOp bool) (*Config
 	if c.StepFactor == 1 && c.StepBytes < 1 && c.MinBytes != c.MaxBytes {
 		return nil, usagef("--stepbytes must be positive when --stepfactor is 1")
 	}
-	if c.MaxBytes > 64<<30 {
-		return nil, usagef("--maxbytes %d is above the 64 GiB that channel offsets can address", c.MaxBytes)
+	if err := checkMaxBytes("--maxbytes", c.MaxBytes); err != nil {
+		return nil, err
+	}
+	if err := c.checkSweepLength(); err != nil {
+		return nil, err
 	}
 	checks := []struct {
 		name   string
@@ -326,9 +337,19 @@ func (r *rawFlags) build(command string, fs *pflag.FlagSet, hasOp bool) (*Config
 		return nil, usagef("--bootstrap-timeout must not be negative")
 	}
 	c.BootstrapTimeout = r.bootTimeout
+	if err := checkBootstrapSettings(c.BootstrapAddr, c.BootstrapTimeout); err != nil {
+		return nil, err
+	}
 	if r.json != "" {
 		if !strings.EqualFold(filepath.Ext(r.json), ".json") {
 			return nil, usagef("--output_file %q: only .json output is supported", r.json)
+		}
+		var inputs []string
+		if c.SpecPath != "" {
+			inputs = append(inputs, c.SpecPath)
+		}
+		if err := checkOutputPath("--output_file", r.json, inputs...); err != nil {
+			return nil, err
 		}
 		c.JSONPath = r.json
 	}
@@ -373,6 +394,10 @@ func (r *rawFlags) build(command string, fs *pflag.FlagSet, hasOp bool) (*Config
 	if err := collectives.ValidKernel(command, c.Kernel); err != nil {
 		return nil, usagef("--kernel: %v", err)
 	}
+	// The rank count is not known here; the worker checks rank limits when it is.
+	if err := collectives.CheckSweep(command, c.Kernel, c.Sizes(), c.Datatypes, 0); err != nil {
+		return nil, usagef("--kernel %s: %v", c.Kernel, err)
+	}
 	return c, nil
 }
 
@@ -383,8 +408,19 @@ func checkSpec(path string) error {
 	if err != nil {
 		return err
 	}
-	_, err = acceptance.LoadSpec(path, base)
-	return err
+	spec, err := acceptance.LoadSpec(path, base)
+	if err != nil {
+		return err
+	}
+	if err := checkMaxBytes("put_bytes", spec.PutBytes); err != nil {
+		return err
+	}
+	for i, l := range spec.Collectives {
+		if err := checkMaxBytes(fmt.Sprintf("collectives[%d].size", i), l.Size); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ParsePair reads "i,j" with i != j, both non-negative.

@@ -279,7 +279,7 @@ func TestMainKernels(t *testing.T) {
 		{"allgather", "auto"}, {"allgather", "all"}, {"allgather", "ll16"}, {"allgather", "3"},
 		{"allreduce", "ll8"}, {"allreduce", "0"}, {"allreduce", "local"}, {"allreduce", "99"},
 	} {
-		r := mainWith(t, nil, tt.cmd, "-k", tt.k)
+		r := mainWith(t, nil, tt.cmd, "-k", tt.k, "-b", "8", "-e", "1M") // within ll8's sizes
 		if r.code != ExitOK || r.cfg == nil || r.cfg.Kernel != tt.k {
 			t.Errorf("%s -k %s: exit code %d, stderr %q, cfg %+v", tt.cmd, tt.k, r.code, r.stderr, r.cfg)
 		}

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mscclpp-bench/mscclpp-bench/acceptance"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/topology"
 	"github.com/mscclpp-bench/mscclpp-bench/pingpong"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
@@ -62,15 +62,8 @@ func runAcceptance(j *Job) error {
 		return err
 	}
 	if j.Cfg.JSONPath != "" {
-		f, err := os.Create(j.Cfg.JSONPath)
+		err := safefile.Write(j.Cfg.JSONPath, func(w io.Writer) error { return acceptance.WriteJSON(w, report) })
 		if err != nil {
-			return fmt.Errorf("write JSON: %w", err)
-		}
-		if err := acceptance.WriteJSON(f, report); err != nil {
-			f.Close()
-			return fmt.Errorf("write JSON %s: %w", j.Cfg.JSONPath, err)
-		}
-		if err := f.Close(); err != nil {
 			return fmt.Errorf("write JSON %s: %w", j.Cfg.JSONPath, err)
 		}
 	}

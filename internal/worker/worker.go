@@ -24,6 +24,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/ibverbs"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/mpi"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
@@ -315,15 +316,11 @@ func (j *Job) WriteJSON(r *results.Report) error {
 	if j.Cfg.JSONPath == "" || j.Rank() != 0 {
 		return nil
 	}
-	f, err := os.Create(j.Cfg.JSONPath)
+	err := safefile.Write(j.Cfg.JSONPath, func(w io.Writer) error { return results.WriteJSON(w, r) })
 	if err != nil {
-		return fmt.Errorf("write JSON: %w", err)
-	}
-	if err := results.WriteJSON(f, r); err != nil {
-		f.Close()
 		return fmt.Errorf("write JSON %s: %w", j.Cfg.JSONPath, err)
 	}
-	return f.Close()
+	return nil
 }
 
 // Meter returns rank 0's progress line on stderr, or nil (no progress) on other ranks, when
