@@ -275,7 +275,7 @@ func newJob(t *testing.T, n int) *job {
 			return err
 		}
 		j.gpus[r] = space.NewGPU(r)
-		m, err := channels.NewMesh(j.gpus[r], boots[r], channels.MeshOptions{Transport: channels.TransportCudaIpc, Timeout: 10 * time.Second, Hostname: "node"})
+		m, err := channels.NewMesh(j.gpus[r], boots[r], channels.MeshOptions{Mode: channels.ModeNVLink, Timeout: 10 * time.Second, Hostname: "node"})
 		j.meshes[r] = m
 		return err
 	})
