@@ -2,24 +2,22 @@ package collectives
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
 // base is what most algorithm instances share: the environment and a LaunchState
-// (kernels/include/mscclpp/collective_device.cuh) in device memory. Memory comes from the
+// (kernels/include/mscclpp/handles.h) in device memory. Memory comes from the
 // mesh, which frees it.
 type base struct {
 	env   *Env
 	state device.Ptr
 }
 
-// launchStateBytes covers struct LaunchState.
-const launchStateBytes = 64
-
 func newBase(env *Env) (*base, error) {
-	st, err := env.Mesh.Alloc(launchStateBytes)
+	st, err := env.Mesh.Alloc(uint64(unsafe.Sizeof(channels.LaunchState{})))
 	if err != nil {
 		return nil, err
 	}
