@@ -1,7 +1,6 @@
 package collectives
 
 import (
-	"fmt"
 	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
@@ -22,17 +21,6 @@ func newBase(env *Env) (*base, error) {
 		return nil, err
 	}
 	return &base{env: env, state: st}, nil
-}
-
-func (b *base) launch(name string, d device.Dim, s device.Stream, args ...uint64) error {
-	k, err := b.env.GPU.Kernel(name)
-	if err != nil {
-		return err
-	}
-	if err := b.env.GPU.Launch(k, d, s, args...); err != nil {
-		return fmt.Errorf("launch %s: %w", name, err)
-	}
-	return nil
 }
 
 // Close does nothing: the mesh owns the memory.
@@ -87,7 +75,7 @@ func (b *base) blocks(bytes, per uint64) int {
 
 func roundUp(v, to uint64) uint64 { return (v + to - 1) / to * to }
 
-func b2u(v bool) uint64 {
+func b2u(v bool) uint32 {
 	if v {
 		return 1
 	}

@@ -176,3 +176,20 @@ func (k Kernel[A]) Launch(d device.Dim, s device.Stream, a *A) error {
 	}
 	return nil
 }
+
+// Loader looks kernels up on one GPU and keeps the first error, so that a series of
+// look-ups needs one check.
+type Loader struct {
+	GPU device.GPU
+	Err error
+}
+
+// Load looks f up with l (nothing once l has failed).
+func Load[A any](l *Loader, f Func[A]) Kernel[A] {
+	if l.Err != nil {
+		return Kernel[A]{}
+	}
+	k, err := f.Load(l.GPU)
+	l.Err = err
+	return k
+}
