@@ -5,8 +5,9 @@ import (
 	"unsafe"
 )
 
-// The Go twins of kernels/include/mscclpp/handles.h. Pointers are device addresses stored
-// as uint64. TestHandleLayout compares every size and offset with the C side.
+// The Go twins of kernels/include/mscclpp/handles.h (DeviceConfig's is device.DeviceConfig).
+// Pointers are device addresses stored as uint64. TestHandleLayout compares every size and
+// offset with the C side.
 
 // DeviceSemaphoreHandle is the device view of a device-to-device semaphore.
 type DeviceSemaphoreHandle struct {
@@ -48,12 +49,13 @@ type PortChannelHandle struct {
 	Peer uint32
 }
 
-// DeviceConfig mirrors the per-module device settings (timeout, error word, rank).
-type DeviceConfig struct {
-	TimeoutNs uint64
-	ErrorWord uint64
-	Rank      uint32
-	NRanks    uint32
+// LaunchState is the cross-launch state of one collective algorithm instance: a launch
+// counter and barrier counters that its kernels keep in device memory (zeroed at set-up).
+type LaunchState struct {
+	Launches uint32 // completed launches
+	Arrived  uint32 // blocks that finished this launch
+	Go       uint32 // launch number whose start barrier has passed
+	Done     uint32 // blocks past their main work
 }
 
 // Trigger is one 128-bit FIFO entry.

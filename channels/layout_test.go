@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/layout"
 )
 
@@ -16,7 +17,8 @@ func TestHandleLayout(t *testing.T) {
 		"MemoryChannelHandle":   reflect.TypeOf(MemoryChannelHandle{}),
 		"FifoHandle":            reflect.TypeOf(FifoHandle{}),
 		"PortChannelHandle":     reflect.TypeOf(PortChannelHandle{}),
-		"DeviceConfig":          reflect.TypeOf(DeviceConfig{}),
+		"DeviceConfig":          reflect.TypeOf(device.DeviceConfig{}),
+		"LaunchState":           reflect.TypeOf(LaunchState{}),
 		"ProxyTrigger":          reflect.TypeOf(Trigger{}),
 	}
 	goName := map[string]string{"sem": "Sem", "timeoutNs": "TimeoutNs", "errorWord": "ErrorWord", "nranks": "NRanks", "id": "ID"}

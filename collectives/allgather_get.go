@@ -1,6 +1,9 @@
 package collectives
 
-import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
 
 // allgather get: GPU threads read every peer's chunk over NVLink (kernels/allgather.cu
 // allgather_get), between a start and an end barrier.
@@ -15,6 +18,7 @@ func init() {
 
 type allgatherGet struct {
 	*base
+	k                            params.Kernel[params.AllgatherGetArgs]
 	inChans, outChans, syncChans device.Ptr
 }
 
@@ -24,6 +28,9 @@ func newAllgatherGet(env *Env) (Instance, error) {
 		return nil, err
 	}
 	a := &allgatherGet{base: b}
+	if a.k, err = params.AllgatherGet.Load(env.GPU); err != nil {
+		return nil, err
+	}
 	if a.inChans, err = b.memoryChannels(env.In, env.In.Ptrs[env.Rank]); err != nil {
 		return nil, err
 	}
@@ -40,7 +47,8 @@ func (a *allgatherGet) Launch(l *LaunchArgs, s device.Stream) error {
 	if l.InPlace {
 		chans, peerOff = a.outChans, l.OutOff
 	}
-	return a.launch("allgather_get", device.Dim{Grid: a.blocks(l.SendBytes, 16<<10), Block: 1024}, s,
-		uint64(chans), uint64(a.syncChans), uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)), peerOff,
-		l.SendBytes, uint64(e.Rank), uint64(e.NRanks), b2u(l.InPlace), uint64(a.state))
+	return a.k.Launch(device.Dim{Grid: a.blocks(l.SendBytes, 16<<10), Block: 1024}, s, &params.AllgatherGetArgs{
+		InChans: chans, SyncChans: a.syncChans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), PeerInOff: peerOff,
+		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), InPlace: b2u(l.InPlace), State: a.state,
+	})
 }

@@ -1,6 +1,9 @@
 package collectives
 
-import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
 
 // allgather ll16: one shot with LL16 packets (kernels/allgather.cu allgather_ll16). No
 // barrier; data and flag travel together. Best for small messages.
@@ -16,6 +19,7 @@ func init() {
 
 type allgatherLL struct {
 	*base
+	k         params.Kernel[params.AllgatherLL16Args]
 	chans     device.Ptr // to the peers' scratch
 	scratch   device.Ptr
 	slotBytes uint64 // packets for one rank's largest chunk
@@ -28,6 +32,9 @@ func newAllgatherLL(env *Env) (Instance, error) {
 	}
 	maxChunk := roundUp(limit(32<<20, env.MaxBytes)/uint64(env.NRanks), 16)
 	a := &allgatherLL{base: b, slotBytes: 2 * maxChunk}
+	if a.k, err = params.AllgatherLL16.Load(env.GPU); err != nil {
+		return nil, err
+	}
 	scratch, buf, err := b.shareScratch(2 * uint64(env.NRanks) * a.slotBytes)
 	if err != nil {
 		return nil, err
@@ -43,7 +50,8 @@ func (a *allgatherLL) Launch(l *LaunchArgs, s device.Stream) error {
 	e := a.env
 	packets := l.SendBytes / 8
 	grid := a.blocks(packets, 512)
-	return a.launch("allgather_ll16", device.Dim{Grid: grid, Block: 512}, s,
-		uint64(a.chans), uint64(a.scratch), a.slotBytes, uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)),
-		l.SendBytes, uint64(e.Rank), uint64(e.NRanks), uint64(a.state))
+	return a.k.Launch(device.Dim{Grid: grid, Block: 512}, s, &params.AllgatherLL16Args{
+		ScratchChans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
 }

@@ -1,6 +1,9 @@
 package collectives
 
-import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
 
 // allgather port: the CPU proxy copies my chunk into every peer's output with the copy
 // engine (kernels/allgather.cu allgather_port); SMs copy my own chunk meanwhile.
@@ -16,6 +19,7 @@ func init() {
 
 type allgatherPort struct {
 	*base
+	k               params.Kernel[params.AllgatherPortArgs]
 	fromIn, fromOut device.Ptr // port channels whose source is my input / output buffer
 	syncChans       device.Ptr
 }
@@ -26,6 +30,9 @@ func newAllgatherPort(env *Env) (Instance, error) {
 		return nil, err
 	}
 	a := &allgatherPort{base: b}
+	if a.k, err = params.AllgatherPort.Load(env.GPU); err != nil {
+		return nil, err
+	}
 	me := env.Rank
 	if a.fromIn, err = b.portChannelSets(1, env.Out, env.In.Ptrs[me], env.InBytes); err != nil {
 		return nil, err
@@ -46,7 +53,8 @@ func (a *allgatherPort) Launch(l *LaunchArgs, s device.Stream) error {
 	if grid > e.SMs {
 		grid = e.SMs
 	}
-	return a.launch("allgather_port", device.Dim{Grid: grid, Block: 1024}, s,
-		uint64(chans), uint64(a.syncChans), uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)), l.InOff,
-		l.OutOff, l.SendBytes, uint64(e.Rank), uint64(e.NRanks), uint64(a.state))
+	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AllgatherPortArgs{
+		PortChans: chans, SyncChans: a.syncChans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: l.InOff,
+		OutOff: l.OutOff, Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
 }

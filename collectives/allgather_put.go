@@ -1,6 +1,9 @@
 package collectives
 
-import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
 
 // allgather put: GPU threads write my chunk into every peer's output over NVLink
 // (kernels/allgather.cu allgather_put).
@@ -16,6 +19,7 @@ func init() {
 
 type allgatherPut struct {
 	*base
+	k        params.Kernel[params.AllgatherPutArgs]
 	outChans device.Ptr
 }
 
@@ -25,13 +29,17 @@ func newAllgatherPut(env *Env) (Instance, error) {
 		return nil, err
 	}
 	a := &allgatherPut{base: b}
+	if a.k, err = params.AllgatherPut.Load(env.GPU); err != nil {
+		return nil, err
+	}
 	a.outChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[env.Rank])
 	return a, err
 }
 
 func (a *allgatherPut) Launch(l *LaunchArgs, s device.Stream) error {
 	e := a.env
-	return a.launch("allgather_put", device.Dim{Grid: a.blocks(l.SendBytes, 16<<10), Block: 1024}, s,
-		uint64(a.outChans), uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)), l.OutOff, l.SendBytes,
-		uint64(e.Rank), uint64(e.NRanks), uint64(a.state))
+	return a.k.Launch(device.Dim{Grid: a.blocks(l.SendBytes, 16<<10), Block: 1024}, s, &params.AllgatherPutArgs{
+		OutChans: a.outChans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), OutOff: l.OutOff, Chunk: l.SendBytes,
+		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
 }

@@ -1,48 +1,64 @@
 package collectives
 
 import (
-	"fmt"
-
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // allreduce ll8 / ll16: one shot with LL packets (kernels/allreduce.cu allreduceOneShot):
 // every rank sends its whole buffer to every peer as packets and reduces what arrives. The
 // lowest latency; LL8 moves 4 bytes per 8-byte packet, LL16 8 per 16.
 func init() {
+	ll8 := ll8Types()
 	Register(&Algorithm{
 		Collective: "allreduce", Name: "ll8", Number: 0,
 		Doc:      "one shot, LL8 packets; the smallest messages (types of up to 4 bytes)",
 		MaxBytes: 1 << 20, MinRanks: 2,
-		Types:   []string{"int8", "uint8", "int32", "uint32", "half", "float", "bfloat16"},
+		Types:   ll8,
 		AutoMin: 0, AutoMax: 256 << 10, AutoPriority: 0,
-		New: func(env *Env) (Instance, error) { return newAllreduceLL(env, "ll8", 4, 1<<20) },
+		New: func(env *Env) (Instance, error) { return newAllreduceLL(env, params.AllreduceLL8, ll8, 4, 1<<20) },
 	})
 	Register(&Algorithm{
 		Collective: "allreduce", Name: "ll16", Number: 1,
 		Doc:      "one shot, LL16 packets; small and medium messages",
 		MaxBytes: 8 << 20, MinRanks: 2,
 		AutoMin: 0, AutoMax: 1 << 20, AutoPriority: 1,
-		New: func(env *Env) (Instance, error) { return newAllreduceLL(env, "ll16", 8, 8<<20) },
+		New: func(env *Env) (Instance, error) { return newAllreduceLL(env, params.AllreduceLL16, nil, 8, 8<<20) },
 	})
+}
+
+// ll8Types lists the types LL8 carries: a packet holds 4 data bytes, so types of up to 4
+// bytes. The kernels (allreduce_ll8 in kernels/allreduce.cu) exist for exactly these
+// (TestKernelTypes).
+func ll8Types() []string {
+	var out []string
+	for _, d := range Datatypes {
+		if d.Size <= 4 {
+			out = append(out, d.Name)
+		}
+	}
+	return out
 }
 
 type allreduceLL struct {
 	*base
-	kernel    string
+	k         *typedKernels[params.AllreduceLLArgs]
 	unit      uint64 // data bytes per packet
 	chans     device.Ptr
 	scratch   device.Ptr
 	slotBytes uint64
 }
 
-func newAllreduceLL(env *Env, kernel string, unit uint64, algMax int64) (Instance, error) {
+func newAllreduceLL(env *Env, kernels params.Family[params.AllreduceLLArgs], types []string, unit uint64, algMax int64) (Instance, error) {
 	b, err := newBase(env)
 	if err != nil {
 		return nil, err
 	}
 	// A packet is twice its data; slots hold one rank's whole buffer as packets.
-	a := &allreduceLL{base: b, kernel: kernel, unit: unit, slotBytes: roundUp(2*limit(algMax, env.MaxBytes)+32, 256)}
+	a := &allreduceLL{base: b, unit: unit, slotBytes: roundUp(2*limit(algMax, env.MaxBytes)+32, 256)}
+	if a.k, err = loadTyped(env.GPU, kernels, types); err != nil {
+		return nil, err
+	}
 	scratch, buf, err := b.shareScratch(2 * uint64(env.NRanks) * a.slotBytes)
 	if err != nil {
 		return nil, err
@@ -53,9 +69,14 @@ func newAllreduceLL(env *Env, kernel string, unit uint64, algMax int64) (Instanc
 }
 
 func (a *allreduceLL) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.k.get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
 	e := a.env
 	units := (l.SendBytes + a.unit - 1) / a.unit
-	return a.launch(fmt.Sprintf("allreduce_%s_%s_%s", a.kernel, l.Type.Name, l.Op), device.Dim{Grid: a.blocks(units, 512), Block: 512}, s,
-		uint64(a.chans), uint64(a.scratch), a.slotBytes, uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)),
-		uint64(l.Count), uint64(e.Rank), uint64(e.NRanks), uint64(a.state))
+	return k.Launch(device.Dim{Grid: a.blocks(units, 512), Block: 512}, s, &params.AllreduceLLArgs{
+		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
 }

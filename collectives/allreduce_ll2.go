@@ -1,9 +1,8 @@
 package collectives
 
 import (
-	"fmt"
-
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // allreduce ll16x2: two steps with LL16 packets (kernels/allreduce.cu allreduceTwoStep):
@@ -20,6 +19,7 @@ func init() {
 
 type allreduceLL2 struct {
 	*base
+	k         *typedKernels[params.AllreduceLLArgs]
 	chans     device.Ptr
 	scratch   device.Ptr
 	slotBytes uint64
@@ -33,6 +33,9 @@ func newAllreduceLL2(env *Env) (Instance, error) {
 	n := uint64(env.NRanks)
 	maxChunk := roundUp(limit(32<<20, env.MaxBytes)/n+8, 8)
 	a := &allreduceLL2{base: b, slotBytes: roundUp(2*maxChunk, 256)}
+	if a.k, err = loadTyped(env.GPU, params.AllreduceLL16x2, nil); err != nil {
+		return nil, err
+	}
 	scratch, buf, err := b.shareScratch(2 * 2 * n * a.slotBytes)
 	if err != nil {
 		return nil, err
@@ -43,9 +46,14 @@ func newAllreduceLL2(env *Env) (Instance, error) {
 }
 
 func (a *allreduceLL2) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.k.get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
 	e := a.env
 	units := (l.SendBytes/uint64(e.NRanks) + 7) / 8
-	return a.launch(fmt.Sprintf("allreduce_ll16x2_%s_%s", l.Type.Name, l.Op), device.Dim{Grid: a.blocks(units, 512), Block: 512}, s,
-		uint64(a.chans), uint64(a.scratch), a.slotBytes, uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)),
-		uint64(l.Count), uint64(e.Rank), uint64(e.NRanks), uint64(a.state))
+	return k.Launch(device.Dim{Grid: a.blocks(units, 512), Block: 512}, s, &params.AllreduceLLArgs{
+		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
 }

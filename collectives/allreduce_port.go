@@ -1,9 +1,8 @@
 package collectives
 
 import (
-	"fmt"
-
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // allreduce port: the copy engine carries the reduce-scatter (through port channels, in a
@@ -22,6 +21,7 @@ func init() {
 
 type allreducePort struct {
 	*base
+	k                   *typedKernels[params.AllreducePortArgs]
 	rsFromIn, rsFromOut device.Ptr // port channels to the peers' scratch from my input / output
 	outChans            device.Ptr // memory channels to the peers' outputs
 	scratch             device.Ptr
@@ -34,6 +34,9 @@ func newAllreducePort(env *Env) (Instance, error) {
 		return nil, err
 	}
 	a := &allreducePort{base: b, slotBytes: roundUp(uint64(env.MaxBytes)/uint64(env.NRanks)+16, 256)}
+	if a.k, err = loadTyped(env.GPU, params.AllreducePort, nil); err != nil {
+		return nil, err
+	}
 	scratch, buf, err := b.shareScratch(uint64(env.NRanks) * a.slotBytes)
 	if err != nil {
 		return nil, err
@@ -61,13 +64,18 @@ func PieceBytes(chunk uint64) uint64 {
 }
 
 func (a *allreducePort) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.k.get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
 	e := a.env
 	rs := a.rsFromIn
 	if l.InPlace {
 		rs = a.rsFromOut
 	}
-	return a.launch(fmt.Sprintf("allreduce_port_%s_%s", l.Type.Name, l.Op), device.Dim{Grid: e.SMs, Block: 1024}, s,
-		uint64(rs), uint64(a.outChans), uint64(a.scratch), a.slotBytes, uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)),
-		l.InOff, l.OutOff, uint64(l.Count), PieceBytes(l.SendBytes/uint64(e.NRanks)), uint64(e.Rank), uint64(e.NRanks),
-		uint64(a.state))
+	return k.Launch(device.Dim{Grid: e.SMs, Block: 1024}, s, &params.AllreducePortArgs{
+		RSChans: rs, OutChans: a.outChans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		InOff: l.InOff, OutOff: l.OutOff, Count: uint64(l.Count), PieceBytes: PieceBytes(l.SendBytes / uint64(e.NRanks)),
+		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
 }

@@ -1,9 +1,8 @@
 package collectives
 
 import (
-	"fmt"
-
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // allreduce rsag: read-reduce-scatter then all-gather over memory channels
@@ -21,6 +20,7 @@ func init() {
 
 type allreduceRSAG struct {
 	*base
+	k                 *typedKernels[params.AllreduceRSAGArgs]
 	inChans, outChans device.Ptr
 }
 
@@ -30,6 +30,9 @@ func newAllreduceRSAG(env *Env) (Instance, error) {
 		return nil, err
 	}
 	a := &allreduceRSAG{base: b}
+	if a.k, err = loadTyped(env.GPU, params.AllreduceRSAG, nil); err != nil {
+		return nil, err
+	}
 	me := env.Rank
 	if a.inChans, err = b.memoryChannels(env.In, env.In.Ptrs[me]); err != nil {
 		return nil, err
@@ -39,13 +42,18 @@ func newAllreduceRSAG(env *Env) (Instance, error) {
 }
 
 func (a *allreduceRSAG) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.k.get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
 	e := a.env
 	in, inOff := a.inChans, l.InOff
 	if l.InPlace {
 		in = a.outChans // the peers' inputs are their outputs
 	}
 	grid := a.blocks(l.SendBytes/uint64(e.NRanks), 16<<10)
-	return a.launch(fmt.Sprintf("allreduce_rsag_%s_%s", l.Type.Name, l.Op), device.Dim{Grid: grid, Block: 1024}, s,
-		uint64(in), uint64(a.outChans), uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)), inOff, l.OutOff,
-		uint64(l.Count), uint64(e.Rank), uint64(e.NRanks), uint64(a.state))
+	return k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AllreduceRSAGArgs{
+		InChans: in, OutChans: a.outChans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: inOff, OutOff: l.OutOff,
+		Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // Counts are one size's element counts, as nccl-tests computes them.
@@ -54,37 +55,74 @@ type Verifier struct {
 	Stream device.Stream
 	Wrong  device.Ptr // 8-byte device counter
 	Grid   int
+
+	k *verifyKernels // looked up at first use
 }
 
-func (v *Verifier) launch(name string, args ...uint64) error {
-	k, err := v.GPU.Kernel(name)
-	if err != nil {
-		return err
+// kernels returns the verification kernels, looking them up the first time.
+func (v *Verifier) kernels() (*verifyKernels, error) {
+	if v.k == nil {
+		k, err := loadVerifyKernels(v.GPU)
+		if err != nil {
+			return nil, err
+		}
+		v.k = k
 	}
-	return v.GPU.Launch(k, device.Dim{Grid: v.Grid, Block: 512}, v.Stream, args...)
+	return v.k, nil
 }
+
+func (v *Verifier) dim() device.Dim { return device.Dim{Grid: v.Grid, Block: 512} }
 
 // Poison fills bytes at p with 0xff.
 func (v *Verifier) Poison(p device.Ptr, bytes uint64) error {
-	return v.launch("poison", uint64(p), bytes)
+	k, err := v.kernels()
+	if err != nil {
+		return err
+	}
+	return k.poison.Launch(v.dim(), v.Stream, &params.PoisonArgs{Buf: p, Bytes: bytes})
 }
 
 // FillPattern writes rank's byte pattern.
 func (v *Verifier) FillPattern(p device.Ptr, bytes uint64, rank int, seed uint32) error {
-	return v.launch("fill_pattern", uint64(p), bytes, uint64(rank), uint64(seed))
+	k, err := v.kernels()
+	if err != nil {
+		return err
+	}
+	return k.fillPattern.Launch(v.dim(), v.Stream, &params.FillPatternArgs{Buf: p, Bytes: bytes, Rank: uint32(rank), Seed: seed})
 }
 
 // FillValues writes rank's input values for a reduction.
 func (v *Verifier) FillValues(p device.Ptr, dt Datatype, op Op, count int64, seed uint32) error {
-	return v.launch(fmt.Sprintf("fill_%s_%s", dt.Name, op), uint64(p), uint64(count), uint64(v.Env.Rank), uint64(v.Env.NRanks), uint64(seed))
+	k, err := v.kernels()
+	if err != nil {
+		return err
+	}
+	fill, err := k.fill.get(dt, op)
+	if err != nil {
+		return err
+	}
+	return fill.Launch(v.dim(), v.Stream, &params.FillArgs{Buf: p, Count: uint64(count), Rank: uint32(v.Env.Rank), NRanks: uint32(v.Env.NRanks), Seed: seed})
 }
 
 // CheckPattern counts wrong elements in nchunks chunks, chunk c holding rank c's pattern.
 func (v *Verifier) CheckPattern(p device.Ptr, chunkBytes uint64, nchunks int, seed uint32, eltSize int) error {
-	return v.launch("check_pattern", uint64(p), chunkBytes, uint64(nchunks), 0, uint64(seed), uint64(eltSize), uint64(v.Wrong))
+	k, err := v.kernels()
+	if err != nil {
+		return err
+	}
+	return k.checkPattern.Launch(v.dim(), v.Stream, &params.CheckPatternArgs{Buf: p, ChunkBytes: chunkBytes,
+		NChunks: uint32(nchunks), FirstRank: 0, Seed: seed, EltSize: uint32(eltSize), Wrong: v.Wrong})
 }
 
 // CheckValues counts elements that differ from the exact reduction.
 func (v *Verifier) CheckValues(p device.Ptr, dt Datatype, op Op, count int64, seed uint32) error {
-	return v.launch(fmt.Sprintf("check_%s_%s", dt.Name, op), uint64(p), uint64(count), uint64(v.Env.NRanks), uint64(seed), uint64(v.Wrong))
+	k, err := v.kernels()
+	if err != nil {
+		return err
+	}
+	check, err := k.check.get(dt, op)
+	if err != nil {
+		return err
+	}
+	return check.Launch(v.dim(), v.Stream, &params.CheckArgs{Buf: p, Count: uint64(count), NRanks: uint32(v.Env.NRanks), Seed: seed, Wrong: v.Wrong})
 }

@@ -6,12 +6,32 @@ import "fmt"
 type Datatype struct {
 	Name string
 	Size int
+	id   int // 1 + its index in Datatypes (0: not from the table)
 }
 
-// Datatypes in nccl-tests' order; kernels are instantiated for each (reduce_device.cuh).
-var Datatypes = []Datatype{
-	{"int8", 1}, {"uint8", 1}, {"int32", 4}, {"uint32", 4}, {"int64", 8}, {"uint64", 8},
-	{"half", 2}, {"float", 4}, {"double", 8}, {"bfloat16", 2},
+// Datatypes in nccl-tests' order: the one list of element types. The CLI offers these,
+// and kernels are instantiated for each (MB_FOR_EACH_TYPE in reduce_device.cuh;
+// TestKernelTypes checks that list against this one).
+var Datatypes = numbered([]Datatype{
+	{Name: "int8", Size: 1}, {Name: "uint8", Size: 1}, {Name: "int32", Size: 4}, {Name: "uint32", Size: 4},
+	{Name: "int64", Size: 8}, {Name: "uint64", Size: 8}, {Name: "half", Size: 2}, {Name: "float", Size: 4},
+	{Name: "double", Size: 8}, {Name: "bfloat16", Size: 2},
+})
+
+func numbered(ds []Datatype) []Datatype {
+	for i := range ds {
+		ds[i].id = i + 1
+	}
+	return ds
+}
+
+// DatatypeNames lists the names of Datatypes.
+func DatatypeNames() []string {
+	out := make([]string, len(Datatypes))
+	for i, d := range Datatypes {
+		out[i] = d.Name
+	}
+	return out
 }
 
 // LookupDatatype finds a type by name.
@@ -50,3 +70,26 @@ const (
 	OpMax  Op = "max"
 	OpAvg  Op = "avg"
 )
+
+// Ops lists every reduction operator in nccl-tests' order: the one list of them (kernels:
+// MB_FOR_EACH_OP in reduce_device.cuh, checked by TestKernelTypes).
+var Ops = []Op{OpSum, OpProd, OpMax, OpMin, OpAvg}
+
+// OpNames lists the names of Ops.
+func OpNames() []string {
+	out := make([]string, len(Ops))
+	for i, o := range Ops {
+		out[i] = string(o)
+	}
+	return out
+}
+
+// index returns the operator's position in Ops, or -1.
+func (o Op) index() int {
+	for i, x := range Ops {
+		if x == o {
+			return i
+		}
+	}
+	return -1
+}

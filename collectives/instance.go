@@ -1,40 +1,26 @@
 package collectives
 
 import (
-	"fmt"
+	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
 // base is what most algorithm instances share: the environment and a LaunchState
-// (kernels/include/mscclpp/collective_device.cuh) in device memory. Memory comes from the
+// (kernels/include/mscclpp/handles.h) in device memory. Memory comes from the
 // mesh, which frees it.
 type base struct {
 	env   *Env
 	state device.Ptr
 }
 
-// launchStateBytes covers struct LaunchState.
-const launchStateBytes = 64
-
 func newBase(env *Env) (*base, error) {
-	st, err := env.Mesh.Alloc(launchStateBytes)
+	st, err := env.Mesh.Alloc(uint64(unsafe.Sizeof(channels.LaunchState{})))
 	if err != nil {
 		return nil, err
 	}
 	return &base{env: env, state: st}, nil
-}
-
-func (b *base) launch(name string, d device.Dim, s device.Stream, args ...uint64) error {
-	k, err := b.env.GPU.Kernel(name)
-	if err != nil {
-		return err
-	}
-	if err := b.env.GPU.Launch(k, d, s, args...); err != nil {
-		return fmt.Errorf("launch %s: %w", name, err)
-	}
-	return nil
 }
 
 // Close does nothing: the mesh owns the memory.
@@ -89,7 +75,7 @@ func (b *base) blocks(bytes, per uint64) int {
 
 func roundUp(v, to uint64) uint64 { return (v + to - 1) / to * to }
 
-func b2u(v bool) uint64 {
+func b2u(v bool) uint32 {
 	if v {
 		return 1
 	}

@@ -18,8 +18,8 @@ __device__ __forceinline__ uint32_t peerRank(uint32_t i, uint32_t rank) { return
 extern "C" __global__ void __launch_bounds__(1024) allgather_ll16(MemoryChannelHandle* scratchChans, char* scratch,
                                                                   uint64_t slotBytes, const char* in, char* out,
                                                                   uint64_t chunk, uint32_t rank, uint32_t nranks,
-                                                                  LaunchState* st) {
-  const uint32_t flag = launchFlag(st);
+                                                                  LaunchState* state) {
+  const uint32_t flag = launchFlag(state);
   const uint64_t half = (uint64_t)(flag & 1) * nranks * slotBytes;
   const uint32_t tid = (uint32_t)globalThread(), nth = (uint32_t)globalThreads();
   for (uint32_t i = 0; i + 1 < nranks; i++) {
@@ -33,7 +33,7 @@ extern "C" __global__ void __launch_bounds__(1024) allgather_ll16(MemoryChannelH
     unpackPackets<LL16>(out + q * chunk, scratch + half + q * slotBytes, chunk, flag, tid, nth, q,
                         scratchChans[i].index);
   }
-  finishLaunch(st, flag);
+  finishLaunch(state, flag);
 }
 
 // SM put: after a start barrier (the peers are ready to receive), every block writes its
@@ -42,10 +42,10 @@ extern "C" __global__ void __launch_bounds__(1024) allgather_ll16(MemoryChannelH
 extern "C" __global__ void __launch_bounds__(1024, 1) allgather_put(MemoryChannelHandle* outChans, const char* in,
                                                                     char* out, uint64_t outOff, uint64_t chunk,
                                                                     uint32_t rank, uint32_t nranks,
-                                                                    LaunchState* st) {
+                                                                    LaunchState* state) {
   const uint32_t npeers = nranks - 1;
-  const uint32_t flag = launchFlag(st);
-  startBarrier(st, flag, outChans, npeers);
+  const uint32_t flag = launchFlag(state);
+  startBarrier(state, flag, outChans, npeers);
   Range r = split(chunk, gridDim.x, blockIdx.x, 16);
   const uint64_t slot = outOff + rank * chunk;
   for (uint32_t i = 0; i < npeers; i++) {
@@ -57,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) allgather_put(MemoryChanne
   __syncthreads();
   if (threadIdx.x < npeers) MemoryChannel{outChans[threadIdx.x]}.signal();
   if (blockIdx.x == 0 && threadIdx.x < npeers) MemoryChannel{outChans[threadIdx.x]}.waitN(gridDim.x);
-  finishLaunch(st, flag);
+  finishLaunch(state, flag);
 }
 
 // SM get: after a start barrier (the peers' inputs are ready), every block reads its share
@@ -68,10 +68,10 @@ extern "C" __global__ void __launch_bounds__(1024, 1) allgather_get(MemoryChanne
                                                                     MemoryChannelHandle* syncChans, const char* in,
                                                                     char* out, uint64_t peerInOff, uint64_t chunk,
                                                                     uint32_t rank, uint32_t nranks, uint32_t inPlace,
-                                                                    LaunchState* st) {
+                                                                    LaunchState* state) {
   const uint32_t npeers = nranks - 1;
-  const uint32_t flag = launchFlag(st);
-  startBarrier(st, flag, syncChans, npeers);
+  const uint32_t flag = launchFlag(state);
+  startBarrier(state, flag, syncChans, npeers);
   Range r = split(chunk, gridDim.x, blockIdx.x, 16);
   for (uint32_t i = 0; i < npeers; i++) {
     uint32_t q = peerRank(i, rank);
@@ -81,8 +81,8 @@ extern "C" __global__ void __launch_bounds__(1024, 1) allgather_get(MemoryChanne
   }
   char* mine = out + rank * chunk;
   if (mine != in) copy(mine + r.begin, in + r.begin, r.size(), threadIdx.x, blockDim.x);
-  endBarrier(st, syncChans, npeers);
-  finishLaunch(st, flag);
+  endBarrier(state, syncChans, npeers);
+  finishLaunch(state, flag);
 }
 
 // Copy engine: one thread per peer pushes a put-with-signal of my chunk into the peer's
@@ -93,9 +93,9 @@ extern "C" __global__ void __launch_bounds__(1024) allgather_port(PortChannelHan
                                                                   MemoryChannelHandle* syncChans, const char* in,
                                                                   char* out, uint64_t srcOff, uint64_t outOff,
                                                                   uint64_t chunk, uint32_t rank, uint32_t nranks,
-                                                                  LaunchState* st) {
+                                                                  LaunchState* state) {
   const uint32_t npeers = nranks - 1;
-  const uint32_t flag = launchFlag(st);
+  const uint32_t flag = launchFlag(state);
   if (blockIdx.x == 0) {
     // Start barrier (relaxed: the copy engine reads my input only after this kernel's
     // predecessors finished, by stream order).
@@ -111,5 +111,5 @@ extern "C" __global__ void __launch_bounds__(1024) allgather_port(PortChannelHan
     char* mine = out + rank * chunk;
     if (mine != in) copy(mine, in, chunk, globalThread() - blockDim.x, globalThreads() - blockDim.x);
   }
-  finishLaunch(st, flag);
+  finishLaunch(state, flag);
 }

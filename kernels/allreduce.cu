@@ -15,8 +15,8 @@ __device__ __forceinline__ uint32_t peerIndex(uint32_t q, uint32_t rank) { retur
 // peers' packets in rank order and stores the result.
 template <typename T, int Op, typename P>
 __device__ void allreduceOneShot(MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in,
-                                 char* out, uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {
-  const uint32_t flag = launchFlag(st);
+                                 char* out, uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {
+  const uint32_t flag = launchFlag(state);
   const uint64_t half = (uint64_t)(flag & 1) * nranks * slotBytes;
   const uint64_t bytes = count * sizeof(T);
   const uint64_t units = (bytes + P::kDataBytes - 1) / P::kDataBytes;
@@ -39,7 +39,7 @@ __device__ void allreduceOneShot(MemoryChannelHandle* chans, const char* scratch
     }
     storePayload<P>(out + off, finishWord<T, Op>(acc, nranks), valid);
   }
-  finishLaunch(st, flag);
+  finishLaunch(state, flag);
 }
 
 // ---- Two steps with LL16 packets -----------------------------------------------------
@@ -48,9 +48,9 @@ __device__ void allreduceOneShot(MemoryChannelHandle* chans, const char* scratch
 // as packets to every peer (second scratch region). Step 3: unpack the peers' results.
 template <typename T, int Op>
 __device__ void allreduceTwoStep(MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in,
-                                 char* out, uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {
+                                 char* out, uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {
   using P = LL16;
-  const uint32_t flag = launchFlag(st);
+  const uint32_t flag = launchFlag(state);
   const uint64_t region = (uint64_t)nranks * slotBytes;  // one step's slots
   const uint64_t half = (uint64_t)(flag & 1) * 2 * region;
   const uint64_t bytes = count * sizeof(T);
@@ -94,7 +94,7 @@ __device__ void allreduceTwoStep(MemoryChannelHandle* chans, const char* scratch
     unpackPackets<P>(out + rq.begin, scratch + half + region + q * slotBytes, rq.size(), flag, tid, nth, q,
                      chans[i].index);
   }
-  finishLaunch(st, flag);
+  finishLaunch(state, flag);
 }
 
 // ---- Read-reduce-scatter + all-gather over memory channels ---------------------------
@@ -105,10 +105,10 @@ __device__ void allreduceTwoStep(MemoryChannelHandle* chans, const char* scratch
 template <typename T, int Op>
 __device__ void allreduceReadReduce(MemoryChannelHandle* inChans, MemoryChannelHandle* outChans, const char* in,
                                     char* out, uint64_t inOff, uint64_t outOff, uint64_t count, uint32_t rank,
-                                    uint32_t nranks, LaunchState* st) {
+                                    uint32_t nranks, LaunchState* state) {
   const uint32_t npeers = nranks - 1;
-  const uint32_t flag = launchFlag(st);
-  startBarrier(st, flag, outChans, npeers);
+  const uint32_t flag = launchFlag(state);
+  startBarrier(state, flag, outChans, npeers);
   const uint64_t bytes = count * sizeof(T);
   Range mine = split(bytes, nranks, rank, 16);
   Range blk = split(mine.size(), gridDim.x, blockIdx.x, 16);
@@ -171,8 +171,8 @@ __device__ void allreduceReadReduce(MemoryChannelHandle* inChans, MemoryChannelH
       }
     }
   }
-  endBarrier(st, outChans, npeers);
-  finishLaunch(st, flag);
+  endBarrier(state, outChans, npeers);
+  finishLaunch(state, flag);
 }
 
 // ---- Copy-engine reduce-scatter, SM all-gather, pipelined -------------------------------
@@ -187,7 +187,7 @@ __device__ void allreduceReadReduce(MemoryChannelHandle* inChans, MemoryChannelH
 template <typename T, int Op>
 __device__ void allreducePort(PortChannelHandle* rsChans, MemoryChannelHandle* outChans, const char* scratch,
                               uint64_t slotBytes, const char* in, char* out, uint64_t inOff, uint64_t outOff,
-                              uint64_t count, uint64_t pieceBytes, uint32_t rank, uint32_t nranks, LaunchState* st) {
+                              uint64_t count, uint64_t pieceBytes, uint32_t rank, uint32_t nranks, LaunchState* state) {
   const uint32_t npeers = nranks - 1;
   const uint64_t bytes = count * sizeof(T);
   auto chunkOf = [&](uint32_t c) { return split(bytes, nranks, c, 16); };
@@ -264,7 +264,7 @@ __device__ void allreducePort(PortChannelHandle* rsChans, MemoryChannelHandle* o
   }
   __syncthreads();
   if (threadIdx.x < npeers) MemoryChannel{outChans[threadIdx.x]}.signal();
-  if (lastBlock(st) && threadIdx.x < npeers) {
+  if (lastBlock(state) && threadIdx.x < npeers) {
     MemoryChannel{outChans[threadIdx.x]}.waitN(gridDim.x);
     *reinterpret_cast<volatile uint64_t*>(rsChans[threadIdx.x].sem.expected) += pieces;
     PortChannel{rsChans[threadIdx.x]}.flush();
@@ -274,33 +274,33 @@ __device__ void allreducePort(PortChannelHandle* rsChans, MemoryChannelHandle* o
 #define AR_KERNELS(name, T, opname, OP)                                                                            \
   extern "C" __global__ void __launch_bounds__(1024) allreduce_ll16_##name##_##opname(                            \
       MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,              \
-      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {                                           \
-    allreduceOneShot<T, OP, LL16>(chans, scratch, slotBytes, in, out, count, rank, nranks, st);                   \
+      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {                                           \
+    allreduceOneShot<T, OP, LL16>(chans, scratch, slotBytes, in, out, count, rank, nranks, state);                   \
   }                                                                                                                \
   extern "C" __global__ void __launch_bounds__(1024) allreduce_ll16x2_##name##_##opname(                          \
       MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,              \
-      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {                                           \
-    allreduceTwoStep<T, OP>(chans, scratch, slotBytes, in, out, count, rank, nranks, st);                          \
+      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {                                           \
+    allreduceTwoStep<T, OP>(chans, scratch, slotBytes, in, out, count, rank, nranks, state);                          \
   }                                                                                                                \
   extern "C" __global__ void __launch_bounds__(1024, 1) allreduce_rsag_##name##_##opname(                          \
       MemoryChannelHandle* inChans, MemoryChannelHandle* outChans, const char* in, char* out, uint64_t inOff,      \
-      uint64_t outOff, uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {                          \
-    allreduceReadReduce<T, OP>(inChans, outChans, in, out, inOff, outOff, count, rank, nranks, st);                \
+      uint64_t outOff, uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {                          \
+    allreduceReadReduce<T, OP>(inChans, outChans, in, out, inOff, outOff, count, rank, nranks, state);                \
   }                                                                                                                \
   extern "C" __global__ void __launch_bounds__(1024, 1) allreduce_port_##name##_##opname(                         \
       PortChannelHandle* rsChans, MemoryChannelHandle* outChans, const char* scratch, uint64_t slotBytes,          \
       const char* in, char* out, uint64_t inOff, uint64_t outOff, uint64_t count, uint64_t pieceBytes,             \
-      uint32_t rank, uint32_t nranks, LaunchState* st) {                                                           \
+      uint32_t rank, uint32_t nranks, LaunchState* state) {                                                           \
     allreducePort<T, OP>(rsChans, outChans, scratch, slotBytes, in, out, inOff, outOff, count, pieceBytes, rank,   \
-                         nranks, st);                                                                              \
+                         nranks, state);                                                                              \
   }
 
 // LL8 carries 4 bytes per packet: types of up to 4 bytes only.
 #define AR_LL8_KERNEL(name, T, opname, OP)                                                                         \
   extern "C" __global__ void __launch_bounds__(1024) allreduce_ll8_##name##_##opname(                             \
       MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,              \
-      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* st) {                                           \
-    allreduceOneShot<T, OP, LL8>(chans, scratch, slotBytes, in, out, count, rank, nranks, st);                    \
+      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {                                           \
+    allreduceOneShot<T, OP, LL8>(chans, scratch, slotBytes, in, out, count, rank, nranks, state);                    \
   }
 
 #define AR_ALL_OPS(name, T) MB_FOR_EACH_OP(AR_KERNELS, name, T)

@@ -18,9 +18,9 @@ enum {
 };
 
 // chantest_memory: one block of threads unless op is MEM_MULTI.
-extern "C" __global__ void chantest_memory(MemoryChannelHandle* h, int op, uint64_t bytes, uint32_t flag,
+extern "C" __global__ void chantest_memory(MemoryChannelHandle* ch, int op, uint64_t bytes, uint32_t flag,
                                            char* scratch, char* dst) {
-  MemoryChannel c{*h};
+  MemoryChannel c{*ch};
   const uint32_t t = threadIdx.x, n = blockDim.x;
   switch (op) {
     case MEM_PUT:
@@ -61,7 +61,7 @@ extern "C" __global__ void chantest_memory(MemoryChannelHandle* h, int op, uint6
         c.signal();
         mb::SpinGuard g;
         while (!c.poll()) {
-          if (g.expired(DEVERR_SEMAPHORE_WAIT, h->peer, h->index)) break;
+          if (g.expired(DEVERR_SEMAPHORE_WAIT, ch->peer, ch->index)) break;
         }
       }
       break;
@@ -92,8 +92,8 @@ enum {
 };
 
 // chantest_port: one thread drives the channel.
-extern "C" __global__ void chantest_port(PortChannelHandle* h, int op, uint64_t bytes, int pieces) {
-  PortChannel c{*h};
+extern "C" __global__ void chantest_port(PortChannelHandle* ch, int op, uint64_t bytes, int pieces) {
+  PortChannel c{*ch};
   switch (op) {
     case PORT_PUT_SIGNAL_FLUSH:
       c.put(0, 0, bytes);
@@ -124,15 +124,15 @@ extern "C" __global__ void chantest_port(PortChannelHandle* h, int op, uint64_t 
 }
 
 // chantest_wait waits once on a memory channel (the timeout test: nobody signals).
-extern "C" __global__ void chantest_wait(MemoryChannelHandle* h) {
-  MemoryChannel c{*h};
+extern "C" __global__ void chantest_wait(MemoryChannelHandle* ch) {
+  MemoryChannel c{*ch};
   c.wait();
 }
 
 // chantest_port_oneway: the sender puts `rounds` times with a signal each and flushes; the
 // receiver only waits. Then both meet with one signal each way.
-extern "C" __global__ void chantest_port_oneway(PortChannelHandle* h, uint64_t bytes, int rounds, int send) {
-  PortChannel c{*h};
+extern "C" __global__ void chantest_port_oneway(PortChannelHandle* ch, uint64_t bytes, int rounds, int send) {
+  PortChannel c{*ch};
   for (int i = 0; i < rounds; i++) {
     if (send) {
       c.putWithSignal(0, 0, bytes);

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
 
@@ -76,7 +77,34 @@ type Bench struct {
 	start, end device.Event
 
 	putBlocks, putThreads int
-	putKernel             string
+	k                     kernels
+}
+
+// kernels are the kernels a Bench launches, looked up once in New.
+type kernels struct {
+	memSignal, memRelaxedSignal, portSignal params.Kernel[params.SignalArgs]
+	memPut, portPut                         params.Kernel[params.PutArgs]
+	memHandshake, portHandshake             params.Kernel[params.ChannelArgs]
+	poison                                  params.Kernel[params.PoisonArgs]
+	fillPattern                             params.Kernel[params.FillPatternArgs]
+	checkPattern                            params.Kernel[params.CheckPatternArgs]
+}
+
+func loadKernels(g device.GPU, memPut params.Func[params.PutArgs]) (kernels, error) {
+	ld := &params.Loader{GPU: g}
+	k := kernels{
+		memSignal:        params.Load(ld, params.PingPongMemorySignal),
+		memRelaxedSignal: params.Load(ld, params.PingPongMemoryRelaxedSignal),
+		portSignal:       params.Load(ld, params.PingPongPortSignal),
+		memPut:           params.Load(ld, memPut),
+		portPut:          params.Load(ld, params.PingPongPortPut),
+		memHandshake:     params.Load(ld, params.PingPongMemoryHandshake),
+		portHandshake:    params.Load(ld, params.PingPongPortHandshake),
+		poison:           params.Load(ld, params.Poison),
+		fillPattern:      params.Load(ld, params.FillPattern),
+		checkPattern:     params.Load(ld, params.CheckPattern),
+	}
+	return k, ld.Err
 }
 
 // New allocates source and destination buffers of the largest size and builds one memory
@@ -96,11 +124,14 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 	}
 	b.putBlocks = envInt("MSCCLPP_BENCH_PUT_BLOCKS", b.sms)
 	b.putThreads = envInt("MSCCLPP_BENCH_PUT_THREADS", 1024)
-	b.putKernel = "pingpong_memory_put"
+	putKernel := params.PingPongMemoryPut
 	if envInt("MSCCLPP_BENCH_PUT_UNROLL", 4) == 8 {
-		b.putKernel = "pingpong_memory_put_u8"
+		putKernel = params.PingPongMemoryPutU8
 	}
 	var err error
+	if b.k, err = loadKernels(g, putKernel); err != nil {
+		return nil, err
+	}
 	if b.src, err = m.Alloc(b.maxBytes); err != nil {
 		return nil, err
 	}
@@ -164,17 +195,6 @@ func (b *Bench) Close() error {
 		return err1
 	}
 	return err2
-}
-
-func (b *Bench) launch(name string, d device.Dim, args ...uint64) error {
-	k, err := b.gpu.Kernel(name)
-	if err != nil {
-		return err
-	}
-	if err := b.gpu.Launch(k, d, b.stream, args...); err != nil {
-		return fmt.Errorf("launch %s: %w", name, err)
-	}
-	return nil
 }
 
 var one = device.Dim{Grid: 1, Block: 1}
@@ -248,12 +268,12 @@ func (b *Bench) runPair(pr [2]int, emit func(results.PingPongRow)) (int64, error
 	type kind struct {
 		on      bool
 		channel string
-		signals map[string]string // mode → kernel
+		signals map[string]params.Kernel[params.SignalArgs] // by mode
 		ch      map[int]device.Ptr
 	}
 	kinds := []kind{
-		{b.opts.Memory, "memory", map[string]string{"signal": "pingpong_memory_signal", "signal-relaxed": "pingpong_memory_relaxed_signal"}, b.memChans},
-		{b.opts.Port, "port", map[string]string{"signal": "pingpong_port_signal"}, b.portChans},
+		{b.opts.Memory, "memory", map[string]params.Kernel[params.SignalArgs]{"signal": b.k.memSignal, "signal-relaxed": b.k.memRelaxedSignal}, b.memChans},
+		{b.opts.Port, "port", map[string]params.Kernel[params.SignalArgs]{"signal": b.k.portSignal}, b.portChans},
 	}
 	signalModes, bidirs := []string{"signal", "signal-relaxed"}, []bool{false, true}
 	if b.opts.Essential {
@@ -271,11 +291,12 @@ func (b *Bench) runPair(pr [2]int, emit func(results.PingPongRow)) (int64, error
 			}
 			var o outcome
 			if in {
-				ch := uint64(k.ch[peer])
-				if err := b.launch(kernel, one, ch, 16, uint64(initiator)); err != nil { // warm up and align both GPUs
+				warm := params.SignalArgs{Ch: k.ch[peer], Iters: 16, Initiator: int32(initiator)}
+				if err := kernel.Launch(one, b.stream, &warm); err != nil { // warm up and align both GPUs
 					return total, fmt.Errorf("%s %s: %w", k.channel, mode, err)
 				}
-				ms, err := b.timed(func() error { return b.launch(kernel, one, ch, LatencyRounds, uint64(initiator)) })
+				timed := params.SignalArgs{Ch: k.ch[peer], Iters: LatencyRounds, Initiator: int32(initiator)}
+				ms, err := b.timed(func() error { return kernel.Launch(one, b.stream, &timed) })
 				if err != nil {
 					return total, fmt.Errorf("%s %s: %w", k.channel, mode, err)
 				}
@@ -328,11 +349,12 @@ func (b *Bench) measurePut(channel string, peer int, initiator, bidir bool, size
 	}
 	var o outcome
 	seed := b.opts.Seed + uint32(size)
+	verify := device.Dim{Grid: b.sms * 4, Block: 512}
 	if b.opts.Check {
-		if err := b.launch("poison", device.Dim{Grid: b.sms * 4, Block: 512}, uint64(b.dst), size); err != nil {
+		if err := b.k.poison.Launch(verify, b.stream, &params.PoisonArgs{Buf: b.dst, Bytes: size}); err != nil {
 			return o, err
 		}
-		if err := b.launch("fill_pattern", device.Dim{Grid: b.sms * 4, Block: 512}, uint64(b.src), size, uint64(b.mesh.Rank), uint64(seed)); err != nil {
+		if err := b.k.fillPattern.Launch(verify, b.stream, &params.FillPatternArgs{Buf: b.src, Bytes: size, Rank: uint32(b.mesh.Rank), Seed: seed}); err != nil {
 			return o, err
 		}
 		if err := b.mesh.Sync(b.stream); err != nil {
@@ -351,15 +373,17 @@ func (b *Bench) measurePut(channel string, peer int, initiator, bidir bool, size
 		}
 		if channel == "memory" {
 			d := device.Dim{Grid: b.putBlocks, Block: b.putThreads}
-			if err := b.launch(b.putKernel, d, uint64(b.memChans[peer]), size, uint64(iters), b2u(send), b2u(recv)); err != nil {
+			put := params.PutArgs{Ch: b.memChans[peer], Bytes: size, Iters: int32(iters), Send: b2i(send), Recv: b2i(recv)}
+			if err := b.k.memPut.Launch(d, b.stream, &put); err != nil {
 				return err
 			}
-			return b.launch("pingpong_memory_handshake", one, uint64(b.memChans[peer]))
+			return b.k.memHandshake.Launch(one, b.stream, &params.ChannelArgs{Ch: b.memChans[peer]})
 		}
-		if err := b.launch("pingpong_port_put", one, uint64(b.portChans[peer]), size, uint64(iters), b2u(send), b2u(recv)); err != nil {
+		put := params.PutArgs{Ch: b.portChans[peer], Bytes: size, Iters: int32(iters), Send: b2i(send), Recv: b2i(recv)}
+		if err := b.k.portPut.Launch(one, b.stream, &put); err != nil {
 			return err
 		}
-		return b.launch("pingpong_port_handshake", one, uint64(b.portChans[peer]))
+		return b.k.portHandshake.Launch(one, b.stream, &params.ChannelArgs{Ch: b.portChans[peer]})
 	}
 	if err := rounds(b.opts.Warmup); err != nil {
 		return o, err
@@ -373,7 +397,8 @@ func (b *Bench) measurePut(channel string, peer int, initiator, bidir bool, size
 		if err := b.gpu.Memset(b.wrong, 0, 8); err != nil {
 			return o, err
 		}
-		if err := b.launch("check_pattern", device.Dim{Grid: b.sms * 4, Block: 512}, uint64(b.dst), size, 1, uint64(peer), uint64(seed), 1, uint64(b.wrong)); err != nil {
+		check := params.CheckPatternArgs{Buf: b.dst, ChunkBytes: size, NChunks: 1, FirstRank: uint32(peer), Seed: seed, EltSize: 1, Wrong: b.wrong}
+		if err := b.k.checkPattern.Launch(verify, b.stream, &check); err != nil {
 			return o, err
 		}
 		if err := b.mesh.Sync(b.stream); err != nil {
@@ -388,7 +413,7 @@ func (b *Bench) measurePut(channel string, peer int, initiator, bidir bool, size
 	return o, nil
 }
 
-func b2u(v bool) uint64 {
+func b2i(v bool) int32 {
 	if v {
 		return 1
 	}

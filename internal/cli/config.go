@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 )
 
 // Config is everything a benchmark subcommand was asked to do.
@@ -88,10 +90,11 @@ func (c *Config) Sizes() []int64 {
 	return out
 }
 
-// Every element type and reduction operator mscclpp-bench runs, in nccl-tests' order.
+// Every element type and reduction operator mscclpp-bench runs, in nccl-tests' order
+// (collectives holds the one list of each; it needs no cgo).
 var (
-	AllDatatypes = []string{"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16"}
-	AllOps       = []string{"sum", "prod", "max", "min", "avg"}
+	AllDatatypes = collectives.DatatypeNames()
+	AllOps       = collectives.OpNames()
 )
 
 // datatypeAliases maps nccl-tests' other spellings to ours.

@@ -48,6 +48,15 @@ type Info struct {
 	TotalMemory uint64
 }
 
+// DeviceConfig is the Go twin of handles.h's DeviceConfig, the settings every kernel module
+// keeps in a device variable (channels' TestHandleLayout checks that the layouts match).
+type DeviceConfig struct {
+	TimeoutNs uint64 // a device wait that lasts longer records an error and gives up
+	ErrorWord Ptr    // mapped host word where the first device error is recorded
+	Rank      uint32
+	NRanks    uint32
+}
+
 // Dim is a launch shape.
 type Dim struct {
 	Grid, Block, SharedMem int

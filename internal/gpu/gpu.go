@@ -344,26 +344,21 @@ func (g *GPU) ElapsedMs(start, end device.Event) (float64, error) {
 }
 
 // SetDeviceConfig writes the DeviceConfig variable `mbConfig` of every module that has one.
+// device.DeviceConfig has handles.h's layout (channels' TestHandleLayout), so its bytes are
+// the C struct's.
 func (g *GPU) SetDeviceConfig(timeout time.Duration, errorWord device.Ptr, rank, nranks int) error {
 	defer g.enter()()
-	var cfg [24]byte
-	put64 := func(off int, v uint64) {
-		for i := 0; i < 8; i++ {
-			cfg[off+i] = byte(v >> (8 * i))
-		}
-	}
-	put64(0, uint64(timeout.Nanoseconds()))
-	put64(8, uint64(errorWord))
-	put64(16, uint64(uint32(rank))|uint64(uint32(nranks))<<32)
+	cfg := device.DeviceConfig{TimeoutNs: uint64(timeout.Nanoseconds()), ErrorWord: errorWord, Rank: uint32(rank), NRanks: uint32(nranks)}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&cfg)), unsafe.Sizeof(cfg))
 	for i, m := range g.modules {
 		p, size, err := m.Global("mbConfig")
 		if err != nil {
 			continue // a module without waits has no config
 		}
-		if size != int64(len(cfg)) {
-			return fmt.Errorf("module %s: mbConfig is %d bytes, want %d", g.names[i], size, len(cfg))
+		if size != int64(len(b)) {
+			return fmt.Errorf("module %s: mbConfig is %d bytes, want %d", g.names[i], size, len(b))
 		}
-		if err := g.CopyToDevice(device.Ptr(p), cfg[:]); err != nil {
+		if err := g.CopyToDevice(device.Ptr(p), b); err != nil {
 			return fmt.Errorf("module %s: set mbConfig: %w", g.names[i], err)
 		}
 	}

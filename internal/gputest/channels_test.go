@@ -15,6 +15,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/worker"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 var job *worker.Job
@@ -95,19 +96,20 @@ func newFixture(t *testing.T, bytes uint64) *fixture {
 	f.sc, err = m.Share(f.scratch, bytes*2+64)
 	must(err)
 	seed++
-	must(launch("fill_pattern", device.Dim{Grid: 64, Block: 256}, uint64(f.src), bytes, uint64(m.Rank), uint64(seed)))
-	must(launch("poison", device.Dim{Grid: 64, Block: 256}, uint64(f.dst), bytes))
+	must(launch(params.FillPattern, device.Dim{Grid: 64, Block: 256}, &params.FillPatternArgs{Buf: f.src, Bytes: bytes, Rank: uint32(m.Rank), Seed: seed}))
+	must(launch(params.Poison, device.Dim{Grid: 64, Block: 256}, &params.PoisonArgs{Buf: f.dst, Bytes: bytes}))
 	must(m.Sync(job.Stream))
 	must(m.Boot.Barrier())
 	return f
 }
 
-func launch(name string, d device.Dim, args ...uint64) error {
-	k, err := job.GPU.Kernel(name)
+// launch looks fn up and launches it on the job's stream.
+func launch[A any](fn params.Func[A], d device.Dim, a *A) error {
+	k, err := fn.Load(job.GPU)
 	if err != nil {
 		return err
 	}
-	return job.GPU.Launch(k, d, job.Stream, args...)
+	return k.Launch(d, job.Stream, a)
 }
 
 // upload picks the handle for peer out of a per-peer slice and copies it to the device.
@@ -132,7 +134,8 @@ func (f *fixture) checkFromPeer(n uint64) int64 {
 	if err := job.GPU.Memset(f.wrong, 0, 8); err != nil {
 		f.t.Fatal(err)
 	}
-	if err := launch("check_pattern", device.Dim{Grid: 64, Block: 256}, uint64(f.dst), n, 1, uint64(f.peer), uint64(seed), 1, uint64(f.wrong)); err != nil {
+	check := params.CheckPatternArgs{Buf: f.dst, ChunkBytes: n, NChunks: 1, FirstRank: uint32(f.peer), Seed: seed, EltSize: 1, Wrong: f.wrong}
+	if err := launch(params.CheckPattern, device.Dim{Grid: 64, Block: 256}, &check); err != nil {
 		f.t.Fatal(err)
 	}
 	if err := job.Mesh.Sync(job.Stream); err != nil {
@@ -145,13 +148,14 @@ func (f *fixture) checkFromPeer(n uint64) int64 {
 	return int64(binary.LittleEndian.Uint64(w[:]))
 }
 
-func (f *fixture) run(kernel string, d device.Dim, args ...uint64) {
+// run launches fn and waits for it.
+func run[A any](f *fixture, fn params.Func[A], d device.Dim, a *A) {
 	f.t.Helper()
-	if err := launch(kernel, d, args...); err != nil {
+	if err := launch(fn, d, a); err != nil {
 		f.t.Fatal(err)
 	}
 	if err := job.Mesh.Sync(job.Stream); err != nil {
-		f.t.Fatalf("%s: %v", kernel, err)
+		f.t.Fatalf("%s: %v", fn.Name(), err)
 	}
 }
 
@@ -166,7 +170,7 @@ const (
 	memMulti
 )
 
-var llFlag uint64
+var llFlag uint32
 
 func TestMemoryChannelOps(t *testing.T) {
 	cases := []struct {
@@ -209,7 +213,8 @@ func TestMemoryChannelOps(t *testing.T) {
 			if c.grid == 0 {
 				c.grid = job.SMs
 			}
-			f.run("chantest_memory", device.Dim{Grid: c.grid, Block: 512}, uint64(ch), uint64(c.op), c.bytes, llFlag, uint64(f.scratch), uint64(f.dst))
+			run(f, params.ChanTestMemory, device.Dim{Grid: c.grid, Block: 512}, &params.ChanTestMemoryArgs{
+				Ch: ch, Op: int32(c.op), Bytes: c.bytes, Flag: llFlag, Scratch: f.scratch, Dst: f.dst})
 			if err := job.Mesh.Boot.Barrier(); err != nil {
 				t.Fatal(err)
 			}
@@ -263,9 +268,10 @@ func portChannelOp(t *testing.T, op int, bytes uint64, pieces int, hostTokens bo
 	}
 	ch := upload(t, hs, f.peer)
 	if op == portOneWay { // the even rank of each pair sends, the odd one only waits
-		f.run("chantest_port_oneway", device.Dim{Grid: 1, Block: 1}, uint64(ch), bytes, uint64(pieces), uint64(1-job.Mesh.Rank%2))
+		run(f, params.ChanTestPortOneWay, device.Dim{Grid: 1, Block: 1}, &params.ChanTestPortOneWayArgs{
+			Ch: ch, Bytes: bytes, Rounds: int32(pieces), Send: int32(1 - job.Mesh.Rank%2)})
 	} else {
-		f.run("chantest_port", device.Dim{Grid: 1, Block: 1}, uint64(ch), uint64(op), bytes, uint64(pieces))
+		run(f, params.ChanTestPort, device.Dim{Grid: 1, Block: 1}, &params.ChanTestPortArgs{Ch: ch, Op: int32(op), Bytes: bytes, Pieces: int32(pieces)})
 	}
 	if err := job.Mesh.Boot.Barrier(); err != nil {
 		t.Fatal(err)
@@ -294,7 +300,7 @@ func TestWaitTimesOut(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		if err := launch("chantest_wait", device.Dim{Grid: 1, Block: 1}, uint64(ch)); err != nil {
+		if err := launch(params.ChanTestWait, device.Dim{Grid: 1, Block: 1}, &params.ChannelArgs{Ch: ch}); err != nil {
 			t.Fatal(err)
 		}
 		err := m.Sync(job.Stream)

@@ -1,6 +1,6 @@
 // Package layout reports, from C, the size and field offsets of the structs in
 // kernels/include/mscclpp/handles.h, and runs its C helpers, so Go tests can check that
-// the Go twins of those structs (channels/handles.go) match them exactly. It compiles
+// the Go twins of those structs (channels/handles.go, internal/device) match them exactly. It compiles
 // the header with the host C compiler; no CUDA toolkit or GPU is needed.
 package layout
 
@@ -24,6 +24,7 @@ static const field fields[] = {
 	F(PortChannelHandle, peer),
 	T(DeviceConfig), F(DeviceConfig, timeoutNs), F(DeviceConfig, errorWord), F(DeviceConfig, rank),
 	F(DeviceConfig, nranks),
+	T(LaunchState), F(LaunchState, launches), F(LaunchState, arrived), F(LaunchState, go), F(LaunchState, done),
 	T(ProxyTrigger), F(ProxyTrigger, fst), F(ProxyTrigger, snd),
 };
 static int nfields(void) { return sizeof(fields) / sizeof(fields[0]); }

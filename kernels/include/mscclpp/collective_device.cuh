@@ -1,10 +1,10 @@
 // collective_device.cuh: what the collective kernels share.
 //
-// Every algorithm instance owns a LaunchState in device memory (zeroed at set-up). Kernels
-// keep their cross-launch state there, never in arguments, so a captured CUDA graph can
-// replay them: the launch counter gives LL packets a fresh flag each launch, and the
-// counters implement grid-wide barriers. Grids must fit on the GPU at once (one block per
-// SM at most), since blocks wait for each other.
+// Every algorithm instance owns a LaunchState (handles.h) in device memory, zeroed at
+// set-up. Kernels keep their cross-launch state there, never in arguments, so a captured
+// CUDA graph can replay them: the launch counter gives LL packets a fresh flag each launch,
+// and the counters implement grid-wide barriers. Grids must fit on the GPU at once (one
+// block per SM at most), since blocks wait for each other.
 #ifndef MSCCLPP_BENCH_COLLECTIVE_DEVICE_CUH_
 #define MSCCLPP_BENCH_COLLECTIVE_DEVICE_CUH_
 
@@ -13,13 +13,6 @@
 #include "reduce_device.cuh"
 
 namespace mb {
-
-struct LaunchState {
-  uint32_t launches;  // completed launches; flag of the running launch = launches + 1
-  uint32_t arrived;   // blocks that finished this launch
-  uint32_t go;        // launch number whose start barrier has passed
-  uint32_t done;      // blocks past their main work (end barrier)
-};
 
 MB_DEVICE uint32_t launchFlag(LaunchState* st) {
   return *reinterpret_cast<volatile uint32_t*>(&st->launches) + 1;

@@ -1,7 +1,8 @@
 /*
  * handles.h: the plain structs that the host hands to kernels.
  *
- * Every struct here has a twin in Go (channels/handles.go). Both sides must agree on
+ * Every struct here has a twin in Go (channels/handles.go; DeviceConfig's is in
+ * internal/device, which internal/gpu can import). Both sides must agree on
  * size and field offsets; kernels/layout exposes this file's layout to a Go test that
  * compares the two, so they cannot drift. Keep this file plain C (gcc compiles it for
  * that test): fixed-width types, pointers stored as uint64_t, no C++.
@@ -57,13 +58,23 @@ typedef struct {
   uint32_t peer;  /* peer rank, for error reports */
 } PortChannelHandle;
 
-/* Device-wide settings each module keeps in a __device__ variable of this type. */
+/* Device-wide settings each module keeps in a __device__ variable of this type (mbConfig,
+ * atomic_device.cuh); the host writes it at start-up (internal/gpu SetDeviceConfig). */
 typedef struct {
   uint64_t timeoutNs;  /* a spin that lasts longer records an error and gives up */
   uint64_t errorWord;  /* uint64_t* in mapped host memory: first error recorded (0 = none) */
   uint32_t rank;
   uint32_t nranks;
 } DeviceConfig;
+
+/* Cross-launch state of one collective algorithm instance, in device memory, zeroed at
+ * set-up (collective_device.cuh): a launch counter and the counters of grid-wide barriers. */
+typedef struct {
+  uint32_t launches; /* completed launches; flag of the running launch = launches + 1 */
+  uint32_t arrived;  /* blocks that finished this launch */
+  uint32_t go;       /* launch number whose start barrier has passed */
+  uint32_t done;     /* blocks past their main work (end barrier) */
+} LaunchState;
 
 /* ---- Proxy trigger: two 64-bit words ----
  * fst: bits  0..35 source offset, bits 36..63 size bits 0..27
