@@ -6,6 +6,7 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // allgather blockput: like put, but block b of every rank meets only block b of the peers,
@@ -21,6 +22,7 @@ func init() {
 
 type allgatherBlockput struct {
 	*base
+	k       params.Kernel[params.AllgatherPutArgs]
 	chans   device.Ptr // [block][peer]
 	perByte uint64     // bytes of the gathered output per block
 	most    int        // blocks at most
@@ -38,6 +40,9 @@ func newAllgatherBlockput(env *Env) (Instance, error) {
 	if v, err := strconv.Atoi(os.Getenv("MSCCLPP_BENCH_BLOCKPUT_MAX")); err == nil && v > 0 && v < a.most {
 		a.most = v
 	}
+	if a.k, err = params.AllgatherBlockput.Load(env.GPU); err != nil {
+		return nil, err
+	}
 	var all []channels.MemoryChannelHandle
 	for i := 0; i < env.SMs; i++ {
 		hs, err := env.Mesh.MemoryChannels(env.Out, env.Out.Ptrs[env.Rank])
@@ -52,7 +57,9 @@ func newAllgatherBlockput(env *Env) (Instance, error) {
 
 func (a *allgatherBlockput) Launch(l *LaunchArgs, s device.Stream) error {
 	e := a.env
-	return a.launch("allgather_blockput", device.Dim{Grid: min(a.blocks(l.SendBytes*uint64(e.NRanks), a.perByte), a.most), Block: 1024}, s,
-		uint64(a.chans), uint64(e.InPtr(l, e.Rank)), uint64(e.OutPtr(l, e.Rank)), l.OutOff, l.SendBytes,
-		uint64(e.Rank), uint64(e.NRanks), uint64(a.state))
+	grid := min(a.blocks(l.SendBytes*uint64(e.NRanks), a.perByte), a.most)
+	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AllgatherPutArgs{
+		OutChans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), OutOff: l.OutOff, Chunk: l.SendBytes,
+		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
 }

@@ -13,11 +13,11 @@
 using namespace mb;
 
 extern "C" __global__ void __launch_bounds__(1024, 1)
-    allgather_blockput(MemoryChannelHandle* chans, const char* in, char* out, uint64_t outOff, uint64_t chunk,
-                       uint32_t rank, uint32_t nranks, LaunchState* st) {
+    allgather_blockput(MemoryChannelHandle* outChans, const char* in, char* out, uint64_t outOff, uint64_t chunk,
+                       uint32_t rank, uint32_t nranks, LaunchState* state) {
   const uint32_t npeers = nranks - 1;
-  const uint32_t flag = launchFlag(st);
-  MemoryChannelHandle* mine = chans + (uint64_t)blockIdx.x * npeers;
+  const uint32_t flag = launchFlag(state);
+  MemoryChannelHandle* mine = outChans + (uint64_t)blockIdx.x * npeers;
   peerBarrier(mine, npeers, true);
   __syncthreads();
   Range r = split(chunk, gridDim.x, blockIdx.x, 16);
@@ -29,5 +29,5 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
   if (own != in) copy(own + r.begin, in + r.begin, r.size(), threadIdx.x, blockDim.x);
   __syncthreads();
   peerBarrier(mine, npeers, false);
-  finishLaunch(st, flag);
+  finishLaunch(state, flag);
 }
