@@ -97,7 +97,7 @@ func (v *Verifier) FillValues(p device.Ptr, dt Datatype, op Op, count int64, see
 	if err != nil {
 		return err
 	}
-	fill, err := k.fill.get(dt, op)
+	fill, err := typed(k.gpu, k.fill, params.Fill, dt, op)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func (v *Verifier) CheckValues(p device.Ptr, dt Datatype, op Op, count int64, se
 	if err != nil {
 		return err
 	}
-	check, err := k.check.get(dt, op)
+	check, err := typed(k.gpu, k.check, params.Check, dt, op)
 	if err != nil {
 		return err
 	}

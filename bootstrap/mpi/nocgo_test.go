@@ -1,0 +1,5 @@
+//go:build !cgo
+
+package mpi
+
+const childEnv = "MSCCLPP_BENCH_MPI_TEST_CHILD"
