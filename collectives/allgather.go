@@ -8,6 +8,7 @@ func init() { RegisterCollective(allGather{}) }
 
 func (allGather) Name() string     { return "allgather" }
 func (allGather) TestName() string { return "all_gather_perf" }
+func (allGather) Doc() string      { return "All-gather: every rank receives every rank's buffer" }
 func (allGather) HasOp() bool      { return false }
 
 // Counts follows nccl-tests: the per-rank count is the size's share, rounded down to a

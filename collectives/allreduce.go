@@ -8,7 +8,10 @@ func init() { RegisterCollective(allReduce{}) }
 
 func (allReduce) Name() string     { return "allreduce" }
 func (allReduce) TestName() string { return "all_reduce_perf" }
-func (allReduce) HasOp() bool      { return true }
+func (allReduce) Doc() string {
+	return "All-reduce: every rank receives the reduction of all ranks' buffers"
+}
+func (allReduce) HasOp() bool { return true }
 
 func (allReduce) Counts(size int64, dt Datatype, _ int) Counts {
 	count := size / int64(dt.Size)

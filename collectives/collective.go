@@ -19,6 +19,7 @@ type Counts struct {
 type Collective interface {
 	Name() string     // "allgather"
 	TestName() string // nccl-tests' program name, e.g. "all_gather_perf"
+	Doc() string      // one line for the subcommand's help
 	HasOp() bool      // whether -o applies
 	// Counts turns a requested size in bytes into element counts.
 	Counts(size int64, dt Datatype, nranks int) Counts
@@ -33,6 +34,16 @@ var collectivesByName = map[string]Collective{}
 
 // RegisterCollective adds a collective (from its file's init).
 func RegisterCollective(c Collective) { collectivesByName[c.Name()] = c }
+
+// Collectives lists every registered collective by name.
+func Collectives() []Collective {
+	out := make([]Collective, 0, len(collectivesByName))
+	for _, c := range collectivesByName {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
 
 // Lookup finds a collective by subcommand name.
 func Lookup(name string) (Collective, error) {

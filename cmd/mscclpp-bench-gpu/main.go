@@ -8,8 +8,8 @@ import (
 	"runtime"
 
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/version"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/mscclpp-bench-gpu/internal/worker"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/version"
 )
 
 func init() {

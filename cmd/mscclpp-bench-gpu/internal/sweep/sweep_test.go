@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
-	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
