@@ -1,9 +1,6 @@
 package collectives
 
 import (
-	"os"
-	"strconv"
-
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
@@ -34,11 +31,11 @@ func newAllgatherBlockput(env *Env) (Instance, error) {
 		return nil, err
 	}
 	a := &allgatherBlockput{base: b, perByte: 64 << 10, most: env.SMs}
-	if v, err := strconv.ParseUint(os.Getenv("MSCCLPP_BENCH_BLOCKPUT_PER"), 10, 64); err == nil && v > 0 {
-		a.perByte = v
+	if t := env.Tuning; t.BlockputPer > 0 {
+		a.perByte = t.BlockputPer
 	}
-	if v, err := strconv.Atoi(os.Getenv("MSCCLPP_BENCH_BLOCKPUT_MAX")); err == nil && v > 0 && v < a.most {
-		a.most = v
+	if t := env.Tuning; t.BlockputMax > 0 && t.BlockputMax < a.most {
+		a.most = t.BlockputMax
 	}
 	if a.k, err = params.AllgatherBlockput.Load(env.GPU); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -129,6 +130,9 @@ func (r *commonFlags) build(command string, inputs ...string) (*Config, error) {
 			return nil, err
 		}
 		c.JSONPath = r.json
+	}
+	if c.Env, err = ReadEnv(os.Getenv); err != nil {
+		return nil, err
 	}
 	switch r.transport {
 	case "nvlink", "cudaipc":

@@ -44,6 +44,7 @@ func runPingPong(j *Job) error {
 	opts := pingpong.Options{
 		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, Check: c.Check > 0, Pairs: pairs,
 		Memory: c.Channels != "port", Port: c.Channels != "memory", Seed: 7, SMs: j.SMs,
+		Put: c.Env.Put,
 	}
 	bench, err := pingpong.New(j.GPU, j.Mesh, j.Stream, opts)
 	if err != nil {
