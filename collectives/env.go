@@ -25,8 +25,6 @@ type Env struct {
 
 	In, Out           *channels.Buffer // Ptrs[r] is rank r's buffer mapped here
 	InBytes, OutBytes uint64           // allocation sizes
-
-	Tuning Tuning // algorithms' knobs (Options.Tuning)
 }
 
 // LaunchArgs describe one collective call. Offsets are into the shared buffers, the same on

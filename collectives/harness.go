@@ -37,8 +37,6 @@ type Options struct {
 	// Progress, when set, is called before each measurement with how many are done of
 	// how many, and what comes next.
 	Progress func(done, total int, what string)
-	// Tuning reaches the algorithms as Env.Tuning.
-	Tuning Tuning
 }
 
 // Reporter receives the report as it is made (rank 0 prints; others may discard).
@@ -119,7 +117,7 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 		sms = o.SMs
 	}
 	h.env = &Env{GPU: g, Mesh: m, Rank: m.Rank, NRanks: m.NRanks, SMs: sms, MaxBytes: maxBytes,
-		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes, Tuning: o.Tuning}
+		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes}
 	h.verifier = &Verifier{GPU: g, Env: h.env, Stream: s, Wrong: wrong, Grid: sms * 4}
 	return h, nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"github.com/mscclpp-bench/mscclpp-bench/pingpong"
 )
@@ -28,8 +27,6 @@ const (
 	envPutBlocks    = "MSCCLPP_BENCH_PUT_BLOCKS"    // pingpong.PutTuning.Blocks
 	envPutThreads   = "MSCCLPP_BENCH_PUT_THREADS"   // pingpong.PutTuning.Threads
 	envPutUnroll    = "MSCCLPP_BENCH_PUT_UNROLL"    // pingpong.PutTuning.Unroll
-	envBlockputPer  = "MSCCLPP_BENCH_BLOCKPUT_PER"  // collectives.Tuning.BlockputPer
-	envBlockputMax  = "MSCCLPP_BENCH_BLOCKPUT_MAX"  // collectives.Tuning.BlockputMax
 )
 
 // envNumber reads a whole number (or, with size, a byte size such as 4M) from name, lo to
@@ -58,7 +55,6 @@ type Env struct {
 	Mesh       channels.MeshOptions // HostID, Ethernet, IBDevice, IBNoAtomics, ProxyTrace only
 	IBGIDIndex int                  // for ibverbs.Library
 	Put        pingpong.PutTuning
-	Tuning     collectives.Tuning
 }
 
 // ReadEnv reads every variable above through getenv (os.Getenv, or a test's map).
@@ -101,11 +97,6 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		Threads: positiveEnv(getenv, envPutThreads),
 		Unroll:  positiveEnv(getenv, envPutUnroll),
 	}
-	per, err := strconv.ParseUint(getenv(envBlockputPer), 10, 64)
-	if err != nil {
-		per = 0
-	}
-	e.Tuning = collectives.Tuning{BlockputPer: per, BlockputMax: positiveEnv(getenv, envBlockputMax)}
 	return e, nil
 }
 

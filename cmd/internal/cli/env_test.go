@@ -27,12 +27,11 @@ func TestReadEnv(t *testing.T) {
 			return m.HostID == "h1" && m.IBDevice == "mlx5_0:1" && m.IBNoAtomics && m.ProxyTrace && e.IBGIDIndex == 3
 		}, ""},
 		{"atomics on", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": "1"}, func(e Env) bool { return !e.Mesh.IBNoAtomics }, ""},
-		{"put and blockput knobs", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": "16", "MSCCLPP_BENCH_PUT_THREADS": "512", "MSCCLPP_BENCH_PUT_UNROLL": "8",
-			"MSCCLPP_BENCH_BLOCKPUT_PER": "32768", "MSCCLPP_BENCH_BLOCKPUT_MAX": "12"}, func(e Env) bool {
-			return e.Put.Blocks == 16 && e.Put.Threads == 512 && e.Put.Unroll == 8 && e.Tuning.BlockputPer == 32768 && e.Tuning.BlockputMax == 12
+		{"put knobs", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": "16", "MSCCLPP_BENCH_PUT_THREADS": "512", "MSCCLPP_BENCH_PUT_UNROLL": "8"}, func(e Env) bool {
+			return e.Put.Blocks == 16 && e.Put.Threads == 512 && e.Put.Unroll == 8
 		}, ""},
-		{"knobs that do not parse keep the defaults", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": "-3", "MSCCLPP_BENCH_BLOCKPUT_PER": "x"},
-			func(e Env) bool { return e.Put.Blocks == 0 && e.Tuning.BlockputPer == 0 }, ""},
+		{"knobs that do not parse keep the defaults", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": "-3", "MSCCLPP_BENCH_PUT_THREADS": "x"},
+			func(e Env) bool { return e.Put.Blocks == 0 && e.Put.Threads == 0 }, ""},
 		{"sockets out of range", map[string]string{"MSCCLPP_BENCH_SOCKETS": "65"}, nil, `MSCCLPP_BENCH_SOCKETS="65": want a number from 1 to 64`},
 		{"chunk not a size", map[string]string{"MSCCLPP_BENCH_ETH_CHUNK": "lots"}, nil, "MSCCLPP_BENCH_ETH_CHUNK"},
 		{"chunk not a multiple of 4096", map[string]string{"MSCCLPP_BENCH_ETH_CHUNK": "100000"}, nil, "multiple of 4096"},

@@ -38,8 +38,6 @@ type Rank struct {
 	// AfterCycle, when set, is called after each cycle of a repeated sweep (-N other than
 	// 1) with the report's printer.
 	AfterCycle func(p *results.TextPrinter, cycle int) error
-	// Tuning is the algorithms' knobs (the worker reads them from the environment).
-	Tuning collectives.Tuning
 }
 
 // Options turns the command line into the harness's options for a rank whose kernels
@@ -73,7 +71,7 @@ func Run(r Rank) error {
 	h := r.Header(coll.TestName())
 	p.Header(h)
 	opts := Options(c, r.SMs)
-	opts.Progress, opts.Barrier, opts.Tuning = r.Meter.Update, r.Barrier, r.Tuning
+	opts.Progress, opts.Barrier = r.Meter.Update, r.Barrier
 	if c.Cycles != 1 && r.AfterCycle != nil {
 		opts.AfterCycle = func(cycle int) error { return r.AfterCycle(p, cycle) }
 	}

@@ -10,7 +10,7 @@ import (
 func runCollective(j *Job) error {
 	return sweep.Run(sweep.Rank{
 		Cfg: j.Cfg, GPU: j.GPU, Mesh: j.Mesh, Stream: j.Stream, SMs: j.SMs, Out: j.Out,
-		Header: j.Header, Meter: j.Meter(), Tuning: j.Cfg.Env.Tuning, WriteJSON: j.WriteJSON, Barrier: j.Barrier(),
+		Header: j.Header, Meter: j.Meter(), WriteJSON: j.WriteJSON, Barrier: j.Barrier(),
 		AfterCycle: func(p *results.TextPrinter, cycle int) error { return j.noteMemory(p, cycle) },
 	})
 }
