@@ -14,7 +14,7 @@ func init() {
 		Doc:      "memory channels: SM puts, each block handshakes with the peers' same block",
 		MinRanks: 2,
 		AutoMin:  1<<20 + 1, AutoMax: 64 << 20, AutoPriority: 0,
-		New:      newAllgatherBlockput,
+		New: newAllgatherBlockput,
 	})
 }
 
