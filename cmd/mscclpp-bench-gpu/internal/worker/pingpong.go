@@ -12,18 +12,6 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
 
-func dispatch(j *Job) error {
-	switch j.Cfg.Command {
-	case "pingpong":
-		return runPingPong(j)
-	case "allgather", "allreduce":
-		return runCollective(j)
-	case "acceptance":
-		return runAcceptance(j)
-	}
-	return fmt.Errorf("the GPU worker does not run %q", j.Cfg.Command)
-}
-
 func runPingPong(j *Job) error {
 	c := j.Cfg
 	if j.Mesh.NRanks < 2 {

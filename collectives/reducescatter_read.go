@@ -1,0 +1,58 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// reducescatter read: over memory channels, rank r reads block r of every peer's input
+// over NVLink and reduces it in rank order into its output (kernels/reducescatter.cu).
+func init() {
+	Register(&Algorithm{
+		Collective: "reducescatter", Name: "read", Number: 1,
+		Doc:      "memory channels: read my block from every peer and reduce",
+		MinRanks: 2,
+		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,
+		New: newReduceScatterRead,
+	})
+}
+
+type reduceScatterRead struct {
+	*base
+	k                 *typedKernels[params.ReduceScatterReadArgs]
+	inChans, outChans device.Ptr // to the peers' input and (for in place) output buffers
+}
+
+func newReduceScatterRead(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &reduceScatterRead{base: b}
+	if a.k, err = loadTyped(env.GPU, params.ReduceScatterRead, nil); err != nil {
+		return nil, err
+	}
+	me := env.Rank
+	if a.inChans, err = b.memoryChannels(env.In, env.In.Ptrs[me]); err != nil {
+		return nil, err
+	}
+	a.outChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[me])
+	return a, err
+}
+
+func (a *reduceScatterRead) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.k.get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
+	e := a.env
+	chans := a.inChans
+	if l.InPlace {
+		chans = a.outChans // the peers' inputs are in their output buffers
+	}
+	grid := a.blocks(l.RecvBytes, 16<<10)
+	return k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.ReduceScatterReadArgs{
+		Chans: chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: l.InOffOf(0),
+		Count: l.RecvBytes / uint64(l.Type.Size), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}
