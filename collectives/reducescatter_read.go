@@ -19,8 +19,8 @@ func init() {
 
 type reduceScatterRead struct {
 	*base
-	k                 *typedKernels[params.ReduceScatterReadArgs]
-	inChans, outChans device.Ptr // to the peers' input and (for in place) output buffers
+	peerBuffers
+	k *typedKernels[params.ReduceScatterReadArgs]
 }
 
 func newReduceScatterRead(env *Env) (Instance, error) {
@@ -32,11 +32,7 @@ func newReduceScatterRead(env *Env) (Instance, error) {
 	if a.k, err = loadTyped(env.GPU, params.ReduceScatterRead, nil); err != nil {
 		return nil, err
 	}
-	me := env.Rank
-	if a.inChans, err = b.memoryChannels(env.In, env.In.Ptrs[me]); err != nil {
-		return nil, err
-	}
-	a.outChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[me])
+	a.peerBuffers, err = b.peerBuffers()
 	return a, err
 }
 
@@ -46,10 +42,7 @@ func (a *reduceScatterRead) Launch(l *LaunchArgs, s device.Stream) error {
 		return err
 	}
 	e := a.env
-	chans := a.inChans
-	if l.InPlace {
-		chans = a.outChans // the peers' inputs are in their output buffers
-	}
+	chans := a.inputs(l)
 	grid := a.blocks(l.RecvBytes, 16<<10)
 	return k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.ReduceScatterReadArgs{
 		Chans: chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: l.InOffOf(0),
