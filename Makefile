@@ -55,7 +55,7 @@ bin/mscclpp-bench-gpu: $(GO_SRCS) $(FATBINS)
 
 vet: $(FATBINS)
 	$(GO) vet ./...
-	$(GO) vet -tags gpu ./internal/gputest/
+	$(GO) vet -tags gpu ./cmd/mscclpp-bench-gpu/gputest/
 
 # Unit, golden, layout, multi-process and mpirun tests, then each fuzz target briefly.
 test: vet
@@ -76,11 +76,11 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzCompareFiles$$' -fuzztime=$(FUZZTIME_INPUT) ./compare/
 	$(GO) test -run='^$$' -fuzz='^FuzzLoadSpec$$' -fuzztime=$(FUZZTIME_INPUT) ./acceptance/
 	$(GO) test -run='^$$' -fuzz='^FuzzFigureSize$$' -fuzztime=$(FUZZTIME_INPUT) ./plot/
-	$(GO) test -run='^$$' -fuzz='^FuzzMain$$' -fuzztime=$(FUZZTIME_INPUT) ./internal/cli/
+	$(GO) test -run='^$$' -fuzz='^FuzzMain$$' -fuzztime=$(FUZZTIME_INPUT) ./cmd/internal/cli/
 
 # The GPU suite: a Go test binary (build tag gpu) plus checked runs of the benchmark.
 gpu-test-bin: all
-	CGO_ENABLED=1 $(GO) test -c -tags gpu -o bin/gputest.test ./internal/gputest/
+	CGO_ENABLED=1 $(GO) test -c -tags gpu -o bin/gputest.test ./cmd/mscclpp-bench-gpu/gputest/
 
 gpu-test:
 	NP=$(NP) scripts/gpu-test.sh

@@ -49,7 +49,7 @@ func (m *Mesh) connect() error {
 		me.EthAddr, me.Sockets, me.Chunk = eth.addr(), eth.opts.Sockets, eth.opts.Chunk
 	}
 	if m.Opts.Mode == ModeIB && m.NRanks > 1 {
-		ib, err := openIB(m.Opts.Verbs, m.Opts.IBDevice)
+		ib, err := openIB(m.Opts.Verbs, m.Opts.IBDevice, m.Opts.IBNoAtomics)
 		if err != nil {
 			return fmt.Errorf("rank %d on %s: --transport ib: %w: %v", m.Rank, m.Opts.Hostname, ErrNoHCA, err)
 		}
@@ -112,7 +112,7 @@ func (m *Mesh) offerIB() error {
 		return nil
 	}
 	have := []byte{0}
-	if ib, err := openIB(m.Opts.Verbs, m.Opts.IBDevice); err == nil {
+	if ib, err := openIB(m.Opts.Verbs, m.Opts.IBDevice, m.Opts.IBNoAtomics); err == nil {
 		m.ib, have[0] = ib, 1
 	}
 	all, err := m.Boot.AllGather(have)

@@ -243,12 +243,12 @@ func (c *ethConn) write(ch *ProxyChannel, t Trigger) error {
 	return nil
 }
 
-// pieceSize spreads size bytes over the sockets in pieces of at least ethMinChunk (4 KiB
+// pieceSize spreads size bytes over the sockets in pieces of at least EthMinChunk (4 KiB
 // multiples) and at most the chunk.
 func (c *ethConn) pieceSize(size uint64) uint64 {
 	per := (size + uint64(len(c.senders)) - 1) / uint64(len(c.senders))
 	per = (per + 4095) &^ 4095
-	return min(c.chunk, max(per, ethMinChunk))
+	return min(c.chunk, max(per, EthMinChunk))
 }
 
 // signal queues a mark that sets the peer's token to the channel's signal count.

@@ -8,83 +8,55 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-// EthernetOptions configure the Ethernet transport. Zero fields take their value from the
-// environment variable named beside them, else from the default.
+// EthernetOptions configure the Ethernet transport. Zero fields take their defaults (the
+// GPU worker fills them from MSCCLPP_BENCH_SOCKETS, _ETH_CHUNK, _ETH_DEPTH, _SOCKET_BUFFER
+// and _SOCKET_IFNAME; channels itself reads no environment).
 type EthernetOptions struct {
 	// ListenIP is where this rank accepts data sockets. Zero: the first interface that
-	// $MSCCLPP_BENCH_SOCKET_IFNAME accepts, else the bootstrap's own address.
+	// Ifname accepts, else the bootstrap's own address.
 	ListenIP netip.Addr
-	Sockets  int    // TCP connections per peer ($MSCCLPP_BENCH_SOCKETS, default 4)
-	Chunk    uint64 // largest message, and size of a staging slot ($MSCCLPP_BENCH_ETH_CHUNK, default 4M)
-	Depth    int    // staging slots per socket and direction ($MSCCLPP_BENCH_ETH_DEPTH, default 2)
-	// SocketBuffer sets SO_SNDBUF and SO_RCVBUF ($MSCCLPP_BENCH_SOCKET_BUFFER); 0 leaves
-	// the kernel's autotuning, which grows them up to net.ipv4.tcp_{w,r}mem.
+	// Ifname picks the data sockets' interface in NCCL_SOCKET_IFNAME's syntax
+	// (bootstrap.MatchInterface); "" for none.
+	Ifname  string
+	Sockets int    // TCP connections per peer (default 4, at most 64)
+	Chunk   uint64 // largest message, and size of a staging slot (default 4M)
+	Depth   int    // staging slots per socket and direction (default 2, at most 64)
+	// SocketBuffer sets SO_SNDBUF and SO_RCVBUF; 0 leaves the kernel's autotuning, which
+	// grows them up to net.ipv4.tcp_{w,r}mem.
 	SocketBuffer int
 	Copier       Copier // GPU↔host staging; nil: DeviceCopier of the mesh's GPU
 }
 
-// Environment variables of the Ethernet transport.
+// Limits of the Ethernet options.
 const (
-	EnvSockets      = "MSCCLPP_BENCH_SOCKETS"
-	EnvEthChunk     = "MSCCLPP_BENCH_ETH_CHUNK"
-	EnvEthDepth     = "MSCCLPP_BENCH_ETH_DEPTH"
-	EnvSocketBuffer = "MSCCLPP_BENCH_SOCKET_BUFFER"
+	EthMinChunk   = 64 << 10 // a write is split over the sockets in pieces of at least this
+	EthMaxChunk   = 1 << 30
+	EthMaxSockets = 64
+	EthMaxDepth   = 64
 )
 
-const (
-	ethMinChunk = 64 << 10 // a write is split over the sockets in pieces of at least this
-	ethMaxChunk = 1 << 30
-)
-
-// resolve fills zero fields from the environment and the defaults, and checks them.
+// resolve fills zero fields with the defaults and checks them.
 func (o EthernetOptions) resolve() (EthernetOptions, error) {
-	num := func(name string, v *int64, def, lo, hi int64, size bool) error {
-		if *v != 0 {
-			return nil
-		}
-		*v = def
-		s := strings.TrimSpace(os.Getenv(name))
-		if s == "" {
-			return nil
-		}
-		var n int64
-		var err error
-		if size {
-			n, err = bytesize.Parse(s)
-		} else {
-			n, err = strconv.ParseInt(s, 10, 64)
-		}
-		if err != nil || n < lo || n > hi {
-			return fmt.Errorf("%s=%q: want a number from %d to %d", name, s, lo, hi)
-		}
-		*v = n
-		return nil
+	if o.Sockets == 0 {
+		o.Sockets = 4
 	}
-	sockets, chunk, depth, buf := int64(o.Sockets), int64(o.Chunk), int64(o.Depth), int64(o.SocketBuffer)
-	for _, e := range []error{
-		num(EnvSockets, &sockets, 4, 1, 64, false),
-		num(EnvEthChunk, &chunk, 4<<20, ethMinChunk, ethMaxChunk, true),
-		num(EnvEthDepth, &depth, 2, 1, 64, false),
-		num(EnvSocketBuffer, &buf, 0, 0, 1<<30, true),
-	} {
-		if e != nil {
-			return o, e
-		}
+	if o.Chunk == 0 {
+		o.Chunk = 4 << 20
 	}
-	if chunk%4096 != 0 || chunk < ethMinChunk || chunk > ethMaxChunk || sockets < 1 || sockets > 64 || depth < 1 || depth > 64 {
-		return o, fmt.Errorf("ethernet: %d sockets, %d-byte chunks (a multiple of 4096 from %d to %d), depth %d", sockets, chunk, ethMinChunk, ethMaxChunk, depth)
+	if o.Depth == 0 {
+		o.Depth = 2
 	}
-	o.Sockets, o.Chunk, o.Depth, o.SocketBuffer = int(sockets), uint64(chunk), int(depth), int(buf)
+	if o.Chunk%4096 != 0 || o.Chunk < EthMinChunk || o.Chunk > EthMaxChunk || o.Sockets < 1 || o.Sockets > EthMaxSockets || o.Depth < 1 || o.Depth > EthMaxDepth || o.SocketBuffer < 0 {
+		return o, fmt.Errorf("ethernet: %d sockets, %d-byte chunks (a multiple of 4096 from %d to %d), depth %d, socket buffer %d", o.Sockets, o.Chunk, EthMinChunk, EthMaxChunk, o.Depth, o.SocketBuffer)
+	}
 	return o, nil
 }
 
@@ -111,7 +83,7 @@ func listenEthernet(boot Bootstrap, rank int, nonce uint64, o EthernetOptions, t
 	}
 	ip := opts.ListenIP
 	if !ip.IsValid() {
-		if ip, err = ethListenIP(boot); err != nil {
+		if ip, err = ethListenIP(boot, opts.Ifname); err != nil {
 			return nil, err
 		}
 	}
@@ -125,10 +97,10 @@ func listenEthernet(boot Bootstrap, rank int, nonce uint64, o EthernetOptions, t
 	return n, nil
 }
 
-// ethListenIP picks the data listener's address: $MSCCLPP_BENCH_SOCKET_IFNAME's
-// interface, else the bootstrap's own address, else loopback.
-func ethListenIP(boot Bootstrap) (netip.Addr, error) {
-	if spec := os.Getenv(bootstrap.SocketIfnameEnv); strings.TrimSpace(spec) != "" {
+// ethListenIP picks the data listener's address: ifname's interface, else the
+// bootstrap's own address, else loopback.
+func ethListenIP(boot Bootstrap, ifname string) (netip.Addr, error) {
+	if spec := ifname; strings.TrimSpace(spec) != "" {
 		_, ip, err := bootstrap.MatchInterface(spec)
 		return ip, err
 	}

@@ -52,7 +52,9 @@ func runEthernetRank() error {
 	}
 	host, _ := os.Hostname()
 	s := &standin{g: newMemGPU(rank, newMemSpace()), bytes: uint64(nranks)*most + 64, ports: map[int]*cpuPort{}}
-	if s.m, err = NewMesh(s.g, b, ethOpts(ModeEthernet, host)); err != nil {
+	opts := ethOpts(ModeEthernet, host)
+	opts.Ethernet.Ifname = os.Getenv(bootstrap.SocketIfnameEnv) // as the worker passes it on
+	if s.m, err = NewMesh(s.g, b, opts); err != nil {
 		return err
 	}
 	if err := s.setUp(false); err != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -12,10 +11,6 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
-
-// EnvIBAtomics set to 0 makes signals plain RDMA writes of the token value even where
-// both HCAs do atomics.
-const EnvIBAtomics = "MSCCLPP_BENCH_IB_ATOMICS"
 
 // ibDepth is the send queue depth of each queue pair.
 const ibDepth = 256
@@ -25,11 +20,12 @@ var ibMaxWrite uint64 = 1 << 30
 
 // ibNet is this rank's HCA.
 type ibNet struct {
-	dev  rdma.Device
-	port rdma.Port
+	dev       rdma.Device
+	port      rdma.Port
+	noAtomics bool // signal by RDMA writes even where both HCAs do atomics
 }
 
-func openIB(v rdma.Verbs, name string) (*ibNet, error) {
+func openIB(v rdma.Verbs, name string, noAtomics bool) (*ibNet, error) {
 	if v == nil {
 		return nil, errors.New("this build has no InfiniBand layer")
 	}
@@ -37,7 +33,7 @@ func openIB(v rdma.Verbs, name string) (*ibNet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ibNet{dev: dev, port: dev.Port()}, nil
+	return &ibNet{dev: dev, port: dev.Port(), noAtomics: noAtomics}, nil
 }
 
 func (n *ibNet) close() error { return n.dev.Close() }
@@ -130,7 +126,7 @@ func (n *ibNet) connect(boot Bootstrap, rank, peer int, timeout time.Duration) (
 	if err := qp.Connect(n.port, remote.port, remote.qpn, psn, remote.psn); err != nil {
 		return nil, err
 	}
-	c.atomics = n.port.Atomics && remote.port.Atomics && os.Getenv(EnvIBAtomics) != "0"
+	c.atomics = n.port.Atomics && remote.port.Atomics && !n.noAtomics
 	if c.vals, c.valMR, err = n.dev.HostBuffer(8 * ibDepth); err != nil {
 		return nil, fmt.Errorf("signal buffer: %w", err)
 	}

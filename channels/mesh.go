@@ -30,6 +30,11 @@ type MeshOptions struct {
 	Verbs rdma.Verbs
 	// IBDevice names the HCA to use ("" = the first with an active port).
 	IBDevice string
+	// IBNoAtomics makes InfiniBand signals plain RDMA writes of the token value even where
+	// both HCAs do atomics (the worker sets it from MSCCLPP_BENCH_IB_ATOMICS=0).
+	IBNoAtomics bool
+	// ProxyTrace logs every proxy trigger on stderr (MSCCLPP_BENCH_PROXY_TRACE).
+	ProxyTrace bool
 }
 
 // Mesh connects every rank's GPU to every other rank's, each pair over the transport

@@ -122,7 +122,7 @@ func (m *Mesh) startProxy() error {
 		// Stop this rank's device waits now rather than after the timeout.
 		atomic.CompareAndSwapUint64((*uint64)(m.errHost), 0, uint64(DevErrProxy)|uint64(t.Channel()&0xffff)<<24)
 	}
-	if os.Getenv("MSCCLPP_BENCH_PROXY_TRACE") != "" {
+	if m.Opts.ProxyTrace {
 		m.proxy.Trace = func(t Trigger, took time.Duration, err error) {
 			fmt.Fprintf(os.Stderr, "proxy rank %d: %v took %v err %v\n", m.Rank, t, took, err)
 		}

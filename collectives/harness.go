@@ -25,6 +25,7 @@ type Options struct {
 	Datatypes []string
 	Ops       []string
 	Kernel    string
+	Root      int // the root rank of collectives that have one (nccl-tests' -r)
 	SMs       int // multiprocessors kernels may fill (0: the whole GPU)
 	// Barrier, when set, is blocking mode's per-iteration barrier (a host barrier in shared
 	// memory); nil uses the bootstrap's, over TCP.
@@ -263,23 +264,25 @@ func (h *Harness) runCycle(rep Reporter, plans [][]step, ops []string, first boo
 func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 	n := h.env.NRanks
 	c := h.Coll.Counts(st.size, dt, n)
-	// nccl-tests' size column: all-gather's received bytes, all-reduce's buffer.
-	row := results.Row{Size: c.Recv * int64(dt.Size), Count: c.Param, Type: dt.Name, Op: string(op), Root: -1, Algorithm: st.alg.Name}
+	root := -1
+	if h.Coll.HasRoot() {
+		root = h.Opts.Root
+	}
+	row := results.Row{Size: c.SizeBytes(dt.Size), Count: c.Param, Type: dt.Name, Op: string(op), Root: root, Algorithm: st.alg.Name}
 	inst, err := h.instance(st.alg)
 	if err != nil {
 		return row, err
 	}
+	elt := uint64(dt.Size)
 	for _, inPlace := range []bool{false, true} {
-		a := &LaunchArgs{Type: dt, Op: op, Count: c.Send, SendBytes: uint64(c.Send * int64(dt.Size)),
-			RecvBytes: uint64(c.Recv * int64(dt.Size)), InPlace: inPlace}
+		a := &LaunchArgs{Type: dt, Op: op, Root: max(root, 0), Count: c.Send, SendBytes: uint64(c.Send) * elt,
+			RecvBytes: uint64(c.Recv) * elt, InPlace: inPlace,
+			SendInPlace: uint64(c.SendInPlace) * elt, RecvInPlace: uint64(c.RecvInPlace) * elt}
 		p, err := h.measurePlacement(inst, a)
 		if err != nil {
 			return row, fmt.Errorf("%s: %w", placementName(inPlace), err)
 		}
-		// algbw: bytes of the size column per second, as nccl-tests.
-		bw := results.AlgBw(int64(a.RecvBytes), p.TimeUs/1e6)
-		p.AlgBw = bw
-		p.BusBw = results.BusBw(bw, h.Coll.TestName(), n)
+		p.AlgBw, p.BusBw = h.Coll.Bandwidth(c, dt.Size, p.TimeUs/1e6, n)
 		if inPlace {
 			row.InPlace = p
 		} else {
@@ -306,18 +309,18 @@ func (h *Harness) at(a *LaunchArgs, iter int) *LaunchArgs {
 	if steps < 1 {
 		steps = 1
 	}
-	shift := unit * (uint64(iter) % steps)
-	b.OutOff = shift
-	b.InOff = shift
-	if a.InPlace && !h.Coll.HasOp() { // all-gather in place: my input is my slot of the output
-		b.InOff = shift + uint64(h.env.Rank)*a.SendBytes
-	}
+	b.Shift = unit * (uint64(iter) % steps)
+	b.InOff, b.OutOff = b.InOffOf(h.env.Rank), b.OutOffOf(h.env.Rank)
 	return &b
 }
 
+// empty reports a call with nothing to move (a count of 0), which enqueues nothing, as
+// NCCL does.
+func empty(a *LaunchArgs) bool { return a.SendBytes == 0 && a.RecvBytes == 0 }
+
 func (h *Harness) launch(inst Instance, a *LaunchArgs) error {
-	if a.RecvBytes == 0 {
-		return nil // nothing to do, as NCCL does for a count of 0
+	if empty(a) {
+		return nil
 	}
 	return inst.Launch(a, h.Stream)
 }
@@ -330,7 +333,7 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 	// No garbage collection inside timed loops: each launch allocates a little, and a
 	// collection's pause landed in one 20-iteration loop now and then (a 7 µs row read 14 µs).
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	if base.RecvBytes == 0 {
+	if empty(base) {
 		// An empty collective enqueues nothing (as NCCL does for a count of 0): there is no
 		// graph to capture and nothing to wait for, so its time is the empty loop's.
 		start := time.Now()

@@ -11,7 +11,7 @@ import (
 // Algorithm is one way to run a collective. Each algorithm file registers its own in an
 // init function; nothing else needs to change to add one.
 type Algorithm struct {
-	Collective string // "allgather" or "allreduce"
+	Collective string // a registered collective's name, e.g. "allgather"
 	Name       string // unique within the collective, used by -k
 	Number     int    // unique within the collective, also accepted by -k
 	Doc        string // one line for help and reports

@@ -7,8 +7,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
@@ -29,6 +27,16 @@ type Options struct {
 	// Essential measures only the release/acquire signal and the one-way put, leaving out
 	// the relaxed signal and the put in both directions (acceptance).
 	Essential bool
+	// Put tunes the memory-channel put kernel; zero fields keep the defaults.
+	Put PutTuning
+}
+
+// PutTuning are the put kernel's knobs (the GPU worker reads them from
+// MSCCLPP_BENCH_PUT_BLOCKS, _THREADS and _UNROLL).
+type PutTuning struct {
+	Blocks  int // blocks (default: the SMs the kernels may fill)
+	Threads int // threads per block (default 1024)
+	Unroll  int // vectors in flight per thread: 4 (default) or 8
 }
 
 // PairError is an error met while measuring a pair; every rank reports the pair that was
@@ -122,10 +130,10 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 	if b.maxBytes < 16 {
 		b.maxBytes = 16
 	}
-	b.putBlocks = envInt("MSCCLPP_BENCH_PUT_BLOCKS", b.sms)
-	b.putThreads = envInt("MSCCLPP_BENCH_PUT_THREADS", 1024)
+	b.putBlocks = positiveOr(o.Put.Blocks, b.sms)
+	b.putThreads = positiveOr(o.Put.Threads, 1024)
 	putKernel := params.PingPongMemoryPut
-	if envInt("MSCCLPP_BENCH_PUT_UNROLL", 4) == 8 {
+	if o.Put.Unroll == 8 {
 		putKernel = params.PingPongMemoryPutU8
 	}
 	var err error
@@ -180,8 +188,8 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 	return b, m.Boot.Barrier()
 }
 
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+func positiveOr(v, def int) int {
+	if v > 0 {
 		return v
 	}
 	return def

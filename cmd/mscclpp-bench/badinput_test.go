@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 )
 
 // badInputs writes, into a temporary directory, results files that are fine and results

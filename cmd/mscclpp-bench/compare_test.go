@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 )
 
 const (

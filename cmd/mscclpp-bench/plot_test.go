@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 )
 
 const plotTestInput = "../../results/testdata/h200x2-nccl2.28.3-mpi_all_reduce.json"

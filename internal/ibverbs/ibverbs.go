@@ -239,7 +239,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -249,15 +248,12 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
 
-// Environment variables.
-const (
-	EnvHCA      = "MSCCLPP_BENCH_IB_HCA"       // device name (and :port), e.g. mlx5_0 or mlx5_0:1
-	EnvGIDIndex = "MSCCLPP_BENCH_IB_GID_INDEX" // GID table index (RoCE); default 0
-)
-
 // Library is libibverbs, loaded from Path (default "libibverbs.so.1") when first opened.
 type Library struct {
 	Path string
+	// GIDIndex is the GID table index (RoCE), 0 to 255; the GPU worker sets it from
+	// MSCCLPP_BENCH_IB_GID_INDEX.
+	GIDIndex int
 }
 
 var loadMu sync.Mutex
@@ -284,14 +280,11 @@ func (l Library) load() error {
 
 var _ rdma.Verbs = Library{}
 
-// Open implements rdma.Verbs: name ("" = $MSCCLPP_BENCH_IB_HCA, else any) is a device,
+// Open implements rdma.Verbs: name ("" = any; the GPU worker passes $MSCCLPP_BENCH_IB_HCA) is a device,
 // optionally with ":port"; the first port that is active is used.
 func (l Library) Open(name string) (rdma.Device, error) {
 	if err := l.load(); err != nil {
 		return nil, err
-	}
-	if name == "" {
-		name = os.Getenv(EnvHCA)
 	}
 	wantPort := 0
 	if i := strings.LastIndexByte(name, ':'); i >= 0 {
@@ -301,13 +294,9 @@ func (l Library) Open(name string) (rdma.Device, error) {
 		}
 		name, wantPort = name[:i], p
 	}
-	gidIndex := 0
-	if s := os.Getenv(EnvGIDIndex); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 0 || v > 255 {
-			return nil, fmt.Errorf("%s=%q: want 0..255", EnvGIDIndex, s)
-		}
-		gidIndex = v
+	gidIndex := l.GIDIndex
+	if gidIndex < 0 || gidIndex > 255 {
+		return nil, fmt.Errorf("InfiniBand GID index %d: want 0..255", gidIndex)
 	}
 	var list **C.struct_ibv_device
 	cn, errno := C.mbDeviceCount(&list)

@@ -1,4 +1,4 @@
-// Package sweep runs an allgather or allreduce subcommand on a rank that has joined the
+// Package sweep runs a collective's subcommand (any registered one) on a rank that has joined the
 // job: it turns the command line into the harness's options, checks the algorithm's
 // limits against the job's rank count, prints the nccl-tests report (rank 0), writes -J,
 // and fails the run when any element was wrong. It needs no GPU of its own (everything
@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
 	"github.com/mscclpp-bench/mscclpp-bench/results"

@@ -19,8 +19,8 @@ import (
 
 // The stand-in for the GPU: devicetest's host memory, with Go versions of the harness's
 // verification kernels (the contract of kernels/verify.cu: names, arguments, counts added
-// to a device word) and two test-only algorithms, "hostsum" (allreduce) and "hostgather"
-// (allgather), whose kernels do the collective in host memory. faults[rank] elements of
+// to a device word) and three test-only algorithms, "hostsum" (allreduce), "hostgather"
+// (allgather) and "hostrs" (reducescatter), whose kernels do the collective in host memory. faults[rank] elements of
 // that rank's output are then made wrong on purpose.
 
 // faults is how many output elements each rank's collective gets wrong (tests set it).
@@ -58,6 +58,13 @@ func init() {
 		},
 	})
 	collectives.Register(&collectives.Algorithm{
+		Collective: "reducescatter", Name: "hostrs", Number: hostAlgNumber, Doc: "test only: host-memory reduce-scatter",
+		MinRanks: 2, Types: []string{"int32", "float"},
+		New: func(env *collectives.Env) (collectives.Instance, error) {
+			return &hostInstance{env, "host_reducescatter"}, nil
+		},
+	})
+	collectives.Register(&collectives.Algorithm{
 		Collective: "allgather", Name: "hostgather", Number: hostAlgNumber, Doc: "test only: host-memory gather",
 		MinRanks: 2,
 		New: func(env *collectives.Env) (collectives.Instance, error) {
@@ -77,13 +84,11 @@ func (h *hostInstance) Launch(a *collectives.LaunchArgs, s device.Stream) error 
 	if err != nil {
 		return err
 	}
+	// Every rank's input as mapped here: the harness's in-place offsets put rank r's where
+	// nccl-tests does (all-gather: slot r of r's output).
 	args := []uint64{uint64(a.Count), a.SendBytes, uint64(h.env.OutPtr(a, h.env.Rank))}
 	for r := 0; r < h.env.NRanks; r++ {
-		in := h.env.InPtr(a, r)
-		if a.InPlace && h.kernel == "host_allgather" { // rank r's input is its slot r of its output
-			in = h.env.OutPtr(a, r).Add(uint64(r) * a.SendBytes)
-		}
-		args = append(args, uint64(in))
+		args = append(args, uint64(h.env.InPtr(a, r)))
 	}
 	return h.env.GPU.Launch(k, device.Dim{Grid: 1, Block: 1}, s, args...)
 }
@@ -168,18 +173,52 @@ func kernels() map[string]devicetest.Kernel {
 			}
 			return err
 		}
-		ks["check_"+name+"_sum"] = func(g *devicetest.GPU, a []uint64) error { // (buf, count, nranks, seed, wrong)
+		ks["check_"+name+"_sum"] = func(g *devicetest.GPU, a []uint64) error { // (buf, count, first, nranks, seed, wrong)
 			b, err := g.Space().Bytes(device.Ptr(a[0]), 4*a[1])
 			if err != nil {
 				return err
 			}
 			bad := uint64(0)
 			for i := 0; i < int(a[1]); i++ {
-				if e.get(b, i) != float64(collectives.ExpectedValue(collectives.OpSum, signed, uint64(i), int(a[2]), uint32(a[3]))) {
+				if e.get(b, i) != float64(collectives.ExpectedValue(collectives.OpSum, signed, a[2]+uint64(i), int(a[3]), uint32(a[4]))) {
 					bad++
 				}
 			}
-			return addWrong(g, device.Ptr(a[4]), bad)
+			return addWrong(g, device.Ptr(a[5]), bad)
+		}
+		// (count, sendBytes, out, in[0..nranks-1]): block `rank` (count/nranks elements) of
+		// every rank's input, summed into out.
+		ks["host_reducescatter_"+name] = func(g *devicetest.GPU, a []uint64) error {
+			ins := a[3:]
+			recv := int(a[0]) / len(ins)
+			first := g.Rank() * recv
+			sum := make([]float64, recv)
+			if err := g.Space().Barrier(len(ins)); err != nil { // every input is filled
+				return err
+			}
+			for _, in := range ins {
+				b, err := g.Space().Bytes(device.Ptr(in), a[1])
+				if err != nil {
+					return err
+				}
+				for i := range sum {
+					sum[i] += e.get(b, first+i)
+				}
+			}
+			if err := g.Space().Barrier(len(ins)); err != nil { // every rank has read (in place: out is inside an input)
+				return err
+			}
+			b, err := g.Space().Bytes(device.Ptr(a[2]), uint64(4*recv))
+			if err != nil {
+				return err
+			}
+			for i, v := range sum {
+				if i < faultsOf(g.Rank()) {
+					v++ // the fault: a wrong element
+				}
+				e.set(b, i, v)
+			}
+			return nil
 		}
 		// (count, sendBytes, out, in[0..nranks-1]): sum every rank's input into out.
 		ks["host_allreduce_"+name] = func(g *devicetest.GPU, a []uint64) error {

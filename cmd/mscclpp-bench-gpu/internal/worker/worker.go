@@ -16,13 +16,13 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/mpi"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/gpu"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/ibverbs"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/mpi"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels"
@@ -164,8 +164,9 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	meshOpts := channels.MeshOptions{Mode: mode, Timeout: cfg.Timeout, Hostname: j.Hostname, Proxy: proxy,
-		HostID: os.Getenv(channels.EnvHostID), Verbs: ibverbs.Library{}}
+	meshOpts := cfg.Env.Mesh // what the environment sets (cli.ReadEnv)
+	meshOpts.Mode, meshOpts.Timeout, meshOpts.Hostname, meshOpts.Proxy = mode, cfg.Timeout, j.Hostname, proxy
+	meshOpts.Verbs = ibverbs.Library{GIDIndex: cfg.Env.IBGIDIndex}
 	if j.Mesh, err = channels.NewMesh(j.GPU, j.Boot, meshOpts); err != nil {
 		if errors.Is(err, channels.ErrNoHCA) {
 			return nil, cli.Usagef("%v", err) // names the rank and host

@@ -94,7 +94,7 @@ func checkBootstrapSettings(addr string, timeout time.Duration) error {
 	return nil
 }
 
-// sweepFlags are the size flags of allgather, allreduce and pingpong; acceptance takes
+// sweepFlags are the size flags of the collectives and pingpong; acceptance takes
 // its sizes from the spec instead.
 var sweepFlags = []string{"minbytes", "maxbytes", "stepbytes", "stepfactor"}
 

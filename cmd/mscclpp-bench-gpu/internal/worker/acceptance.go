@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"io"
 	"slices"
 	"strconv"
@@ -201,6 +201,7 @@ func (j *Job) measurePairs(spec acceptance.Spec) ([]acceptance.PairFigures, erro
 	bench, err := pingpong.New(j.GPU, j.Mesh, j.Stream, pingpong.Options{
 		Sizes: []int64{spec.PutBytes}, Iters: j.Cfg.Iters, Warmup: j.Cfg.Warmup, Check: true,
 		Pairs: pairs, Memory: true, Port: true, Seed: 11, SMs: j.SMs, Essential: true,
+		Put: j.Cfg.Env.Put,
 	})
 	if err != nil {
 		return nil, err

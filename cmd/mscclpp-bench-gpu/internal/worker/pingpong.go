@@ -7,22 +7,10 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/pingpong"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
-
-func dispatch(j *Job) error {
-	switch j.Cfg.Command {
-	case "pingpong":
-		return runPingPong(j)
-	case "allgather", "allreduce":
-		return runCollective(j)
-	case "acceptance":
-		return runAcceptance(j)
-	}
-	return fmt.Errorf("the GPU worker does not run %q", j.Cfg.Command)
-}
 
 func runPingPong(j *Job) error {
 	c := j.Cfg
@@ -44,6 +32,7 @@ func runPingPong(j *Job) error {
 	opts := pingpong.Options{
 		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, Check: c.Check > 0, Pairs: pairs,
 		Memory: c.Channels != "port", Port: c.Channels != "memory", Seed: 7, SMs: j.SMs,
+		Put: c.Env.Put,
 	}
 	bench, err := pingpong.New(j.GPU, j.Mesh, j.Stream, opts)
 	if err != nil {

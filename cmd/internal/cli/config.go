@@ -49,6 +49,8 @@ type Config struct {
 
 	Progress string // "auto", "on" or "off"
 
+	Env Env // what the environment sets for the libraries (env.go)
+
 	Args []string // the command line, for reports
 }
 

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/mscclpp-bench-gpu/internal/worker"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/worker"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 

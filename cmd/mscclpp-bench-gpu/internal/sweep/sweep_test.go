@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
@@ -94,6 +94,10 @@ func TestRunCountsWrongElements(t *testing.T) {
 		{"allreduce wrong, not checked", config("allreduce", "hostsum", "int32", 0), map[int]int{0: 1, 1: 2}, -1, ""},
 		{"allgather correct", config("allgather", "hostgather", "float", 1), nil, 0, ""},
 		{"allgather wrong", config("allgather", "hostgather", "half", 1), map[int]int{0: 2, 1: 1}, 3, "allgather: 12 wrong elements"},
+		// reduce-scatter: each rank's block is checked against its own elements of the
+		// reduction (the check's offset), in place at the rank's own in-place offset
+		{"reducescatter correct", config("reducescatter", "hostrs", "float", 1), nil, 0, ""},
+		{"reducescatter wrong on rank 1", config("reducescatter", "hostrs", "int32", 1), map[int]int{1: 2}, 2, "reducescatter: 8 wrong elements"},
 	}
 	graph := config("allreduce", "hostsum", "int32", 1)
 	graph.Graph = 2
