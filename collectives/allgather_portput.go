@@ -22,7 +22,7 @@ func init() {
 type allgatherPortput struct {
 	*base
 	k               params.Kernel[params.AllgatherPortputArgs]
-	fromIn, fromOut device.Ptr // port channels to the peers' scratch from my input / output
+	fromIn, fromOut device.Ptr // port channels to the peers' scratch from my input / output; fromIn signals
 	scratch         device.Ptr
 }
 
@@ -55,7 +55,7 @@ func (a *allgatherPortput) Launch(l *LaunchArgs, s device.Stream) error {
 		chans = a.fromOut // l.InOff is then my slot's offset in the output buffer
 	}
 	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 1<<20), Block: 1024}, s, &params.AllgatherPortputArgs{
-		Chans: chans, Scratch: a.scratch, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: srcOff,
+		Chans: chans, SigChans: a.fromIn, Scratch: a.scratch, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: srcOff,
 		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
 	})
 }

@@ -5,6 +5,7 @@ import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
 // AllgatherPortputArgs are allgather_portput's parameters (kernels/allgather_portput.cu).
 type AllgatherPortputArgs struct {
 	Chans        device.Ptr // PortChannelHandle[npeers]: my input (in place: my output) to the peers' scratch
+	SigChans     device.Ptr // the channels from my input, which carry every signal and credit
 	Scratch      device.Ptr // slot r (at r*chunk) receives rank r's chunk
 	In, Out      device.Ptr // my chunk; my output at the launch's offset
 	SrcOff       uint64     // my chunk's offset in the channels' source buffer
