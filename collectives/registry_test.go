@@ -102,9 +102,9 @@ func TestSelectAutoBoundaries(t *testing.T) {
 		want   string
 	}{
 		{"allgather", 0, 2, "float", "ll16"},
-		{"allgather", 2 << 20, 2, "float", "ll16"},
-		{"allgather", 2<<20 + 1, 2, "float", "put"},
-		{"allgather", 64 << 20, 8, "float", "put"},
+		{"allgather", 1 << 20, 2, "float", "ll16"},
+		{"allgather", 1<<20 + 1, 2, "float", "blockput"},
+		{"allgather", 64 << 20, 8, "float", "blockput"},
 		{"allgather", 64<<20 + 1, 8, "float", "port"},
 		{"allgather", 4 << 30, 8, "int8", "port"},
 		{"allgather", 1 << 30, 1, "float", "local"},

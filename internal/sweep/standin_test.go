@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -243,6 +244,18 @@ func kernels() map[string]devicetest.Kernel {
 	}
 	for _, dt := range collectives.Datatypes {
 		ks["host_allgather_"+dt.Name] = gather(dt.Size)
+	}
+	// The verifier looks up fill and check kernels of every type and op at set-up; those
+	// the stand-in does not model fail if they are ever launched.
+	for _, dt := range collectives.DatatypeNames() {
+		for _, op := range collectives.Ops {
+			for _, k := range []string{"fill_", "check_"} {
+				name := k + dt + "_" + string(op)
+				if _, ok := ks[name]; !ok {
+					ks[name] = func(*devicetest.GPU, []uint64) error { return fmt.Errorf("the stand-in does not model %s", name) }
+				}
+			}
+		}
 	}
 	return ks
 }
