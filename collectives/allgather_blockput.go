@@ -13,7 +13,8 @@ func init() {
 		Collective: "allgather", Name: "blockput", Number: 4,
 		Doc:      "memory channels: SM puts, each block handshakes with the peers' same block",
 		MinRanks: 2,
-		New:      newAllgatherBlockput,
+		AutoMin:  1<<20 + 1, AutoMax: 64 << 20, AutoPriority: 0,
+		New: newAllgatherBlockput,
 	})
 }
 
