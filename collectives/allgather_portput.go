@@ -21,9 +21,8 @@ func init() {
 
 type allgatherPortput struct {
 	*base
-	k               params.Kernel[params.AllgatherPortputArgs]
-	fromIn, fromOut device.Ptr // port channels to the peers' scratch from my input / output; fromIn signals
-	scratch         device.Ptr
+	k           params.Kernel[params.AllgatherPortputArgs]
+	portScatter // one slot: the gathered chunks at r*chunk; fromIn carries every signal
 }
 
 func newAllgatherPortput(env *Env) (Instance, error) {
@@ -35,27 +34,15 @@ func newAllgatherPortput(env *Env) (Instance, error) {
 	if a.k, err = params.AllgatherPortput.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	scratch, buf, err := b.shareScratch(roundUp(uint64(max(env.MaxBytes, 16)), 256))
-	if err != nil {
-		return nil, err
-	}
-	a.scratch = scratch
-	me := env.Rank
-	if a.fromIn, err = b.portChannelSets(1, buf, env.In.Ptrs[me], env.InBytes); err != nil {
-		return nil, err
-	}
-	a.fromOut, err = b.portChannelSets(1, buf, env.Out.Ptrs[me], env.OutBytes)
+	a.portScatter, err = newPortScatter(b, roundUp(uint64(max(env.MaxBytes, 16)), 256), 1)
 	return a, err
 }
 
 func (a *allgatherPortput) Launch(l *LaunchArgs, s device.Stream) error {
 	e := a.env
-	chans, srcOff := a.fromIn, l.InOff
-	if l.InPlace {
-		chans = a.fromOut // l.InOff is then my slot's offset in the output buffer
-	}
 	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 1<<20), Block: 1024}, s, &params.AllgatherPortputArgs{
-		Chans: chans, SigChans: a.fromIn, Scratch: a.scratch, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: srcOff,
+		// in place, l.InOff is my slot's offset in the output buffer
+		Chans: a.from(l), SigChans: a.fromIn, Scratch: a.scratch, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: l.InOff,
 		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
 	})
 }

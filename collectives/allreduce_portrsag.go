@@ -22,11 +22,9 @@ func init() {
 
 type allreducePortRSAG struct {
 	*base
-	k                   *typedKernels[params.AllreducePortRSAGArgs]
-	rsFromIn, rsFromOut device.Ptr // port channels to the peers' scratch from my input / output
-	ag                  device.Ptr // port channels from my output to the peers' outputs
-	scratch             device.Ptr
-	slotBytes           uint64
+	k           *typedKernels[params.AllreducePortRSAGArgs]
+	portScatter            // the reduce-scatter: scratch, channels into the peers' from my input / output
+	ag          device.Ptr // port channels from my output to the peers' outputs
 }
 
 func newAllreducePortRSAG(env *Env) (Instance, error) {
@@ -34,23 +32,14 @@ func newAllreducePortRSAG(env *Env) (Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &allreducePortRSAG{base: b, slotBytes: roundUp(uint64(env.MaxBytes)/uint64(env.NRanks)+16, 256)}
+	a := &allreducePortRSAG{base: b}
 	if a.k, err = loadTyped(env.GPU, params.AllreducePortRSAG, nil); err != nil {
 		return nil, err
 	}
-	scratch, buf, err := b.shareScratch(uint64(env.NRanks) * a.slotBytes)
-	if err != nil {
+	if a.portScatter, err = newPortScatter(b, roundUp(uint64(env.MaxBytes)/uint64(env.NRanks)+16, 256), env.NRanks); err != nil {
 		return nil, err
 	}
-	a.scratch = scratch
-	me := env.Rank
-	if a.rsFromIn, err = b.portChannelSets(1, buf, env.In.Ptrs[me], env.InBytes); err != nil {
-		return nil, err
-	}
-	if a.rsFromOut, err = b.portChannelSets(1, buf, env.Out.Ptrs[me], env.OutBytes); err != nil {
-		return nil, err
-	}
-	a.ag, err = b.portChannelSets(1, env.Out, env.Out.Ptrs[me], env.OutBytes)
+	a.ag, err = b.portChannelSets(1, env.Out, env.Out.Ptrs[env.Rank], env.OutBytes)
 	return a, err
 }
 
@@ -60,12 +49,8 @@ func (a *allreducePortRSAG) Launch(l *LaunchArgs, s device.Stream) error {
 		return err
 	}
 	e := a.env
-	rs := a.rsFromIn
-	if l.InPlace {
-		rs = a.rsFromOut
-	}
 	return k.Launch(device.Dim{Grid: a.blocks(l.SendBytes/uint64(e.NRanks), 256<<10), Block: 1024}, s, &params.AllreducePortRSAGArgs{
-		RSChans: rs, AGChans: a.ag, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		RSChans: a.from(l), AGChans: a.ag, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
 		InOff: l.InOff, OutOff: l.OutOff, Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
 	})
 }
