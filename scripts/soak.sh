@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # soak.sh [SECONDS]: a long run on a GPU machine, from the repository root after `make`.
 # Repeats allreduce and allgather sweeps (every algorithm, type and op; graph and no graph)
-# for about SECONDS in all (default 600), each sweep in one process with -N cycles, and checks
+# for SECONDS in all (default 600): each of the four runs one process with -N 0 (cycles until
+# stopped) for a quarter of the time, then stops it (SIGINT), and checks over its complete
+# cycles
 #   - no wrong element in any row;
 #   - host RSS and GPU memory in use flat: the last cycle's within 16 MiB of the first's;
 #   - no slowdown: the median over rows of (last cycle's time / first cycle's) at most 1.10.
@@ -50,15 +52,14 @@ judge() {
 }
 for ph in "${phases[@]}"; do
   # shellcheck disable=SC2086 # the phase is a list of words
-  args=($ph -k all -d all -b 8 -e 16M -f 4 -n 5 -w 1 -c 1)
+  args=($ph -k all -d all -b 8 -e 16M -f 4 -n 5 -w 1 -c 1 -N 0)
   name=$(printf '%s' "$ph" | tr -c 'A-Za-z0-9' '_')
-  start=$(date +%s.%N)
-  "${MPIRUN[@]}" bin/mscclpp-bench "${args[@]}" -N 1 >"$OUT/soak-$name-probe.log" 2>&1 || { echo "FAIL $ph (probe)"; fail=1; continue; }
-  one=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-  cycles=$(awk -v per="$per" -v one="$one" 'BEGIN { c = int(per / one); print (c < 2) ? 2 : c }')
-  echo "=== $ph: one cycle ${one}s, running $cycles cycles"
-  if ! "${MPIRUN[@]}" bin/mscclpp-bench "${args[@]}" -N "$cycles" >"$OUT/soak-$name.log" 2>&1; then
-    echo "FAIL $ph: the run failed"; tail -5 "$OUT/soak-$name.log"; fail=1
+  echo "=== $ph: ${per}s"
+  # timeout's 124 is the planned stop; anything else is a failure of the run.
+  timeout -s INT "$per" "${MPIRUN[@]}" bin/mscclpp-bench "${args[@]}" >"$OUT/soak-$name.log" 2>&1
+  rc=$?
+  if [ $rc -ne 124 ]; then
+    echo "FAIL $ph: the run ended by itself (exit $rc) before its time"; tail -5 "$OUT/soak-$name.log"; fail=1
   fi
   judge "$OUT/soak-$name.log" || fail=1
 done
