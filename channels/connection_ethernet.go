@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"io"
 	"net"
 	"runtime"
@@ -143,7 +144,7 @@ type ethMark struct {
 	seq        uint64
 }
 
-func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth int, timeout time.Duration, copier Copier, reg *registry, onError func(error)) (_ *ethConn, err error) {
+func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth int, timeout time.Duration, copier Copier, reg *registry, onError func(error), cpus affinity.Set) (_ *ethConn, err error) {
 	c := &ethConn{peer: peer, timeout: timeout, socks: socks, chunk: chunk, recvChunk: recvChunk, copier: copier, reg: reg,
 		onError: onError, items: make([]ethItem, ethRingSize), stop: make(chan struct{}), probes: make(chan uint64, 4)}
 	c.marks.passed = make([]uint64, len(socks))
@@ -185,8 +186,8 @@ func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth int, 
 	}
 	for i := range socks {
 		c.wg.Add(2)
-		go c.senders[i].run()
-		go c.receivers[i].run()
+		go c.onCPUs(cpus, c.senders[i].run)
+		go c.onCPUs(cpus, c.receivers[i].run)
 	}
 	return c, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"io"
 	"net"
 	"net/netip"
@@ -33,6 +34,9 @@ type EthernetOptions struct {
 	// grows them up to net.ipv4.tcp_{w,r}mem.
 	SocketBuffer int
 	Copier       Copier // GPU↔host staging; nil: DeviceCopier of the mesh's GPU
+	// CPUs pins the sender and receiver threads (affinity.Helpers); empty keeps the
+	// rank's binding.
+	CPUs affinity.Set
 }
 
 // Limits of the Ethernet options.
@@ -246,7 +250,7 @@ func (n *ethNet) connectPeers(me Endpoint, eps []Endpoint, peers []int, g device
 		}
 		n.tune(r.socks)
 		peerFail := func(err error) { onError(fmt.Errorf("ethernet connection to rank %d: %w", r.peer, err)) }
-		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].Chunk), n.opts.Chunk, n.opts.Depth, n.timeout, copier, reg, peerFail)
+		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].Chunk), n.opts.Chunk, n.opts.Depth, n.timeout, copier, reg, peerFail, n.opts.CPUs)
 		if err != nil {
 			first = fmt.Errorf("ethernet: rank %d to rank %d: %w", me.Rank, r.peer, err)
 			continue

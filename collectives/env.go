@@ -25,6 +25,7 @@ type Env struct {
 
 	In, Out           *channels.Buffer // Ptrs[r] is rank r's buffer mapped here
 	InBytes, OutBytes uint64           // allocation sizes
+	Layout            Layout           // which ranks share a host (algorithms pick peers by it)
 }
 
 // LaunchArgs describe one collective call. Buffers are the harness's shared ones; the

@@ -118,7 +118,7 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 		sms = o.SMs
 	}
 	h.env = &Env{GPU: g, Mesh: m, Rank: m.Rank, NRanks: m.NRanks, SMs: sms, MaxBytes: maxBytes,
-		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes}
+		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes, Layout: LayoutOf(m)}
 	h.verifier = &Verifier{GPU: g, Env: h.env, Stream: s, Wrong: wrong, Grid: sms * 4}
 	return h, nil
 }
@@ -157,7 +157,7 @@ func (h *Harness) plan(dt string) ([]step, error) {
 	if h.Opts.Kernel == "all" {
 		for _, a := range Algorithms(h.Coll.Name()) {
 			for _, sz := range h.Opts.Sizes {
-				if a.Supports(sz, h.env.NRanks, dt) == nil {
+				if a.supportsIn(sz, h.env.Layout, dt) == nil {
 					out = append(out, step{sz, a})
 				}
 			}
@@ -165,7 +165,7 @@ func (h *Harness) plan(dt string) ([]step, error) {
 		return out, nil
 	}
 	for _, sz := range h.Opts.Sizes {
-		algs, err := Select(h.Coll.Name(), h.Opts.Kernel, sz, h.env.NRanks, dt)
+		algs, err := SelectIn(h.Coll.Name(), h.Opts.Kernel, sz, h.env.Layout, dt)
 		if err != nil {
 			return nil, err
 		}

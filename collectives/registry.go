@@ -22,6 +22,9 @@ type Algorithm struct {
 	MinRanks, MaxRanks int // MaxRanks 0 means no upper limit
 	// Types lists the element types it supports (nil: every type).
 	Types []string
+	// Needs is what it needs of the job's layout (layout.go); the zero value, OneHost,
+	// is memory channels to every peer.
+	Needs Needs
 
 	// Auto is the size range where -k auto picks this algorithm (AutoMax 0: no upper
 	// limit). Among candidates, the lowest AutoPriority wins. Zero range: never automatic.
@@ -126,10 +129,16 @@ func ValidKernel(collective, k string) error {
 	return err
 }
 
-// Select returns the algorithms to run at one size: for "auto" the best candidate, for
-// "all" every algorithm that supports the size, else the one named (an error if it does
-// not support the size).
+// Select is SelectIn for nranks ranks on one host.
 func Select(collective, k string, size int64, nranks int, dtype string) ([]*Algorithm, error) {
+	return SelectIn(collective, k, size, OneHostLayout(nranks), dtype)
+}
+
+// SelectIn returns the algorithms to run at one size on layout l: for "auto" the best
+// candidate, for "all" every algorithm that supports the size and fits the layout, else
+// the one named (an error if it does not support the size or fit the layout).
+func SelectIn(collective, k string, size int64, l Layout, dtype string) ([]*Algorithm, error) {
+	nranks := l.NRanks()
 	switch k {
 	case "auto":
 		var best *Algorithm
@@ -137,7 +146,7 @@ func Select(collective, k string, size int64, nranks int, dtype string) ([]*Algo
 			if a.AutoMin == 0 && a.AutoMax == 0 {
 				continue
 			}
-			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || a.Supports(size, nranks, dtype) != nil {
+			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || a.supportsIn(size, l, dtype) != nil {
 				continue
 			}
 			if best == nil || a.AutoPriority < best.AutoPriority {
@@ -147,17 +156,17 @@ func Select(collective, k string, size int64, nranks int, dtype string) ([]*Algo
 		if best == nil {
 			// fall back to anything that supports the size
 			for _, a := range registry[collective] {
-				if a.Supports(size, nranks, dtype) == nil {
+				if a.supportsIn(size, l, dtype) == nil {
 					return []*Algorithm{a}, nil
 				}
 			}
-			return nil, fmt.Errorf("no %s algorithm supports %d bytes of %s on %d ranks", collective, size, dtype, nranks)
+			return nil, fmt.Errorf("no %s algorithm supports %d bytes of %s on %d ranks (%v)", collective, size, dtype, nranks, l)
 		}
 		return []*Algorithm{best}, nil
 	case "all":
 		var out []*Algorithm
 		for _, a := range registry[collective] {
-			if a.Supports(size, nranks, dtype) == nil {
+			if a.supportsIn(size, l, dtype) == nil {
 				out = append(out, a)
 			}
 		}
@@ -167,7 +176,7 @@ func Select(collective, k string, size int64, nranks int, dtype string) ([]*Algo
 	if err != nil {
 		return nil, err
 	}
-	if err := a.Supports(size, nranks, dtype); err != nil {
+	if err := a.supportsIn(size, l, dtype); err != nil {
 		return nil, err
 	}
 	return []*Algorithm{a}, nil

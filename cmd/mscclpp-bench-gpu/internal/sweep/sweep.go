@@ -67,6 +67,9 @@ func Run(r Rank) error {
 	if err := collectives.CheckSweep(c.Command, c.Kernel, c.Sizes(), c.Datatypes, r.Mesh.NRanks); err != nil {
 		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
 	}
+	if err := collectives.CheckLayout(c.Command, c.Kernel, collectives.LayoutOf(r.Mesh)); err != nil {
+		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
+	}
 	p := results.NewTextPrinter(r.Out)
 	h := r.Header(coll.TestName())
 	p.Header(h)

@@ -57,6 +57,8 @@ type Job struct {
 
 	cpus  affinity.Set       // the CPUs this rank was bound to at start
 	proxy affinity.Placement // where its proxy thread runs
+	// helpers: where its Ethernet sender and receiver threads run (empty: its own CPUs)
+	helpers affinity.Set
 }
 
 // Rank returns this process's rank.
@@ -167,6 +169,7 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	meshOpts := cfg.Env.Mesh // what the environment sets (cli.ReadEnv)
 	meshOpts.Mode, meshOpts.Timeout, meshOpts.Hostname, meshOpts.Proxy = mode, cfg.Timeout, j.Hostname, proxy
 	meshOpts.Verbs = ibverbs.Library{GIDIndex: cfg.Env.IBGIDIndex}
+	meshOpts.Ethernet.CPUs = j.helpers
 	if j.Mesh, err = channels.NewMesh(j.GPU, j.Boot, meshOpts); err != nil {
 		if errors.Is(err, channels.ErrNoHCA) {
 			return nil, cli.Usagef("%v", err) // names the rank and host
@@ -219,7 +222,9 @@ func (j *Job) planProxy() (affinity.Placement, error) {
 		}
 		host = append(host, s)
 	}
-	j.proxy = affinity.Plan(host, index, affinity.ReadHost(""))
+	hostCPUs := affinity.ReadHost("")
+	j.proxy = affinity.Plan(host, index, hostCPUs)
+	j.helpers = affinity.Helpers(host, index, hostCPUs)
 	return j.proxy, nil
 }
 
