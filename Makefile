@@ -2,6 +2,9 @@
 # Go worker embeds, then builds two binaries into bin/:
 #   bin/mscclpp-bench      front end: CLI, reports, compare/plot; no cgo, runs anywhere
 #   bin/mscclpp-bench-gpu  GPU worker: links libcuda.so.1 and libmpi.so.40
+# and links in bin/ named like nccl-tests' eleven benchmarks (all_reduce_perf, ...) to the
+# front end, which runs that collective when started under such a name: with
+# PATH=$PWD/bin:$PATH, scripts written for nccl-tests run mscclpp-bench.
 # `make test` runs everything that needs no GPU; `make gpu-test` runs the GPU suite on a
 # GPU machine under mpirun (build here with `make gpu-test-bin`, then carry bin/).
 
@@ -35,9 +38,17 @@ GO_SRCS  := $(shell find . -name '*.go' -not -path './third_party/*') go.mod go.
 HDR_HASH := $(shell cat $(CU_HDRS) | cksum | cut -d' ' -f1)
 export CGO_CFLAGS := -I$(CUDA_HOME)/include -DMB_HEADERS_CKSUM=$(HDR_HASH)
 
-.PHONY: all kernels test vet fuzz gpu-test-bin gpu-test clean
+.PHONY: all kernels test vet fuzz gpu-test-bin gpu-test clean nccl-tests-links
 
-all: bin/mscclpp-bench bin/mscclpp-bench-gpu
+# nccl-tests 2.19.6's benchmark programs (cmd/internal/cli/nccltests.go maps them).
+NCCL_TESTS_NAMES := all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf \
+                    alltoallv_perf broadcast_perf reduce_perf gather_perf scatter_perf \
+                    sendrecv_perf hypercube_perf
+
+all: bin/mscclpp-bench bin/mscclpp-bench-gpu nccl-tests-links
+
+nccl-tests-links: bin/mscclpp-bench
+	@for n in $(NCCL_TESTS_NAMES); do ln -sfn mscclpp-bench bin/$$n; done
 
 kernels: $(FATBINS)
 

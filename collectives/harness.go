@@ -14,13 +14,16 @@ import (
 
 // Options are the harness's share of the command line (nccl-tests' meanings).
 type Options struct {
-	Sizes     []int64
-	Iters     int
-	Warmup    int
-	AggIters  int
-	Check     int
-	Graph     int // graph launches; 0 = no graph
-	Blocking  int // 0 async, 1 sync+barrier per iteration, 2 sync per iteration
+	Sizes    []int64
+	Iters    int
+	Warmup   int
+	AggIters int
+	Check    int
+	Graph    int // graph launches; 0 = no graph
+	// Blocking is nccl-tests' -z: 0 async; 1 wait and barrier after each launch; 2 wait
+	// after each launch; 3 wait after each launch and barrier after each iteration, the
+	// barrier left out of the time.
+	Blocking  int
 	Average   int // 0 rank 0, 1 mean, 2 min, 3 max
 	Datatypes []string
 	Ops       []string
@@ -38,6 +41,11 @@ type Options struct {
 	// Progress, when set, is called before each measurement with how many are done of
 	// how many, and what comes next.
 	Progress func(done, total int, what string)
+
+	// nccl-tests' other options (nccltests.go).
+	PerIter     bool // -I: time each iteration with events (not in graph mode)
+	PerIterSkip int  // -K: leading iterations left out of the statistics
+	Unalign     int  // -u: both buffers start this many elements later
 }
 
 // Reporter receives the report as it is made (rank 0 prints; others may discard).
@@ -59,6 +67,8 @@ type Harness struct {
 	verifier  *Verifier
 	instances map[*Algorithm]Instance
 	seed      uint32
+	pad       uint64         // bytes kept free at the end of each buffer for -u
+	events    []device.Event // -I's events, made at first use
 }
 
 // Summary is what a run adds up to.
@@ -92,7 +102,8 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 		}
 		h.Opts.Sizes, maxBytes = kept, budget
 	}
-	bufBytes := roundUp(uint64(max(maxBytes, 16)), 256)
+	h.pad = uint64(o.Unalign) * maxTypeSize // room for -u's offset, for every type
+	bufBytes := roundUp(uint64(max(maxBytes, 16))+h.pad, 256)
 	in, err := m.Alloc(bufBytes)
 	if err != nil {
 		return nil, err
@@ -128,6 +139,11 @@ func (h *Harness) Close() error {
 	var first error
 	for _, inst := range h.instances {
 		if err := inst.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	for _, e := range h.events {
+		if err := h.GPU.DestroyEvent(e); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -289,6 +305,7 @@ func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 			row.OutOfPlace = p
 		}
 	}
+	row.Timestamp = time.Now() // -S: when the row was measured
 	return row, nil
 }
 
@@ -305,11 +322,12 @@ func placementName(inPlace bool) string {
 func (h *Harness) at(a *LaunchArgs, iter int) *LaunchArgs {
 	b := *a
 	unit := roundUp(max(a.SendBytes, a.RecvBytes, 1), 256)
-	steps := h.env.OutBytes / unit
+	steps := (h.env.OutBytes - h.pad) / unit
 	if steps < 1 {
 		steps = 1
 	}
-	b.Shift = unit * (uint64(iter) % steps)
+	// -u: both buffers start Unalign elements later, as nccl-tests shifts its pointers.
+	b.Shift = unit*(uint64(iter)%steps) + uint64(h.Opts.Unalign)*uint64(a.Type.Size)
 	b.InOff, b.OutOff = b.InOffOf(h.env.Rank), b.OutOffOf(h.env.Rank)
 	return &b
 }
@@ -335,20 +353,32 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	if empty(base) {
 		// An empty collective enqueues nothing (as NCCL does for a count of 0): there is no
-		// graph to capture and nothing to wait for, so its time is the empty loop's.
+		// graph to capture and nothing to wait for, so its time is the empty loop's, and
+		// -I's iterations are timed on the host.
+		iterUs := make([]float64, o.Iters)
 		start := time.Now()
-		for i := 0; i < o.Iters*agg; i++ {
-			if err := h.launch(inst, base); err != nil {
-				return nil, err
+		for i := 0; i < o.Iters; i++ {
+			t0 := time.Now()
+			for j := 0; j < agg; j++ {
+				if err := h.launch(inst, base); err != nil {
+					return nil, err
+				}
 			}
+			iterUs[i] = float64(time.Since(t0).Nanoseconds()) / 1e3 / float64(agg)
 		}
-		us, err := h.combine(float64(time.Since(start).Nanoseconds()) / 1e3 / float64(o.Iters*agg))
+		own := float64(time.Since(start).Nanoseconds()) / 1e3 / float64(o.Iters*agg)
+		us, err := h.combine(own)
 		if err != nil {
 			return nil, err
 		}
-		p := &results.Placement{TimeUs: us, Wrong: -1}
+		p := &results.Placement{TimeUs: us, CPUTimeUs: own, Wrong: -1}
 		if o.Check > 0 {
 			p.Wrong = 0 // nothing to get wrong
+		}
+		if o.PerIter {
+			if p.PerIter, err = h.iterStats(iterUs); err != nil {
+				return nil, err
+			}
 		}
 		return p, nil
 	}
@@ -363,7 +393,8 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 	if err := h.Mesh.Boot.Barrier(); err != nil {
 		return nil, err
 	}
-	var elapsed time.Duration
+	var elapsed, cpu time.Duration // per graph launch, and the host's enqueue time (-C)
+	var iterUs []float64           // -I
 	if o.Graph > 0 {
 		if err := h.GPU.BeginCapture(h.Stream); err != nil {
 			return nil, err
@@ -392,44 +423,29 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 				return nil, err
 			}
 		}
+		// nccl-tests' cputime in graph mode: launching every graph, per operation of one.
+		cpu = time.Since(start)
 		if err := h.sync(); err != nil {
 			return nil, err
 		}
 		elapsed = time.Since(start) / time.Duration(o.Graph)
 	} else {
-		start := time.Now()
-		for i := 0; i < o.Iters; i++ {
-			for j := 0; j < agg; j++ {
-				if err := h.launch(inst, h.at(base, i*agg+j)); err != nil {
-					return nil, err
-				}
-			}
-			if o.Blocking > 0 {
-				if err := h.sync(); err != nil {
-					return nil, err
-				}
-				if o.Blocking == 1 {
-					barrier := o.Barrier
-					if barrier == nil {
-						barrier = h.Mesh.Boot.Barrier
-					}
-					if err := barrier(); err != nil {
-						return nil, err
-					}
-				}
-			}
-		}
-		if err := h.sync(); err != nil {
+		var err error
+		if elapsed, cpu, iterUs, err = h.timedLoop(inst, base); err != nil {
 			return nil, err
 		}
-		elapsed = time.Since(start)
 	}
 	us := float64(elapsed.Nanoseconds()) / 1e3 / float64(o.Iters*agg)
 	us, err := h.combine(us)
 	if err != nil {
 		return nil, err
 	}
-	p := &results.Placement{TimeUs: us, Wrong: -1}
+	p := &results.Placement{TimeUs: us, CPUTimeUs: float64(cpu.Nanoseconds()) / 1e3 / float64(o.Iters*agg), Wrong: -1}
+	if iterUs != nil {
+		if p.PerIter, err = h.iterStats(iterUs); err != nil {
+			return nil, err
+		}
+	}
 	if o.Check > 0 {
 		if p.Wrong, err = h.verify(inst, base); err != nil {
 			return nil, err

@@ -50,6 +50,14 @@ func checkDoc(doc *jsonDoc) error {
 				return fmt.Errorf("%s: %s.nwrong %w", where, p.name, err)
 			}
 		}
+		for _, p := range []struct {
+			name string
+			p    *jsonPerIter
+		}{{"out_of_place_per_iter", r.OutPerIter}, {"in_place_per_iter", r.InPerIter}} {
+			if err := checkPerIter(p.p); err != nil {
+				return fmt.Errorf("%s: %s.%w", where, p.name, err)
+			}
+		}
 	}
 	for i, pp := range doc.PingPong {
 		where := fmt.Sprintf("pingpong[%d] (size %d)", i, pp.Size)
@@ -66,6 +74,32 @@ func checkDoc(doc *jsonDoc) error {
 		}
 		if err := checkWrong(pp.NWrong); err != nil {
 			return fmt.Errorf("%s: nwrong %w", where, err)
+		}
+	}
+	return nil
+}
+
+// checkPerIter accepts an absent per-iteration record or one whose figures are all finite
+// and at least 0, and whose skip count is not negative.
+func checkPerIter(j *jsonPerIter) error {
+	if j == nil {
+		return nil
+	}
+	if j.Skipped < 0 {
+		return fmt.Errorf("skipped_iterations %d is negative", j.Skipped)
+	}
+	figures := []*jsonFloat{&j.Min, &j.Max, &j.Avg, &j.P50, &j.P95, &j.P99, &j.Stdev, &j.CVPct}
+	for i := range j.Times {
+		figures = append(figures, &j.Times[i])
+	}
+	for _, r := range j.PerRank {
+		for i := range r {
+			figures = append(figures, &r[i])
+		}
+	}
+	for _, f := range figures {
+		if err := checkFigure(f); err != nil {
+			return fmt.Errorf("figure %w", err)
 		}
 	}
 	return nil

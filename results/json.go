@@ -31,6 +31,8 @@ type Report struct {
 	Header
 	// Args is the command line, program name first.
 	Args []string
+	// Env is nccl-tests' "env" list (NAME=value); we write none.
+	Env []string
 	// NCCLVersion is nccl-tests' "nccl_version" code. mscclpp-bench does
 	// not use NCCL and leaves it 0; the key is always written so that
 	// parsers expecting it keep working.
@@ -157,6 +159,7 @@ type jsonDoc struct {
 	Version        int            `json:"version"`
 	StartTime      string         `json:"start_time"`
 	Args           []string       `json:"args"`
+	Env            []string       `json:"env,omitempty"`
 	NCCLVersion    int            `json:"nccl_version"`
 	Program        string         `json:"program,omitempty"`
 	ProgramVersion string         `json:"program_version,omitempty"`
@@ -213,7 +216,9 @@ type jsonResult struct {
 	RedOp       string         `json:"redop"`
 	Root        jsonRoot       `json:"root"`
 	OutOfPlace  *jsonPlacement `json:"out_of_place"`
+	OutPerIter  *jsonPerIter   `json:"out_of_place_per_iter,omitempty"`
 	InPlace     *jsonPlacement `json:"in_place,omitempty"`
+	InPerIter   *jsonPerIter   `json:"in_place_per_iter,omitempty"`
 	ActualIters int            `json:"actual_iterations"`
 	Experiment  string         `json:"experiment_name"`
 	Algorithm   string         `json:"algorithm,omitempty"`
@@ -225,6 +230,64 @@ type jsonPlacement struct {
 	AlgBw   jsonFloat  `json:"alg_bw"`
 	BusBw   jsonFloat  `json:"bus_bw"`
 	NWrong  *jsonFloat `json:"nwrong"`
+}
+
+// jsonPerIter is nccl-tests' "*_per_iter" object (-I).
+type jsonPerIter struct {
+	Skipped int           `json:"skipped_iterations"`
+	Min     jsonFloat     `json:"min_us"`
+	Max     jsonFloat     `json:"max_us"`
+	Avg     jsonFloat     `json:"avg_us"`
+	P50     jsonFloat     `json:"p50_us"`
+	P95     jsonFloat     `json:"p95_us"`
+	P99     jsonFloat     `json:"p99_us"`
+	Stdev   jsonFloat     `json:"stdev_us"`
+	CVPct   jsonFloat     `json:"cv_pct"`
+	Times   []jsonFloat   `json:"times_us"`
+	PerRank [][]jsonFloat `json:"per_process_max_times_us,omitempty"`
+}
+
+func floatsToJSON(v []float64) []jsonFloat {
+	out := make([]jsonFloat, len(v))
+	for i, x := range v {
+		out[i] = jsonFloat(x)
+	}
+	return out
+}
+
+func floatsFromJSON(v []jsonFloat) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+func perIterToJSON(p *Placement) *jsonPerIter {
+	if p == nil || p.PerIter == nil {
+		return nil
+	}
+	s := p.PerIter
+	j := &jsonPerIter{Skipped: s.Skipped, Min: jsonFloat(s.Min), Max: jsonFloat(s.Max), Avg: jsonFloat(s.Avg),
+		P50: jsonFloat(s.P50), P95: jsonFloat(s.P95), P99: jsonFloat(s.P99), Stdev: jsonFloat(s.Stdev),
+		CVPct: jsonFloat(s.CVPct), Times: floatsToJSON(s.Times)}
+	for _, r := range s.PerRank {
+		j.PerRank = append(j.PerRank, floatsToJSON(r))
+	}
+	return j
+}
+
+func perIterFromJSON(j *jsonPerIter) *IterStats {
+	if j == nil {
+		return nil
+	}
+	s := &IterStats{Skipped: j.Skipped, Min: float64(j.Min), Max: float64(j.Max), Avg: float64(j.Avg),
+		P50: float64(j.P50), P95: float64(j.P95), P99: float64(j.P99), Stdev: float64(j.Stdev),
+		CVPct: float64(j.CVPct), Times: floatsFromJSON(j.Times)}
+	for _, r := range j.PerRank {
+		s.PerRank = append(s.PerRank, floatsFromJSON(r))
+	}
+	return s
 }
 
 type jsonPingPong struct {
@@ -265,12 +328,21 @@ func wrongFromJSON(v *jsonFloat) int64 {
 	return int64(*v)
 }
 
-func placementToJSON(p *Placement) *jsonPlacement {
+// placementToJSON writes p; with cpuTime (-C) its time is the host's, under "cpu_time",
+// as nccl-tests writes it.
+func placementToJSON(p *Placement, cpuTime bool) *jsonPlacement {
 	if p == nil {
 		return nil
 	}
-	t := jsonFloat(p.TimeUs)
-	return &jsonPlacement{Time: &t, AlgBw: jsonFloat(p.AlgBw), BusBw: jsonFloat(p.BusBw), NWrong: wrongToJSON(p.Wrong)}
+	out := &jsonPlacement{AlgBw: jsonFloat(p.AlgBw), BusBw: jsonFloat(p.BusBw), NWrong: wrongToJSON(p.Wrong)}
+	if cpuTime {
+		t := jsonFloat(p.CPUTimeUs)
+		out.CPUTime = &t
+	} else {
+		t := jsonFloat(p.TimeUs)
+		out.Time = &t
+	}
+	return out
 }
 
 func placementFromJSON(p *jsonPlacement) *Placement {
@@ -281,8 +353,11 @@ func placementFromJSON(p *jsonPlacement) *Placement {
 	switch {
 	case p.Time != nil:
 		out.TimeUs = float64(*p.Time)
-	case p.CPUTime != nil:
+	case p.CPUTime != nil: // nccl-tests -C: the only time there is
 		out.TimeUs = float64(*p.CPUTime)
+	}
+	if p.CPUTime != nil {
+		out.CPUTimeUs = float64(*p.CPUTime)
 	}
 	return out
 }
@@ -305,23 +380,28 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Version:        JSONVersion,
 		StartTime:      formatTime(r.Start),
 		Args:           nonNil(r.Args),
+		Env:            r.Env,
 		NCCLVersion:    r.NCCLVersion,
 		Program:        r.Program,
 		ProgramVersion: r.Version,
 		ProgramExtra:   r.Extra,
 		Collective:     r.Collective,
 		Config: jsonConfig{
-			NThreads:   r.NThreads,
-			NGpus:      r.NGpus,
-			MinBytes:   r.MinBytes,
-			MaxBytes:   r.MaxBytes,
-			Warmup:     r.Warmup,
-			Iters:      r.Iters,
-			AggIters:   r.AggIters,
-			Validation: r.Check,
-			Graph:      r.Graph,
-			Unalign:    r.Unalign,
-			Devices:    make([]jsonDevice, 0, len(r.Devices)),
+			NThreads:     r.NThreads,
+			NGpus:        r.NGpus,
+			MinBytes:     r.MinBytes,
+			MaxBytes:     r.MaxBytes,
+			Warmup:       r.Warmup,
+			Iters:        r.Iters,
+			AggIters:     r.AggIters,
+			Validation:   r.Check,
+			Graph:        r.Graph,
+			Blocking:     r.Blocking != 0,
+			PerIter:      jsonBool(r.PerIter),
+			PerIterSkip:  r.PerIterSkip,
+			ParallelInit: jsonBool(r.ParallelInit),
+			Unalign:      r.Unalign,
+			Devices:      make([]jsonDevice, 0, len(r.Devices)),
 		},
 		Results:     make([]jsonResult, 0, len(r.Rows)),
 		OutOfBounds: jsonOOB{Count: r.OutOfBounds, Okay: r.OutOfBounds == 0},
@@ -349,8 +429,10 @@ func WriteJSON(w io.Writer, r *Report) error {
 		doc.Results = append(doc.Results, jsonResult{
 			Size: row.Size, Count: row.Count, Type: row.Type, RedOp: row.Op,
 			Root:        jsonRoot(row.Root),
-			OutOfPlace:  placementToJSON(row.OutOfPlace),
-			InPlace:     placementToJSON(row.InPlace),
+			OutOfPlace:  placementToJSON(row.OutOfPlace, r.CPUTime),
+			OutPerIter:  perIterToJSON(row.OutOfPlace),
+			InPlace:     placementToJSON(row.InPlace, r.CPUTime),
+			InPerIter:   perIterToJSON(row.InPlace),
 			ActualIters: iters,
 			Algorithm:   row.Algorithm,
 		})
@@ -372,8 +454,8 @@ func WriteJSON(w io.Writer, r *Report) error {
 }
 
 // ReadJSON reads a JSON results file written by WriteJSON or by nccl-tests
-// (-J). Keys it does not know (nccl-tests' "env", per-iteration records,
-// ...) are ignored; "root" may be a padded string or a number; a null
+// (-J), per-iteration records (-I) and "cpu_time" (-C) included. Keys it does
+// not know are ignored; "root" may be a padded string or a number; a null
 // "nwrong" becomes Wrong == -1; "cpu_time" is accepted in place of "time".
 // Times are parsed in the local time zone, as nccl-tests writes them. A
 // document without a "results" (or "pingpong") list is refused, and so are
@@ -392,25 +474,32 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	}
 	r := &Report{
 		Args:        doc.Args,
+		Env:         doc.Env,
 		NCCLVersion: doc.NCCLVersion,
 		Errors:      doc.Errors,
 		Header: Header{
-			Program:    doc.Program,
-			Version:    doc.ProgramVersion,
-			Extra:      doc.ProgramExtra,
-			Collective: doc.Collective,
-			NThreads:   doc.Config.NThreads,
-			NGpus:      doc.Config.NGpus,
-			MinBytes:   doc.Config.MinBytes,
-			MaxBytes:   doc.Config.MaxBytes,
-			Warmup:     doc.Config.Warmup,
-			Iters:      doc.Config.Iters,
-			AggIters:   doc.Config.AggIters,
-			Check:      doc.Config.Validation,
-			Graph:      doc.Config.Graph,
-			Unalign:    doc.Config.Unalign,
+			Program:      doc.Program,
+			Version:      doc.ProgramVersion,
+			Extra:        doc.ProgramExtra,
+			Collective:   doc.Collective,
+			NThreads:     doc.Config.NThreads,
+			NGpus:        doc.Config.NGpus,
+			MinBytes:     doc.Config.MinBytes,
+			MaxBytes:     doc.Config.MaxBytes,
+			Warmup:       doc.Config.Warmup,
+			Iters:        doc.Config.Iters,
+			AggIters:     doc.Config.AggIters,
+			Check:        doc.Config.Validation,
+			Graph:        doc.Config.Graph,
+			PerIter:      bool(doc.Config.PerIter),
+			PerIterSkip:  doc.Config.PerIterSkip,
+			ParallelInit: bool(doc.Config.ParallelInit),
+			Unalign:      doc.Config.Unalign,
 		},
 		Footer: Footer{OutOfBounds: doc.OutOfBounds.Count, AvgBusBw: float64(doc.AvgBusBw.Bandwidth)},
+	}
+	if doc.Config.Blocking {
+		r.Blocking = 1 // the file says only whether some blocking mode was on
 	}
 	if doc.Config.StepFactor != nil {
 		r.StepFactor = *doc.Config.StepFactor
@@ -438,14 +527,26 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 		})
 	}
 	for _, res := range doc.Results {
-		r.Rows = append(r.Rows, Row{
+		row := Row{
 			Size: res.Size, Count: res.Count, Type: res.Type, Op: res.RedOp,
 			Root:        int(res.Root),
 			OutOfPlace:  placementFromJSON(res.OutOfPlace),
 			InPlace:     placementFromJSON(res.InPlace),
 			Algorithm:   res.Algorithm,
 			ActualIters: res.ActualIters,
-		})
+		}
+		if row.OutOfPlace != nil {
+			row.OutOfPlace.PerIter = perIterFromJSON(res.OutPerIter)
+		}
+		if row.InPlace != nil {
+			row.InPlace.PerIter = perIterFromJSON(res.InPerIter)
+		}
+		for _, p := range []*jsonPlacement{res.OutOfPlace, res.InPlace} {
+			if p != nil && p.CPUTime != nil && p.Time == nil {
+				r.CPUTime = true // nccl-tests -C
+			}
+		}
+		r.Rows = append(r.Rows, row)
 	}
 	for _, pp := range doc.PingPong {
 		r.PingPong = append(r.PingPong, PingPongRow{

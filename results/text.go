@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // Device describes one rank's GPU, as listed under "# Using devices".
@@ -44,6 +45,17 @@ type Header struct {
 	Graph      int   // CUDA graph launches (nccl-tests -G)
 	Unalign    int   // forced misalignment in elements (nccl-tests -u)
 	Devices    []Device
+
+	// nccl-tests' options that change the report's layout or add header lines.
+	Blocking     int  // -z: 1, 2 and 3 print nccl-tests' "Blocking Enabled" line
+	PerIter      bool // -I: per-iteration columns and a header line
+	PerIterSkip  int  // -K: iterations left out of the per-iteration statistics
+	ParallelInit bool // -p, as given (JSON "parallel_init")
+	CPUTime      bool // -C: the time columns hold the host's launch time ("cputime")
+	Timestamps   bool // -S: a timestamp column after the in-place group
+	// Notes are extra "# " lines after nccl-tests' option lines, before the device list:
+	// for options accepted for compatibility that have no effect here.
+	Notes []string
 }
 
 // Placement is the measurement of one buffer placement (out-of-place or
@@ -55,6 +67,11 @@ type Placement struct {
 	// Wrong is the number of wrong elements; -1 means "not checked" and is
 	// printed as N/A (and written as JSON null), like nccl-tests without -c.
 	Wrong int64
+	// CPUTimeUs is the host's time to enqueue one operation (nccl-tests -C); printed in
+	// place of TimeUs when Header.CPUTime is set.
+	CPUTimeUs float64
+	// PerIter is the per-iteration report (-I); nil without it.
+	PerIter *IterStats
 }
 
 // Row is one line of the results table: one message size of one collective.
@@ -74,12 +91,16 @@ type Row struct {
 	Algorithm string
 	// ActualIters is the JSON "actual_iterations"; 0 means Header.Iters.
 	ActualIters int
+	// Timestamp is when the row was measured, printed with Header.Timestamps (-S).
+	Timestamp time.Time
 }
 
 // Footer holds the summary printed after the results table.
 type Footer struct {
 	OutOfBounds int64   // number of values outside tolerance across the run
 	AvgBusBw    float64 // average bus bandwidth over all rows, GB/s
+	// Memory, when set, adds nccl-tests' "GPU memory usage" line (-M).
+	Memory *MemoryUsage
 }
 
 // TextPrinter writes nccl-tests style text output to an io.Writer as results
@@ -96,8 +117,9 @@ type TextPrinter struct {
 	w          io.Writer
 	err        error
 	collective string
-	pendingCol bool // Header was printed, column header not yet
-	pingPong   bool // PingPongHeader was printed: Footer has no bus bandwidth line
+	layout     Header // the options that shape rows (PerIter, CPUTime, Timestamps)
+	pendingCol bool   // Header was printed, column header not yet
+	pingPong   bool   // PingPongHeader was printed: Footer has no bus bandwidth line
 }
 
 // NewTextPrinter returns a TextPrinter writing to w.
@@ -121,6 +143,7 @@ func (p *TextPrinter) printf(format string, args ...any) {
 // The column header follows lazily (see TextPrinter).
 func (p *TextPrinter) Header(h Header) {
 	p.collective = h.Collective
+	p.layout = h
 	version := fmt.Sprintf("# %s version %s", h.Program, h.Version)
 	if h.Extra != "" {
 		version += " " + h.Extra
@@ -134,6 +157,24 @@ func (p *TextPrinter) Header(h Header) {
 	p.printf("# nThread %d nGpus %d minBytes %d maxBytes %d step: %d(%s) warmup iters: %d iters: %d agg iters: %d validation: %d graph: %d unalign: %d\n",
 		h.NThreads, h.NGpus, h.MinBytes, h.MaxBytes, step, unit,
 		h.Warmup, h.Iters, h.AggIters, h.Check, h.Graph, h.Unalign)
+	switch h.Blocking {
+	case 1:
+		p.printf("# Blocking Enabled: wait and barrier after each inner iteration (-m) \n")
+	case 2:
+		p.printf("# Blocking Enabled: wait after each inner iteration (-m), no barrier \n")
+	case 3:
+		p.printf("# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n")
+	}
+	if h.PerIter {
+		skip := ""
+		if h.PerIterSkip > 0 {
+			skip = fmt.Sprintf("; summary skips first %d iterations", h.PerIterSkip)
+		}
+		p.printf("# Per-Iteration Report: CUDA event timing; i_* uses max over process rows%s \n", skip)
+	}
+	for _, n := range h.Notes {
+		p.Note("%s", n)
+	}
 	p.printf("#\n")
 	p.printf("# Using devices\n")
 	for _, d := range h.Devices {
@@ -158,15 +199,36 @@ func (p *TextPrinter) columnHeader() {
 		return
 	}
 	p.pendingCol = false
+	h := p.layout
+	timeLabel, tsLabel, tsUnit, tsPad := "time", "", "", 0
+	if h.CPUTime {
+		timeLabel = "cputime"
+	}
+	if h.Timestamps {
+		tsLabel, tsUnit, tsPad = "timestamp", "%Y-%m-%d %H:%M:%S", 19
+	}
 	p.printf("#\n")
-	p.printf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n",
-		"", "", "", "", "")
-	p.printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n",
+	lead := fmt.Sprintf("# %10s  %12s  %8s  %6s  %6s", "", "", "", "", "")
+	if h.PerIter {
+		p.printf("%s              out-of-place (+ per-iteration)                                in-place (+ per-iteration)\n", lead)
+		group := func(a, b, c, d, e, f, g, i string) string {
+			return fmt.Sprintf("  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s", a, b, c, d, e, f, g, i)
+		}
+		p.printf("# %10s  %12s  %8s  %6s  %6s%s%s %*s\n", "size", "count", "type", "redop", "root",
+			group(timeLabel, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%"),
+			group(timeLabel, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%"), tsPad, tsLabel)
+		p.printf("# %10s  %12s  %8s  %6s  %6s%s%s %*s\n", "(B)", "(elements)", "", "", "",
+			group("(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)"),
+			group("(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)"), tsPad, tsUnit)
+		return
+	}
+	p.printf("%s           out-of-place                       in-place          \n", lead)
+	p.printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n",
 		"size", "count", "type", "redop", "root",
-		"time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong")
-	p.printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n",
+		timeLabel, "algbw", "busbw", "#wrong", timeLabel, "algbw", "busbw", "#wrong", tsPad, tsLabel)
+	p.printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n",
 		"(B)", "(elements)", "", "", "",
-		"(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "")
+		"(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", tsPad, tsUnit)
 }
 
 // Algorithm prints the comment line "#  algorithm: NAME". Call it whenever
@@ -196,18 +258,29 @@ func (p *TextPrinter) Row(r Row) {
 	if r.OutOfPlace == nil {
 		b.WriteString(strings.Repeat(" ", 32))
 	} else {
-		writePlacement(&b, r.OutOfPlace)
+		p.writePlacement(&b, r.OutOfPlace)
 	}
 	if r.InPlace != nil {
-		writePlacement(&b, r.InPlace)
+		p.writePlacement(&b, r.InPlace)
+	}
+	if p.layout.Timestamps && !r.Timestamp.IsZero() {
+		b.WriteString(formatTimestamp(r.Timestamp))
 	}
 	p.printf("%s\n", b.String())
 }
 
-// writePlacement appends the time/algbw/busbw/#wrong group of one placement.
-func writePlacement(b *strings.Builder, pl *Placement) {
+// writePlacement appends the time/algbw/busbw/#wrong group of one placement, and its
+// per-iteration columns (-I).
+func (p *TextPrinter) writePlacement(b *strings.Builder, pl *Placement) {
+	t := pl.TimeUs
+	if p.layout.CPUTime {
+		t = pl.CPUTimeUs
+	}
 	fmt.Fprintf(b, "  %7s  %6s  %6s  %s",
-		FormatTime(pl.TimeUs), FormatBw(pl.AlgBw), FormatBw(pl.BusBw), FormatWrong(pl.Wrong))
+		FormatTime(t), FormatBw(pl.AlgBw), FormatBw(pl.BusBw), FormatWrong(pl.Wrong))
+	if s := pl.PerIter; s != nil && p.layout.PerIter {
+		fmt.Fprintf(b, "  %7s  %7s  %7s  %7s", FormatTime(s.Min), FormatTime(s.Max), FormatTime(s.P99), FormatTime(s.CVPct))
+	}
 }
 
 // Footer prints the out-of-bounds count, the average bus bandwidth and the
@@ -225,6 +298,10 @@ func (p *TextPrinter) Footer(f Footer) {
 	}
 	p.printf("#\n")
 	p.printf("# Collective test concluded: %s\n", p.collective)
+	if m := f.Memory; m != nil {
+		p.printf("# %-20s : Initialization %s | User-Allocated %s | Collective %s | Total  %s\n", "GPU memory usage",
+			FormatMemory(m.Init), FormatMemory(m.User), FormatMemory(m.Collective), FormatMemory(m.Init+m.User+m.Collective))
+	}
 	p.printf("#\n")
 	p.printf("\n")
 }

@@ -15,14 +15,20 @@ const baselinePrefix = "testdata/h200x2-nccl2.28.3-mpi_"
 // readBaselineReport loads one of the nccl-tests JSON baselines.
 func readBaselineReport(t *testing.T, name string) *Report {
 	t.Helper()
-	f, err := os.Open(baselinePrefix + name + ".json")
+	return readReport(t, baselinePrefix+name+".json")
+}
+
+// readReport reads a JSON results file.
+func readReport(t *testing.T, path string) *Report {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	r, err := ReadJSON(f)
 	if err != nil {
-		t.Fatalf("ReadJSON(%s): %v", name, err)
+		t.Fatalf("ReadJSON(%s): %v", path, err)
 	}
 	return r
 }
@@ -121,6 +127,9 @@ func TestTextGoldenDataRows(t *testing.T) {
 		t.Fatalf("no baselines: %v", err)
 	}
 	for _, file := range files {
+		if strings.Contains(file, "-I1") {
+			continue // per-iteration columns: TestTextGoldenOptions renders that file whole
+		}
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

@@ -19,5 +19,5 @@ func init() {
 
 func main() {
 	app := cli.App{Name: "mscclpp-bench", Version: version.String(), Run: worker.Run(version.String())}
-	os.Exit(cli.Main(app, os.Args[1:]))
+	os.Exit(cli.MainArgv(app, os.Args))
 }

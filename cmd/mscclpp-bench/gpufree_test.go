@@ -9,21 +9,29 @@ import (
 	"testing"
 )
 
-// TestFrontBinaryNeedsNoGPU builds the front binary as `make` does (no cgo) and checks the
-// design promise: it links no shared library at all (so neither libcuda nor libmpi), and
-// help, version, compare and plot work with an empty environment, where a GPU subcommand
-// fails with a clear line, not a crash.
-func TestFrontBinaryNeedsNoGPU(t *testing.T) {
+// buildFront builds the front binary as make does (no cgo) into a temporary folder and
+// returns its path; it skips the test in -short mode.
+func buildFront(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds a binary")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "mscclpp-bench")
+	bin := filepath.Join(t.TempDir(), "mscclpp-bench")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// TestFrontBinaryNeedsNoGPU builds the front binary as `make` does (no cgo) and checks the
+// design promise: it links no shared library at all (so neither libcuda nor libmpi), and
+// help, version, compare and plot work with an empty environment, where a GPU subcommand
+// fails with a clear line, not a crash.
+func TestFrontBinaryNeedsNoGPU(t *testing.T) {
+	bin := buildFront(t)
+	dir := filepath.Dir(bin)
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)

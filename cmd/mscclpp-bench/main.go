@@ -21,17 +21,18 @@ const WorkerEnv = "MSCCLPP_BENCH_GPU_WORKER"
 
 func main() {
 	app := cli.App{Name: "mscclpp-bench", Version: version.String(), Run: execWorker, Extra: extraCommands}
-	os.Exit(cli.Main(app, os.Args[1:]))
+	os.Exit(cli.MainArgv(app, os.Args))
 }
 
 // execWorker replaces this process with the GPU worker, same arguments and environment.
+// The worker gets this process's argv unchanged, its program name included, so that a
+// run started as all_reduce_perf (a link to this binary) is dispatched there the same way.
 func execWorker(_ context.Context, _ *cli.Config) error {
 	path, err := workerPath()
 	if err != nil {
 		return err
 	}
-	argv := append([]string{path}, os.Args[1:]...)
-	if err := syscall.Exec(path, argv, os.Environ()); err != nil {
+	if err := syscall.Exec(path, os.Args, os.Environ()); err != nil {
 		return fmt.Errorf("start GPU worker %s: %w", path, err)
 	}
 	return nil // not reached

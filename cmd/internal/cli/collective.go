@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 )
@@ -17,6 +18,7 @@ type collectiveFlags struct {
 	cycles, average           int
 	datatype, op, kernel      string
 	summary                   bool
+	nccl                      ncclTestsFlags // nccl-tests' other options (nccltests.go)
 }
 
 // collectiveCommand builds the subcommand of one registered collective: its name, help
@@ -28,10 +30,10 @@ func collectiveCommand(app *App, coll collectives.Collective) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: coll.Doc(),
-		Long:  fmt.Sprintf("%s\n\nnccl-tests' %s: the same flags, sizes, columns and bus-bandwidth factor.", coll.Doc(), coll.TestName()),
+		Long:  ncclTestsLong(coll),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := r.build(coll)
+			cfg, err := r.build(coll, cmd.Flags())
 			if err != nil {
 				return err
 			}
@@ -45,12 +47,13 @@ func collectiveCommand(app *App, coll collectives.Collective) *cobra.Command {
 	if coll.HasOp() {
 		fs.StringVarP(&r.op, "op", "o", "sum", "reduction: "+strings.Join(AllOps, ", ")+" or all")
 	}
-	fs.IntVarP(&r.blocking, "blocking", "z", 0, "0: asynchronous; 1: synchronize and barrier after each iteration; 2: synchronize only")
+	fs.IntVarP(&r.blocking, "blocking", "z", 0, "0: asynchronous; 1: wait and barrier after each inner iteration (-m); 2: wait only; 3: wait after each inner and barrier after each outer iteration (-n), time excludes the barrier")
 	fs.IntVarP(&r.graph, "cudagraph", "G", 0, "capture the iterations in a CUDA graph and launch it this many times (0: no graph)")
 	fs.IntVarP(&r.average, "average", "a", 1, "report time of 0: rank 0, 1: average, 2: minimum, 3: maximum over ranks")
 	fs.StringVarP(&r.kernel, "kernel", "k", "auto", "algorithm: auto, all, or a name or number ("+kernelList(name)+")")
 	fs.BoolVar(&r.summary, "summary", false, "after the table, print the best algorithm per size (useful with -k all)")
 	fs.IntVarP(&r.cycles, "run_cycles", "N", 1, "run and print the whole sweep this many times, with each rank's memory after each (0: until stopped)")
+	addNCCLTestsFlags(fs, &r.nccl)
 	return cmd
 }
 
@@ -66,8 +69,8 @@ func kernelList(collective string) string {
 	return strings.Join(out, ", ")
 }
 
-// build validates the flags into a Config.
-func (r *collectiveFlags) build(coll collectives.Collective) (*Config, error) {
+// build validates the flags (defined on fs) into a Config.
+func (r *collectiveFlags) build(coll collectives.Collective, fs *pflag.FlagSet) (*Config, error) {
 	command := coll.Name()
 	c, err := r.commonFlags.build(command)
 	if err != nil {
@@ -76,7 +79,7 @@ func (r *collectiveFlags) build(coll collectives.Collective) (*Config, error) {
 	c.Kernel, c.Summary = r.kernel, r.summary
 	if err := checkInts([]intCheck{
 		{"--agg_iters", r.aggIters, 1, 1 << 16},
-		{"--blocking", r.blocking, 0, 2},
+		{"--blocking", r.blocking, 0, 3},
 		{"--cudagraph", r.graph, 0, 1 << 20},
 		{"--run_cycles", r.cycles, 0, 1 << 24},
 		{"--average", r.average, 0, 3},
@@ -95,6 +98,9 @@ func (r *collectiveFlags) build(coll collectives.Collective) (*Config, error) {
 		if c.Ops, err = parseList("op", r.op, AllOps, nil); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.nccl.build(c, fs); err != nil {
+		return nil, err
 	}
 	if err := collectives.ValidKernel(command, c.Kernel); err != nil {
 		return nil, usagef("--kernel: %v", err)

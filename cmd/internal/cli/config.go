@@ -40,6 +40,8 @@ type Config struct {
 	BootstrapTimeout   time.Duration
 	BootstrapAddr      string // "[interface:]ip:port" for the root; "" = automatic
 
+	NCCLTests NCCLTestsOptions // nccl-tests' other options (nccltests.go)
+
 	// pingpong
 	Pair     string // "i,j" or "" for every pair
 	Channels string // "memory", "port" or "all"

@@ -118,7 +118,7 @@ func run(app *App, cmd *cobra.Command, cfg *Config) error {
 	if app.Run == nil {
 		return &runFailure{fmt.Errorf("%s needs a GPU runner, and none is built in", cfg.Command)}
 	}
-	cfg.Args = append([]string{app.Name}, os.Args[1:]...)
+	cfg.Args = commandLine(app.Name)
 	if err := app.Run(cmd.Context(), cfg); err != nil {
 		return &runFailure{err}
 	}

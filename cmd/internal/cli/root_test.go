@@ -83,7 +83,7 @@ func TestMainUsageErrors(t *testing.T) {
 		{[]string{"pingpong", "-g", "2"}, "--ngpus"},
 		{[]string{"allreduce", "-z", "1", "-G", "5"}, "--cudagraph"},
 		{[]string{"allreduce", "-z", "2", "-G", "1"}, "--cudagraph"},
-		{[]string{"allreduce", "-z", "3"}, "--blocking"},
+		{[]string{"allreduce", "-z", "4"}, "--blocking"},
 		{[]string{"allreduce", "-a", "4"}, "--average"},
 		{[]string{"allreduce", "-N", "-1"}, "--run_cycles"},
 		{[]string{"allreduce", "-n", "0"}, "--iters"},

@@ -38,6 +38,8 @@ type Rank struct {
 	// AfterCycle, when set, is called after each cycle of a repeated sweep (-N other than
 	// 1) with the report's printer.
 	AfterCycle func(p *results.TextPrinter, cycle int) error
+	// SetupMem is the GPU memory this rank's set-up (mesh, channels) took, for -M.
+	SetupMem int64
 }
 
 // Options turns the command line into the harness's options for a rank whose kernels
@@ -47,6 +49,7 @@ func Options(c *cli.Config, sms int) collectives.Options {
 		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, AggIters: c.AggIters, Check: c.Check,
 		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops,
 		Kernel: c.Kernel, SMs: sms, Cycles: c.Cycles,
+		PerIter: c.NCCLTests.PerIter, PerIterSkip: c.NCCLTests.PerIterSkip, Unalign: c.NCCLTests.Unalign, Root: c.NCCLTests.Root,
 	}
 	if c.Cycles == 0 { // nccl-tests' "until stopped"
 		o.Cycles = -1
@@ -70,9 +73,16 @@ func Run(r Rank) error {
 	if err := collectives.CheckLayout(c.Command, c.Kernel, collectives.LayoutOf(r.Mesh)); err != nil {
 		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
 	}
+	if coll.HasRoot() && c.NCCLTests.Root >= r.Mesh.NRanks {
+		return cli.Usagef("-r/--root %d: this job has ranks 0 to %d", c.NCCLTests.Root, r.Mesh.NRanks-1)
+	}
 	p := results.NewTextPrinter(r.Out)
-	h := r.Header(coll.TestName())
+	h := ncclTestsHeader(r.Header(coll.TestName()), c)
 	p.Header(h)
+	mem := memoryMeter{gpu: r.GPU, on: c.NCCLTests.Memory}
+	if err := mem.mark(); err != nil {
+		return err
+	}
 	opts := Options(c, r.SMs)
 	opts.Progress, opts.Barrier = r.Meter.Update, r.Barrier
 	if c.Cycles != 1 && r.AfterCycle != nil {
@@ -83,12 +93,21 @@ func Run(r Rank) error {
 		return err
 	}
 	defer harness.Close()
+	if err := mem.mark(); err != nil {
+		return err
+	}
 	report := &results.Report{Header: h, Args: c.Args, Start: time.Now()}
 	sum, err := harness.Run(clearingReporter{p, r.Meter})
 	if err != nil {
 		return err
 	}
+	if err := mem.mark(); err != nil {
+		return err
+	}
 	footer := results.Footer{OutOfBounds: sum.Wrong, AvgBusBw: sum.AvgBusBw}
+	if footer.Memory, err = mem.usage(r.SetupMem, r.Mesh.Boot.AllGather); err != nil {
+		return err
+	}
 	p.Footer(footer)
 	report.Rows, report.Footer, report.End = sum.Rows, footer, time.Now()
 	if c.Summary && r.Mesh.Rank == 0 {

@@ -54,6 +54,7 @@ func run(t *testing.T, j *job, cfg cli.Config) outcome {
 			Cfg: &cfg, GPU: j.gpus[r], Mesh: j.meshes[r], Stream: 1, SMs: 4, Out: io.Discard,
 			Header:    func(name string) results.Header { return results.Header{Program: "test", Collective: name} },
 			WriteJSON: func(*results.Report) error { return nil },
+			SetupMem:  int64(r+1) << 20, // -M's largest over ranks: 2 MiB with two
 		}
 		if r == 0 {
 			rank.Out = &out

@@ -48,6 +48,7 @@ type Job struct {
 	usedMPI  bool
 	Started  time.Time
 	SetupDur time.Duration
+	SetupMem int64 // GPU memory the mesh and stream took (-M's "Initialization")
 	// SMs is this rank's share of its GPU's multiprocessors: ranks that share a GPU split
 	// them, so that their kernels, which wait for each other, can all be resident at once.
 	SMs int
@@ -153,6 +154,10 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	if j.GPU, err = gpu.Open(local%n, images); err != nil {
 		return nil, fmt.Errorf("rank %d on %s: %w", j.Rank(), j.Hostname, err)
 	}
+	freeBefore, _, err := j.GPU.MemInfo()
+	if err != nil {
+		return nil, fmt.Errorf("rank %d: %w", j.Rank(), err)
+	}
 	if j.HostBarrier, err = bootstrap.NewHostBarrier(j.Boot, j.Hostname, ""); err != nil {
 		return nil, err
 	}
@@ -182,6 +187,11 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	if err := j.gatherDevices(); err != nil {
 		return nil, err
 	}
+	freeAfter, _, err := j.GPU.MemInfo()
+	if err != nil {
+		return nil, fmt.Errorf("rank %d: %w", j.Rank(), err)
+	}
+	j.SetupMem = int64(freeBefore) - int64(freeAfter)
 	j.SetupDur = time.Since(j.Started)
 	return j, nil
 }

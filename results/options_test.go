@@ -1,0 +1,175 @@
+package results
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// optionsPrefix names nccl-tests' runs with 2.19.6's reporting options (shared/baselines/
+// all-collectives): -I 1 -C 1 -S 1 -M 1 together, and -z 1.
+const optionsPrefix = "testdata/h200x2-nccl2.28.3-mpi-"
+
+func readOptionsReport(t *testing.T, name string) *Report {
+	t.Helper()
+	return readReport(t, optionsPrefix+name+".json")
+}
+
+// TestTextGoldenOptions renders the JSON of nccl-tests runs with -I/-C/-S/-M and with -z 1
+// and compares the text byte for byte with what nccl-tests printed. The JSON holds every
+// figure of the table except the timestamps and the memory report, which nccl-tests only
+// prints: those are taken from the text.
+func TestTextGoldenOptions(t *testing.T) {
+	tests := []struct {
+		name       string
+		timestamps bool
+		memory     *MemoryUsage
+	}{
+		{"I1C1S1M1_all_reduce", true, &MemoryUsage{Init: 386 << 20, User: 6 << 20, Collective: 474 << 20}},
+		{"z1_all_reduce", false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := os.ReadFile(optionsPrefix + tt.name + ".txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := readOptionsReport(t, tt.name)
+			h := nccltestsHeader(r)
+			h.Timestamps = tt.timestamps
+			var data []string
+			for _, line := range strings.Split(string(want), "\n") {
+				if line != "" && !strings.HasPrefix(line, "#") {
+					data = append(data, line)
+				}
+			}
+			if len(data) != len(r.Rows) {
+				t.Fatalf("%d data lines, %d JSON results", len(data), len(r.Rows))
+			}
+			var buf bytes.Buffer
+			p := NewTextPrinter(&buf)
+			p.Note("Writing JSON output to h200x2-nccl2.28.3-mpi-%s.json", tt.name)
+			p.Header(h)
+			for i, row := range r.Rows {
+				if tt.timestamps {
+					line := data[i]
+					ts, err := time.ParseInLocation(TimestampLayout, line[len(line)-19:], time.Local)
+					if err != nil {
+						t.Fatal(err)
+					}
+					row.Timestamp = ts
+				}
+				p.Row(row)
+			}
+			f := r.Footer
+			f.Memory = tt.memory
+			p.Footer(f)
+			if err := p.Err(); err != nil {
+				t.Fatal(err)
+			}
+			compareLines(t, buf.String(), string(want))
+		})
+	}
+}
+
+// TestWriteJSONReproducesOptionsBaseline reads nccl-tests' -J files of those runs and
+// writes them back byte for byte: cpu_time, the *_per_iter objects with every iteration
+// and every process's times, blocking_collectives and per_iter_timing in config, env.
+func TestWriteJSONReproducesOptionsBaseline(t *testing.T) {
+	for _, name := range []string{"I1C1S1M1_all_reduce", "z1_all_reduce"} {
+		t.Run(name, func(t *testing.T) {
+			want, err := os.ReadFile(optionsPrefix + name + ".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := readOptionsReport(t, name)
+			r.Collective = ""
+			var buf bytes.Buffer
+			if err := WriteJSON(&buf, r); err != nil {
+				t.Fatal(err)
+			}
+			compareLines(t, strings.TrimRight(buf.String(), "\n"), strings.TrimRight(string(want), "\n"))
+		})
+	}
+}
+
+// TestNewIterStatsMatchesNCCLTests recomputes every per-iteration record of nccl-tests'
+// -I run from its per-process times: the per-iteration maxima and each statistic.
+func TestNewIterStatsMatchesNCCLTests(t *testing.T) {
+	r := readOptionsReport(t, "I1C1S1M1_all_reduce")
+	n := 0
+	for _, row := range r.Rows {
+		for _, pl := range []*Placement{row.OutOfPlace, row.InPlace} {
+			want := pl.PerIter
+			if want == nil || len(want.PerRank) != 2 {
+				t.Fatalf("size %d: no per-iteration record of two processes", row.Size)
+			}
+			got, err := NewIterStats(want.PerRank, want.Skipped)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want.Times {
+				if got.Times[i] != want.Times[i] {
+					t.Errorf("size %d iteration %d: %g, want %g", row.Size, i, got.Times[i], want.Times[i])
+				}
+			}
+			figures := []struct {
+				name      string
+				got, want float64
+			}{{"min", got.Min, want.Min}, {"max", got.Max, want.Max}, {"avg", got.Avg, want.Avg},
+				{"p50", got.P50, want.P50}, {"p95", got.P95, want.P95}, {"p99", got.P99, want.P99},
+				{"stdev", got.Stdev, want.Stdev}, {"cv", got.CVPct, want.CVPct}}
+			for _, f := range figures {
+				// The file's times have six decimals, rounded from nccl-tests' own doubles:
+				// statistics over them agree to about 1e-6.
+				if math.Abs(f.got-f.want) > 1e-5 {
+					t.Errorf("size %d %s = %.7f, want %.6f", row.Size, f.name, f.got, f.want)
+				}
+			}
+			n++
+		}
+	}
+	if n != 12 {
+		t.Errorf("checked %d records, want 12", n)
+	}
+}
+
+func TestNewIterStatsSkipAndErrors(t *testing.T) {
+	s, err := NewIterStats([][]float64{{100, 1, 2, 3, 4}, {1, 5, 1, 1, 1}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Min != 2 || s.Max != 5 || s.Avg != 3.5 || s.P50 != 4 || s.Times[0] != 100 || s.Skipped != 1 {
+		t.Errorf("stats = %+v", s)
+	}
+	if one, _ := NewIterStats([][]float64{{1, 2}}, 0); one.PerRank != nil {
+		t.Errorf("one rank: PerRank %v, want none (nccl-tests leaves it out)", one.PerRank)
+	}
+	for _, bad := range []struct {
+		times [][]float64
+		skip  int
+	}{{nil, 0}, {[][]float64{{1, 2}}, 2}, {[][]float64{{1, 2}}, -1}, {[][]float64{{1, 2}, {1}}, 0}} {
+		if _, err := NewIterStats(bad.times, bad.skip); err == nil {
+			t.Errorf("NewIterStats(%v, %d) accepted", bad.times, bad.skip)
+		}
+	}
+}
+
+func TestFormatMemory(t *testing.T) {
+	tests := []struct {
+		bytes int64
+		want  string
+	}{
+		{0, "0.00 B"}, {512, "512 B"}, {1023, "1023 B"}, {1024, "1.00 KB"}, {15 << 10, "15.0 KB"},
+		{6 << 20, "6.00 MB"}, {386 << 20, "386 MB"}, {866 << 20, "866 MB"}, {3 << 30, "3.00 GB"},
+		{(3 << 30) / 2 * 100, "150 GB"},
+	}
+	for _, tt := range tests {
+		if got := FormatMemory(tt.bytes); got != tt.want {
+			t.Errorf("FormatMemory(%d) = %q, want %q", tt.bytes, got, tt.want)
+		}
+	}
+}
