@@ -150,15 +150,16 @@ func (h *Harness) Close() error {
 	return first
 }
 
-func (h *Harness) instance(a *Algorithm) (inst Instance, fresh bool, err error) {
+func (h *Harness) instance(a *Algorithm) (Instance, error) {
 	if inst, ok := h.instances[a]; ok {
-		return inst, false, nil
+		return inst, nil
 	}
-	if inst, err = a.New(h.env); err != nil {
-		return nil, false, fmt.Errorf("set up %s %s: %w", a.Collective, a.Name, err)
+	inst, err := a.New(h.env)
+	if err != nil {
+		return nil, fmt.Errorf("set up %s %s: %w", a.Collective, a.Name, err)
 	}
 	h.instances[a] = inst
-	return inst, true, nil
+	return inst, nil
 }
 
 // step is one table row to measure.
@@ -284,29 +285,18 @@ func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 		root = h.Opts.Root
 	}
 	row := results.Row{Size: c.SizeBytes(dt.Size), Count: c.Param, Type: dt.Name, Op: string(op), Root: root, Algorithm: st.alg.Name}
-	inst, fresh, err := h.instance(st.alg)
+	inst, err := h.instance(st.alg)
 	if err != nil {
 		return row, err
 	}
 	elt := uint64(dt.Size)
-	// A fresh instance's first timed loop ran slow (the port algorithm's first size,
-	// out of place, 5-10 % under its in-place twin on 2xH200, whatever -w): one more
-	// measurement, discarded, warms its channels, proxy streams and peer mappings.
-	placements := []bool{false, true}
-	if fresh {
-		placements = []bool{false, false, true}
-	}
-	for i, inPlace := range placements {
+	for _, inPlace := range []bool{false, true} {
 		a := &LaunchArgs{Type: dt, Op: op, Root: max(root, 0), Count: c.Send, SendBytes: uint64(c.Send) * elt,
 			RecvBytes: uint64(c.Recv) * elt, InPlace: inPlace,
 			SendInPlace: uint64(c.SendInPlace) * elt, RecvInPlace: uint64(c.RecvInPlace) * elt}
-		warmUp := fresh && i == 0 // timed like -w iterations, and not checked either
-		p, err := h.measurePlacement(inst, a, !warmUp)
+		p, err := h.measurePlacement(inst, a)
 		if err != nil {
 			return row, fmt.Errorf("%s: %w", placementName(inPlace), err)
-		}
-		if warmUp {
-			continue
 		}
 		p.AlgBw, p.BusBw = h.Coll.Bandwidth(c, dt.Size, p.TimeUs/1e6, n)
 		if inPlace {
@@ -355,7 +345,7 @@ func (h *Harness) launch(inst Instance, a *LaunchArgs) error {
 
 func (h *Harness) sync() error { return h.Mesh.Sync(h.Stream) }
 
-func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs, check bool) (*results.Placement, error) {
+func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Placement, error) {
 	o := h.Opts
 	agg := max(o.AggIters, 1)
 	// No garbage collection inside timed loops: each launch allocates a little, and a
@@ -456,7 +446,7 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs, check bool) 
 			return nil, err
 		}
 	}
-	if o.Check > 0 && check {
+	if o.Check > 0 {
 		if p.Wrong, err = h.verify(inst, base); err != nil {
 			return nil, err
 		}
