@@ -4,11 +4,10 @@
 package pingpong
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
@@ -29,6 +28,22 @@ type Options struct {
 	// Essential measures only the release/acquire signal and the one-way put, leaving out
 	// the relaxed signal and the put in both directions (acceptance).
 	Essential bool
+	// The memory-channel put kernel's shape: blocks (0: every SM it may use), threads per
+	// block (0: 1024) and 16-byte loads in flight per thread (0 or 4; or 8).
+	PutBlocks, PutThreads, PutUnroll int
+}
+
+// check refuses put-kernel settings the kernel cannot run.
+func (o *Options) check() error {
+	switch {
+	case o.PutBlocks < 0:
+		return fmt.Errorf("pingpong: %d put blocks: want a positive number", o.PutBlocks)
+	case o.PutThreads < 0 || o.PutThreads > 1024:
+		return fmt.Errorf("pingpong: %d put threads per block: want 1 to 1024", o.PutThreads)
+	case o.PutUnroll != 0 && o.PutUnroll != 4 && o.PutUnroll != 8:
+		return fmt.Errorf("pingpong: put unroll %d: want 4 or 8", o.PutUnroll)
+	}
+	return nil
 }
 
 // PairError is an error met while measuring a pair; every rank reports the pair that was
@@ -110,6 +125,9 @@ func loadKernels(g device.GPU, memPut params.Func[params.PutArgs]) (kernels, err
 // New allocates source and destination buffers of the largest size and builds one memory
 // and one port channel to every peer. Every rank calls it.
 func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	b := &Bench{gpu: g, mesh: m, stream: s, opts: o, sms: g.Info().SMs, memChans: map[int]device.Ptr{}, portChans: map[int]device.Ptr{}}
 	if o.SMs > 0 && o.SMs < b.sms {
 		b.sms = o.SMs
@@ -122,10 +140,9 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 	if b.maxBytes < 16 {
 		b.maxBytes = 16
 	}
-	b.putBlocks = envInt("MSCCLPP_BENCH_PUT_BLOCKS", b.sms)
-	b.putThreads = envInt("MSCCLPP_BENCH_PUT_THREADS", 1024)
+	b.putBlocks, b.putThreads = cmp.Or(o.PutBlocks, b.sms), cmp.Or(o.PutThreads, 1024)
 	putKernel := params.PingPongMemoryPut
-	if envInt("MSCCLPP_BENCH_PUT_UNROLL", 4) == 8 {
+	if o.PutUnroll == 8 {
 		putKernel = params.PingPongMemoryPutU8
 	}
 	var err error
@@ -169,13 +186,6 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 		return nil, err
 	}
 	return b, m.Boot.Barrier()
-}
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
 }
 
 // Close releases the events (buffers belong to the mesh).

@@ -205,10 +205,14 @@ func (j *Job) measurePairs(spec acceptance.Spec) ([]acceptance.PairFigures, erro
 	if err != nil {
 		return nil, err
 	}
-	bench, err := pingpong.New(j.GPU, j.Mesh, j.Stream, pingpong.Options{
+	opts := pingpong.Options{
 		Sizes: []int64{spec.PutBytes}, Iters: j.Cfg.Iters, Warmup: j.Cfg.Warmup, Check: true,
 		Pairs: pairs, Memory: true, Port: true, Seed: 11, SMs: j.SMs, Essential: true,
-	})
+	}
+	if err := putTuning(&opts); err != nil {
+		return nil, err
+	}
+	bench, err := pingpong.New(j.GPU, j.Mesh, j.Stream, opts)
 	if err != nil {
 		return nil, err
 	}

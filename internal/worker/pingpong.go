@@ -42,6 +42,9 @@ func runPingPong(j *Job) error {
 		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, Check: c.Check > 0, Pairs: pairs,
 		Memory: c.Channels != "port", Port: c.Channels != "memory", Seed: 7, SMs: j.SMs,
 	}
+	if err := putTuning(&opts); err != nil {
+		return err
+	}
 	bench, err := pingpong.New(j.GPU, j.Mesh, j.Stream, opts)
 	if err != nil {
 		return err
