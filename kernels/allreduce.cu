@@ -97,6 +97,80 @@ __device__ void allreduceTwoStep(MemoryChannelHandle* chans, const char* scratch
   finishLaunch(state, flag);
 }
 
+// ---- Reduce and broadcast with 16-byte vectors ------------------------------------------
+// reduceBroadcast is the SM loop of rsag and port. Bytes [first, first + bytes) are cut into
+// `pieces` pieces of pieceBytes; for each piece k, once wait(k) has returned, this block
+// reduces its share of the piece in rank order (offset o is at src(r) + o in rank r's copy)
+// and stores the result at out + dstShift + o and at outChans[i].remote + outOff + dstShift
+// + o for every peer i. 16-byte vectors, U loads in flight per thread before any is used,
+// then single vectors; the tail that is not a whole vector (only at the end of the data),
+// element by element. The piece loop is in the helper on purpose: port at its 64-register
+// limit compiled a helper called from inside its piece loop with spills in the hot loop
+// (the avg kernels); this way port's machine code is what its own copy of the loops gave.
+template <typename T, int Op, typename Src, typename Wait>
+MB_DEVICE void reduceBroadcast(Src src, Wait wait, uint32_t nranks, uint64_t first, uint64_t bytes, uint64_t pieces,
+                               uint64_t pieceBytes, char* out, uint64_t dstShift, MemoryChannelHandle* outChans,
+                               uint64_t outOff) {
+  const uint32_t npeers = nranks - 1;
+  constexpr int U = 4;
+  const uint64_t bd = blockDim.x;
+  for (uint64_t k = 0; k < pieces; k++) {
+    wait(k);
+    const uint64_t pBegin = k * pieceBytes, pSize = min(pieceBytes, bytes - pBegin);
+    const Range share = split(pSize, gridDim.x, blockIdx.x, 16);
+    const uint64_t begin = first + pBegin + share.begin;
+    const uint64_t nvec = share.size() / 16;
+    uint64_t v = threadIdx.x;
+    for (; v + (U - 1) * bd < nvec; v += U * bd) {
+      int4 acc[U];
+      for (uint32_t r = 0; r < nranks; r++) {
+        const char* s = src(r);
+        int4 x[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) x[u] = *reinterpret_cast<const int4*>(s + begin + (v + u * bd) * 16);
+#pragma unroll
+        for (int u = 0; u < U; u++) acc[u] = r == 0 ? x[u] : applyWord<T, Op>(acc[u], x[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        const uint64_t o = dstShift + begin + (v + u * bd) * 16;
+        acc[u] = finishWord<T, Op>(acc[u], nranks);
+        *reinterpret_cast<int4*>(out + o) = acc[u];
+        for (uint32_t i = 0; i < npeers; i++) {
+          *reinterpret_cast<int4*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + o) = acc[u];
+        }
+      }
+    }
+    for (; v < nvec; v += bd) {
+      int4 acc;
+      for (uint32_t r = 0; r < nranks; r++) {
+        int4 x = *reinterpret_cast<const int4*>(src(r) + begin + v * 16);
+        acc = r == 0 ? x : applyWord<T, Op>(acc, x);
+      }
+      const uint64_t o = dstShift + begin + v * 16;
+      acc = finishWord<T, Op>(acc, nranks);
+      *reinterpret_cast<int4*>(out + o) = acc;
+      for (uint32_t i = 0; i < npeers; i++) {
+        *reinterpret_cast<int4*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + o) = acc;
+      }
+    }
+    const uint64_t tail = share.size() - nvec * 16;
+    for (uint64_t e = threadIdx.x; e < tail / sizeof(T); e += bd) {
+      const uint64_t w = begin + nvec * 16 + e * sizeof(T);
+      T acc;
+      for (uint32_t r = 0; r < nranks; r++) {
+        T x = *reinterpret_cast<const T*>(src(r) + w);
+        acc = r == 0 ? x : Apply<T, Op>::f(acc, x);
+      }
+      acc = finish<T, Op>(acc, nranks);
+      *reinterpret_cast<T*>(out + dstShift + w) = acc;
+      for (uint32_t i = 0; i < npeers; i++) {
+        *reinterpret_cast<T*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + dstShift + w) = acc;
+      }
+    }
+  }
+}
+
 // ---- Read-reduce-scatter + all-gather over memory channels ---------------------------
 // After a start barrier (peers' inputs ready), rank c reads chunk c from every peer's input,
 // reduces in rank order with 16-byte vectors, and writes the result to its own output and to
@@ -110,67 +184,14 @@ __device__ void allreduceReadReduce(MemoryChannelHandle* inChans, MemoryChannelH
   const uint32_t flag = launchFlag(state);
   startBarrier(state, flag, outChans, npeers);
   const uint64_t bytes = count * sizeof(T);
-  Range mine = split(bytes, nranks, rank, 16);
-  Range blk = split(mine.size(), gridDim.x, blockIdx.x, 16);
-  const uint64_t begin = mine.begin + blk.begin, end = mine.begin + blk.end;
-  const uint64_t nvec = (end - begin) / 16;
-  // Unroll: U remote loads in flight per thread before any is used.
-  constexpr int U = 4;
-  const uint64_t bd = blockDim.x;
-  uint64_t v = threadIdx.x;
-  for (; v + (U - 1) * bd < nvec; v += U * bd) {
-    int4 acc[U];
-    for (uint32_t r = 0; r < nranks; r++) {
-      const char* src = r == rank ? in : reinterpret_cast<const char*>(inChans[peerIndex(r, rank)].remote) + inOff;
-      int4 x[U];
-#pragma unroll
-      for (int u = 0; u < U; u++) x[u] = *reinterpret_cast<const int4*>(src + begin + (v + u * bd) * 16);
-#pragma unroll
-      for (int u = 0; u < U; u++) acc[u] = r == 0 ? x[u] : applyWord<T, Op>(acc[u], x[u]);
-    }
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const uint64_t off = begin + (v + u * bd) * 16;
-      acc[u] = finishWord<T, Op>(acc[u], nranks);
-      *reinterpret_cast<int4*>(out + off) = acc[u];
-      for (uint32_t i = 0; i < npeers; i++) {
-        *reinterpret_cast<int4*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + off) = acc[u];
-      }
-    }
-  }
-  for (; v < nvec; v += bd) {
-    const uint64_t off = begin + v * 16;
-    int4 acc;
-    for (uint32_t r = 0; r < nranks; r++) {
-      const char* src = r == rank ? in + off : reinterpret_cast<const char*>(inChans[peerIndex(r, rank)].remote) + inOff + off;
-      int4 x = *reinterpret_cast<const int4*>(src);
-      acc = r == 0 ? x : applyWord<T, Op>(acc, x);
-    }
-    acc = finishWord<T, Op>(acc, nranks);
-    *reinterpret_cast<int4*>(out + off) = acc;
-    for (uint32_t i = 0; i < npeers; i++) {
-      *reinterpret_cast<int4*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + off) = acc;
-    }
-  }
-  // the tail that is not a whole vector, element by element (last block only)
-  if (blockIdx.x == gridDim.x - 1) {
-    const uint64_t tailBegin = begin + nvec * 16;
-    const uint64_t nelem = (end - tailBegin) / sizeof(T);
-    for (uint64_t e = threadIdx.x; e < nelem; e += blockDim.x) {
-      const uint64_t off = tailBegin + e * sizeof(T);
-      T acc;
-      for (uint32_t r = 0; r < nranks; r++) {
-        const char* src = r == rank ? in + off : reinterpret_cast<const char*>(inChans[peerIndex(r, rank)].remote) + inOff + off;
-        T x = *reinterpret_cast<const T*>(src);
-        acc = r == 0 ? x : Apply<T, Op>::f(acc, x);
-      }
-      acc = finish<T, Op>(acc, nranks);
-      *reinterpret_cast<T*>(out + off) = acc;
-      for (uint32_t i = 0; i < npeers; i++) {
-        *reinterpret_cast<T*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + off) = acc;
-      }
-    }
-  }
+  const Range mine = split(bytes, nranks, rank, 16);
+  // my input, or a peer's at the same offset
+  auto src = [&](uint32_t r) {
+    return r == rank ? in : reinterpret_cast<const char*>(inChans[peerIndex(r, rank)].remote) + inOff;
+  };
+  // my chunk in one piece, nothing to wait for; inputs and outputs at the same offsets
+  reduceBroadcast<T, Op>(src, [](uint64_t) {}, nranks, mine.begin, mine.size(), 1, mine.size(), out, 0, outChans,
+                         outOff);
   endBarrier(state, outChans, npeers);
   finishLaunch(state, flag);
 }
@@ -200,9 +221,10 @@ __device__ void allreducePort(PortChannelHandle* rsChans, MemoryChannelHandle* o
     }
   }
   const uint64_t pieces = (mine.size() + pieceBytes - 1) / pieceBytes;
-  constexpr int U = 4;
-  const uint64_t bd = blockDim.x;
-  for (uint64_t k = 0; k < pieces; k++) {
+  // my chunk of my input, or what a peer's proxy copied of its input into my scratch
+  auto src = [&](uint32_t r) { return r == rank ? in + mine.begin : scratch + r * slotBytes; };
+  // piece k has arrived from every peer
+  auto wait = [&](uint64_t k) {
     if (threadIdx.x < npeers) {
       const HostSemaphoreHandle& h = rsChans[threadIdx.x].sem;
       const uint64_t want = *reinterpret_cast<volatile uint64_t*>(h.expected) + k + 1;
@@ -212,56 +234,9 @@ __device__ void allreducePort(PortChannelHandle* rsChans, MemoryChannelHandle* o
       }
     }
     __syncthreads();
-    const uint64_t pBegin = k * pieceBytes, pSize = min(pieceBytes, mine.size() - pBegin);
-    const Range share = split(pSize, gridDim.x, blockIdx.x, 16);
-    const uint64_t begin = pBegin + share.begin;  // offset within my chunk
-    const uint64_t nvec = share.size() / 16;
-    uint64_t v = threadIdx.x;
-    for (; v + (U - 1) * bd < nvec; v += U * bd) {
-      int4 acc[U];
-      for (uint32_t r = 0; r < nranks; r++) {
-        const char* src = r == rank ? in + mine.begin : scratch + r * slotBytes;
-        int4 x[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) x[u] = *reinterpret_cast<const int4*>(src + begin + (v + u * bd) * 16);
-#pragma unroll
-        for (int u = 0; u < U; u++) acc[u] = r == 0 ? x[u] : applyWord<T, Op>(acc[u], x[u]);
-      }
-#pragma unroll
-      for (int u = 0; u < U; u++) {
-        const uint64_t o = mine.begin + begin + (v + u * bd) * 16;
-        acc[u] = finishWord<T, Op>(acc[u], nranks);
-        *reinterpret_cast<int4*>(out + o) = acc[u];
-        for (uint32_t i = 0; i < npeers; i++) *reinterpret_cast<int4*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + o) = acc[u];
-      }
-    }
-    for (; v < nvec; v += bd) {
-      int4 acc;
-      for (uint32_t r = 0; r < nranks; r++) {
-        const char* src = r == rank ? in + mine.begin : scratch + r * slotBytes;
-        int4 x = *reinterpret_cast<const int4*>(src + begin + v * 16);
-        acc = r == 0 ? x : applyWord<T, Op>(acc, x);
-      }
-      const uint64_t o = mine.begin + begin + v * 16;
-      acc = finishWord<T, Op>(acc, nranks);
-      *reinterpret_cast<int4*>(out + o) = acc;
-      for (uint32_t i = 0; i < npeers; i++) *reinterpret_cast<int4*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + o) = acc;
-    }
-    // the last elements that do not fill a vector (only at the very end of the last chunk)
-    const uint64_t tail = share.size() - nvec * 16;
-    for (uint64_t e = threadIdx.x; e < tail / sizeof(T); e += bd) {
-      const uint64_t w = begin + nvec * 16 + e * sizeof(T);
-      T acc;
-      for (uint32_t r = 0; r < nranks; r++) {
-        const char* src = r == rank ? in + mine.begin : scratch + r * slotBytes;
-        T x = *reinterpret_cast<const T*>(src + w);
-        acc = r == 0 ? x : Apply<T, Op>::f(acc, x);
-      }
-      acc = finish<T, Op>(acc, nranks);
-      *reinterpret_cast<T*>(out + mine.begin + w) = acc;
-      for (uint32_t i = 0; i < npeers; i++) *reinterpret_cast<T*>(reinterpret_cast<char*>(outChans[i].remote) + outOff + mine.begin + w) = acc;
-    }
-  }
+  };
+  // offsets within my chunk; my chunk of the outputs is at mine.begin
+  reduceBroadcast<T, Op>(src, wait, nranks, 0, mine.size(), pieces, pieceBytes, out, mine.begin, outChans, outOff);
   __syncthreads();
   if (threadIdx.x < npeers) MemoryChannel{outChans[threadIdx.x]}.signal();
   if (lastBlock(state) && threadIdx.x < npeers) {
@@ -271,36 +246,36 @@ __device__ void allreducePort(PortChannelHandle* rsChans, MemoryChannelHandle* o
   }
 }
 
-#define AR_KERNELS(name, T, opname, OP)                                                                            \
-  extern "C" __global__ void __launch_bounds__(1024) allreduce_ll16_##name##_##opname(                            \
-      MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,              \
-      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {                                           \
-    allreduceOneShot<T, OP, LL16>(chans, scratch, slotBytes, in, out, count, rank, nranks, state);                   \
-  }                                                                                                                \
-  extern "C" __global__ void __launch_bounds__(1024) allreduce_ll16x2_##name##_##opname(                          \
-      MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,              \
-      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {                                           \
-    allreduceTwoStep<T, OP>(chans, scratch, slotBytes, in, out, count, rank, nranks, state);                          \
-  }                                                                                                                \
-  extern "C" __global__ void __launch_bounds__(1024, 1) allreduce_rsag_##name##_##opname(                          \
-      MemoryChannelHandle* inChans, MemoryChannelHandle* outChans, const char* in, char* out, uint64_t inOff,      \
-      uint64_t outOff, uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {                          \
-    allreduceReadReduce<T, OP>(inChans, outChans, in, out, inOff, outOff, count, rank, nranks, state);                \
-  }                                                                                                                \
-  extern "C" __global__ void __launch_bounds__(1024, 1) allreduce_port_##name##_##opname(                         \
-      PortChannelHandle* rsChans, MemoryChannelHandle* outChans, const char* scratch, uint64_t slotBytes,          \
-      const char* in, char* out, uint64_t inOff, uint64_t outOff, uint64_t count, uint64_t pieceBytes,             \
-      uint32_t rank, uint32_t nranks, LaunchState* state) {                                                           \
-    allreducePort<T, OP>(rsChans, outChans, scratch, slotBytes, in, out, inOff, outOff, count, pieceBytes, rank,   \
-                         nranks, state);                                                                              \
+#define AR_KERNELS(name, T, opname, OP)                                                                             \
+  extern "C" __global__ void __launch_bounds__(1024) allreduce_ll16_##name##_##opname(                              \
+      MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,               \
+      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {                                         \
+    allreduceOneShot<T, OP, LL16>(chans, scratch, slotBytes, in, out, count, rank, nranks, state);                  \
+  }                                                                                                                 \
+  extern "C" __global__ void __launch_bounds__(1024) allreduce_ll16x2_##name##_##opname(                            \
+      MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,               \
+      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {                                         \
+    allreduceTwoStep<T, OP>(chans, scratch, slotBytes, in, out, count, rank, nranks, state);                        \
+  }                                                                                                                 \
+  extern "C" __global__ void __launch_bounds__(1024, 1) allreduce_rsag_##name##_##opname(                           \
+      MemoryChannelHandle* inChans, MemoryChannelHandle* outChans, const char* in, char* out, uint64_t inOff,       \
+      uint64_t outOff, uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {                        \
+    allreduceReadReduce<T, OP>(inChans, outChans, in, out, inOff, outOff, count, rank, nranks, state);              \
+  }                                                                                                                 \
+  extern "C" __global__ void __launch_bounds__(1024, 1) allreduce_port_##name##_##opname(                           \
+      PortChannelHandle* rsChans, MemoryChannelHandle* outChans, const char* scratch, uint64_t slotBytes,           \
+      const char* in, char* out, uint64_t inOff, uint64_t outOff, uint64_t count, uint64_t pieceBytes,              \
+      uint32_t rank, uint32_t nranks, LaunchState* state) {                                                         \
+    allreducePort<T, OP>(rsChans, outChans, scratch, slotBytes, in, out, inOff, outOff, count, pieceBytes, rank,    \
+                         nranks, state);                                                                            \
   }
 
 // LL8 carries 4 bytes per packet: types of up to 4 bytes only.
-#define AR_LL8_KERNEL(name, T, opname, OP)                                                                         \
-  extern "C" __global__ void __launch_bounds__(1024) allreduce_ll8_##name##_##opname(                             \
-      MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,              \
-      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {                                           \
-    allreduceOneShot<T, OP, LL8>(chans, scratch, slotBytes, in, out, count, rank, nranks, state);                    \
+#define AR_LL8_KERNEL(name, T, opname, OP)                                                                          \
+  extern "C" __global__ void __launch_bounds__(1024) allreduce_ll8_##name##_##opname(                               \
+      MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,               \
+      uint64_t count, uint32_t rank, uint32_t nranks, LaunchState* state) {                                         \
+    allreduceOneShot<T, OP, LL8>(chans, scratch, slotBytes, in, out, count, rank, nranks, state);                   \
   }
 
 #define AR_ALL_OPS(name, T) MB_FOR_EACH_OP(AR_KERNELS, name, T)
