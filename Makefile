@@ -15,6 +15,8 @@ GO        ?= go
 # A count, not a duration: a duration-based -fuzztime can end in a spurious
 # "context deadline exceeded" failure in Go 1.26's fuzz coordinator (golang/go#75804).
 FUZZTIME  ?= 200000x
+# Targets that parse a whole file or command line cost more per input: fewer inputs each.
+FUZZTIME_INPUT ?= 5000x
 NP        ?= 2
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0-dev)
@@ -53,7 +55,7 @@ bin/mscclpp-bench-gpu: $(GO_SRCS) $(FATBINS)
 
 vet: $(FATBINS)
 	$(GO) vet ./...
-	$(GO) vet -tags gpu ./internal/gputest/
+	$(GO) vet -tags gpu ./cmd/mscclpp-bench-gpu/gputest/
 
 # Unit, golden, layout, multi-process and mpirun tests, then each fuzz target briefly.
 test: vet
@@ -64,13 +66,21 @@ test: vet
 fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzUniqueIDDecode$$' -fuzztime=$(FUZZTIME) ./bootstrap/
 	$(GO) test -run='^$$' -fuzz='^FuzzFrameDecode$$' -fuzztime=$(FUZZTIME) ./bootstrap/
+	$(GO) test -run='^$$' -fuzz='^FuzzExpandNodeList$$' -fuzztime=$(FUZZTIME) ./bootstrap/
+	$(GO) test -run='^$$' -fuzz='^FuzzHelloDecode$$' -fuzztime=$(FUZZTIME) ./bootstrap/
+	$(GO) test -run='^$$' -fuzz='^FuzzParseAddr$$' -fuzztime=$(FUZZTIME) ./bootstrap/
 	$(GO) test -run='^$$' -fuzz='^FuzzEndpointDecode$$' -fuzztime=$(FUZZTIME) ./channels/
 	$(GO) test -run='^$$' -fuzz='^FuzzRegisteredMemoryDecode$$' -fuzztime=$(FUZZTIME) ./channels/
 	$(GO) test -run='^$$' -fuzz='^FuzzTriggerDecode$$' -fuzztime=$(FUZZTIME) ./channels/
+	$(GO) test -run='^$$' -fuzz='^FuzzReadJSON$$' -fuzztime=$(FUZZTIME_INPUT) ./results/
+	$(GO) test -run='^$$' -fuzz='^FuzzCompareFiles$$' -fuzztime=$(FUZZTIME_INPUT) ./compare/
+	$(GO) test -run='^$$' -fuzz='^FuzzLoadSpec$$' -fuzztime=$(FUZZTIME_INPUT) ./acceptance/
+	$(GO) test -run='^$$' -fuzz='^FuzzFigureSize$$' -fuzztime=$(FUZZTIME_INPUT) ./plot/
+	$(GO) test -run='^$$' -fuzz='^FuzzMain$$' -fuzztime=$(FUZZTIME_INPUT) ./cmd/internal/cli/
 
 # The GPU suite: a Go test binary (build tag gpu) plus checked runs of the benchmark.
 gpu-test-bin: all
-	CGO_ENABLED=1 $(GO) test -c -tags gpu -o bin/gputest.test ./internal/gputest/
+	CGO_ENABLED=1 $(GO) test -c -tags gpu -o bin/gputest.test ./cmd/mscclpp-bench-gpu/gputest/
 
 gpu-test:
 	NP=$(NP) scripts/gpu-test.sh

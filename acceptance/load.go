@@ -2,22 +2,26 @@ package acceptance
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 )
 
 // LoadSpec reads a spec file over base: the settings present in the file replace base's,
 // the others are kept (a "collectives" list replaces base's whole list). The file is YAML
-// (.yaml, .yml) or JSON (.json), both read by the YAML parser; other extensions are
-// refused. Keys are the snake_case names of Spec's fields, e.g.:
+// (.yaml, .yml) or JSON (.json); other extensions are refused. A .json file must be
+// strict JSON (no trailing commas, comments or YAML syntax) before its keys are read like
+// YAML's. It must be a regular file (a FIFO is refused, never waited on). Keys are the
+// snake_case names of Spec's fields, e.g.:
 //
 //	model: H200 SXM
 //	min_port_put_gbs: 320
@@ -32,14 +36,20 @@ import (
 // of 1024). Unknown or repeated keys are errors, and the result must pass Validate. Errors
 // name the file, and the line and field at fault.
 func LoadSpec(path string, base Spec) (Spec, error) {
-	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
 	case ".yaml", ".yml", ".json":
 	default:
 		return Spec{}, fmt.Errorf("acceptance: spec %s: extension %q is neither .yaml, .yml nor .json", path, ext)
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if err != nil {
 		return Spec{}, fmt.Errorf("acceptance: read spec: %w", err)
+	}
+	if ext == ".json" {
+		if err := checkJSON(data); err != nil {
+			return Spec{}, fmt.Errorf("acceptance: spec %s: %w", path, err)
+		}
 	}
 	spec, err := parseSpec(data, base)
 	if err != nil {
@@ -49,6 +59,21 @@ func LoadSpec(path string, base Spec) (Spec, error) {
 		return Spec{}, fmt.Errorf("acceptance: spec %s: %w", path, err)
 	}
 	return spec, nil
+}
+
+// checkJSON returns an error naming the line of the first JSON syntax error in data.
+func checkJSON(data []byte) error {
+	var v any
+	err := json.Unmarshal(data, &v)
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		line := 1 + bytes.Count(data[:min(int(syn.Offset), len(data))], []byte("\n"))
+		return fmt.Errorf("line %d: not valid JSON: %v", line, syn)
+	}
+	if err != nil {
+		return fmt.Errorf("not valid JSON: %w", err)
+	}
+	return nil
 }
 
 // parseSpec applies the YAML or JSON document in data to a copy of base.

@@ -7,9 +7,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 )
 
 // writeFile writes content to name in a fresh directory and returns its path.
@@ -222,7 +226,12 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"not a mapping", "s.yaml", "- ranks: 2\n", []string{"s.yaml", "the file: want a mapping"}},
 		{"empty", "s.yaml", "", []string{"s.yaml", "the file is empty"}},
 		{"two documents", "s.yaml", "ranks: 2\n---\nranks: 3\n", []string{"more than one document"}},
-		{"syntax error", "s.json", `{"ranks": 2`, []string{"s.json", "yaml:"}},
+		{"syntax error", "s.json", `{"ranks": 2`, []string{"s.json", "not valid JSON", "unexpected end"}},
+		{"YAML syntax error", "s.yaml", "ranks: [2\n", []string{"s.yaml", "yaml:"}},
+		{"trailing comma in JSON", "s.json", "{\n \"ranks\": 2,\n}\n", []string{"s.json", "line 3: not valid JSON"}},
+		{"comment in JSON", "s.json", "{\"ranks\": 2} # two GPUs\n", []string{"s.json", "not valid JSON"}},
+		{"YAML in a .json file", "s.json", "ranks: 2\n", []string{"s.json", "not valid JSON"}},
+		{"JSON duplicate key", "s.json", `{"ranks": 2, "ranks": 4}`, []string{"s.json", "ranks: given twice"}},
 		{"bad extension", "spec.toml", "ranks = 2\n", []string{"spec.toml", `extension ".toml" is neither .yaml, .yml nor .json`}},
 		{"no extension", "spec", "ranks: 2\n", []string{`extension ""`}},
 		{"missing file", "absent.yaml", "-", []string{"acceptance: read spec", "absent.yaml"}},
@@ -296,5 +305,25 @@ func TestLoadSpecExample(t *testing.T) {
 	}
 	if want := h200(t); !reflect.DeepEqual(got, want) {
 		t.Errorf("testdata/h200-sxm.yaml:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestLoadSpecNotARegularFile: a FIFO or a directory given as the spec is refused at once
+// (reading a FIFO would wait for a writer forever).
+func TestLoadSpecNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo, sub := filepath.Join(dir, "spec.yaml"), filepath.Join(dir, "spec.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{fifo: "named pipe", sub: "is a directory"} {
+		var err error
+		bounded.Run(t, 10*time.Second, "LoadSpec "+path, func() { _, err = LoadSpec(path, Spec{}) })
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("LoadSpec(%s) = %v, want an error naming it and %q", path, err, want)
+		}
 	}
 }

@@ -20,7 +20,7 @@ import (
 // Environment of a helper process (the test binary re-executed).
 const (
 	helperRole    = "BOOTSTRAP_TEST_ROLE"    // "ring" or "die"
-	helperMode    = "BOOTSTRAP_TEST_MODE"    // "id" (UniqueID) or "env" (FromEnv + InitializeAddr)
+	helperMode    = "BOOTSTRAP_TEST_MODE"    // "id" (UniqueID), "env" (FromEnv), "slurm" or "torchrun" (DetectLaunch)
 	helperRank    = "BOOTSTRAP_TEST_RANK"    // id mode
 	helperNRanks  = "BOOTSTRAP_TEST_NRANKS"  // id mode
 	helperID      = "BOOTSTRAP_TEST_ID"      // id mode, ranks > 0: hex UniqueID
@@ -59,6 +59,21 @@ func runHelper(role string) error {
 			return err
 		}
 		if err := b.InitializeAddr(ctx, root, ""); err != nil {
+			return err
+		}
+	case "slurm", "torchrun":
+		l, ok, err := DetectLaunch()
+		if err != nil || !ok {
+			return fmt.Errorf("DetectLaunch: %v %v", ok, err)
+		}
+		want, _ := strconv.Atoi(os.Getenv(helperRank))
+		if l.Launcher != os.Getenv(helperMode) || l.Rank != want || l.LocalRank != want%2 {
+			return fmt.Errorf("DetectLaunch = %+v, want launcher %s, rank %d, local rank %d", l, os.Getenv(helperMode), want, want%2)
+		}
+		if b, err = New(l.Rank, l.NRanks, opts); err != nil {
+			return err
+		}
+		if err := b.InitializeAddr(ctx, l.Root, ""); err != nil {
 			return err
 		}
 	case "id":
@@ -183,7 +198,7 @@ func (h *helper) String() string {
 func helperCmd(env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MSCCLPP_BENCH_") && !strings.HasPrefix(kv, "BOOTSTRAP_TEST_") && !strings.HasPrefix(kv, "GORACE=") {
+		if !launcherVar(kv) && !strings.HasPrefix(kv, "BOOTSTRAP_TEST_") && !strings.HasPrefix(kv, "GORACE=") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
@@ -191,6 +206,17 @@ func helperCmd(env ...string) *exec.Cmd {
 	cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0 "+os.Getenv("GORACE"))
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
+}
+
+// launcherVar reports whether an environment entry belongs to a launcher: the helpers
+// must not inherit the test's own (a CI job may itself run under Slurm or MPI).
+func launcherVar(kv string) bool {
+	for _, p := range []string{"MSCCLPP_BENCH_", "SLURM_", "OMPI_", "PMIX_", "PMI_", "TORCHELASTIC_", "RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT="} {
+		if strings.HasPrefix(kv, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // runHelpers starts n children in the given mode and role, waits for all
@@ -225,6 +251,20 @@ func runHelpers(t *testing.T, mode, role string, n int) []*helper {
 		for r := range hs {
 			hs[r] = &helper{rank: r}
 			start(hs[r], EnvRank+"="+strconv.Itoa(r), EnvNRanks+"="+strconv.Itoa(n), EnvRoot+"="+root)
+		}
+	case "slurm":
+		port := strconv.Itoa(freePort(t))
+		for r := range hs {
+			hs[r] = &helper{rank: r}
+			start(hs[r], helperRank+"="+strconv.Itoa(r), "SLURM_PROCID="+strconv.Itoa(r), "SLURM_NTASKS="+strconv.Itoa(n),
+				"SLURM_LOCALID="+strconv.Itoa(r%2), "SLURM_JOB_NODELIST=localhost,gpu[02-04]", "SLURM_JOB_ID=77", EnvRootPort+"="+port)
+		}
+	case "torchrun":
+		port := strconv.Itoa(freePort(t) - 1) // torchrun's agent would hold MASTER_PORT; the root takes the next
+		for r := range hs {
+			hs[r] = &helper{rank: r}
+			start(hs[r], helperRank+"="+strconv.Itoa(r), "RANK="+strconv.Itoa(r), "WORLD_SIZE="+strconv.Itoa(n),
+				"LOCAL_RANK="+strconv.Itoa(r%2), "MASTER_ADDR=127.0.0.1", "MASTER_PORT="+port, "TORCHELASTIC_RUN_ID=test")
 		}
 	case "id":
 		// Rank 0 prints the ID; the others get it in their environment.
@@ -339,4 +379,19 @@ func TestMultiProcessPeerDies(t *testing.T) {
 	for _, h := range hs[:3] {
 		t.Logf("rank %d: %s", h.rank, strings.TrimSpace(h.out.String()))
 	}
+}
+
+// TestMultiProcessSlurm: 4 processes started as srun starts them (SLURM_PROCID,
+// SLURM_NTASKS, SLURM_LOCALID, a compressed node list whose first host is rank 0's) find
+// each other and run the collectives.
+func TestMultiProcessSlurm(t *testing.T) {
+	hs := runHelpers(t, "slurm", "ring", 4)
+	checkHelpers(t, hs, func(int) int { return 0 })
+}
+
+// TestMultiProcessTorchrun: the same with torchrun's RANK, WORLD_SIZE, LOCAL_RANK,
+// MASTER_ADDR and MASTER_PORT.
+func TestMultiProcessTorchrun(t *testing.T) {
+	hs := runHelpers(t, "torchrun", "ring", 3)
+	checkHelpers(t, hs, func(int) int { return 0 })
 }

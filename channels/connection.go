@@ -2,48 +2,84 @@ package channels
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-// Bootstrap is the control plane the mesh exchanges set-up data over
-// (bootstrap.TcpBootstrap implements it).
-type Bootstrap interface {
-	Rank() int
-	NRanks() int
-	Send(peer, tag int, data []byte) error
-	Recv(peer, tag int) ([]byte, error)
-	AllGather(mine []byte) ([][]byte, error)
-	Barrier() error
+// Connection carries the port-channel work of this rank towards one peer, over one
+// transport: CUDA IPC (connection_cudaipc.go), Ethernet (connection_ethernet.go) or
+// InfiniBand (connection_ib.go).
+//
+// MSCCL++'s BaseConnection has three operations, and every implementation here has
+// them: write (copy bytes from local GPU memory into the peer's), signal (MSCCL++'s
+// updateAndSync: set the peer's semaphore token once every earlier write has landed) and
+// flush (wait until every earlier write has finished reading its local source). The proxy
+// reaches them through one call per trigger, Handle, which runs those the trigger asks for,
+// in that order: one interface call per trigger is all the seam adds to the proxy's loop.
+type Connection interface {
+	// Transport names the connection's transport.
+	Transport() Transport
+	// Handle carries out trigger t of channel ch: if t has TriggerData and a size,
+	// write t.Size() bytes from ch.Src at t.SrcOffset() to ch.Dst at t.DstOffset(); if
+	// TriggerFlag, set ch.Token to ch.Outbound() once those bytes (and every earlier
+	// write) have landed; if TriggerSync, return only when every write so far has
+	// finished reading its source. The proxy has checked the offsets against the
+	// regions' sizes and counted the signal. It runs on the proxy goroutine only.
+	Handle(ch *ProxyChannel, t Trigger) error
+	// Close releases what the connection holds; the proxy must have stopped.
+	Close() error
 }
 
-// Connection is a checked path from this rank's GPU to a peer's.
-type Connection struct {
-	Local, Remote Endpoint
-	Transport     Transport
+// Region is a span of registered memory as a connection addresses it.
+type Region struct {
+	// Base is the registration's start as the transport addresses it: mapped into this
+	// process (CUDA IPC), the owner's address (IB, and local memory), 0 otherwise.
+	Base device.Ptr
+	Off  uint64 // where the span starts in the registration
+	Size uint64 // the span's length
+	ID   uint32 // the owner's registration number (Ethernet messages name memory by it)
+	Key  uint32 // IB: the lkey of local memory, the rkey of a peer's
+	// Host is the span mapped into this process when it is (host tokens of a peer on this
+	// host), else nil.
+	Host unsafe.Pointer
 }
 
-// Connect checks that local can reach remote over transport and returns the connection.
-// CUDA IPC needs both GPUs on one host and a peer-to-peer path between them.
-func Connect(g device.GPU, local, remote Endpoint, transport Transport) (*Connection, error) {
-	switch transport {
-	case TransportCudaIpc:
-	case TransportIB:
-		return nil, ErrIBNotBuilt
-	default:
-		return nil, fmt.Errorf("connect rank %d to rank %d: unknown transport %v", local.Rank, remote.Rank, transport)
+// Ptr returns the span's start as the transport addresses it.
+func (r *Region) Ptr() device.Ptr { return r.Base.Add(r.Off) }
+
+// steps decodes what a trigger asks a connection to do.
+func steps(t Trigger) (write, signal, flush bool) {
+	typ := t.Type()
+	return typ&TriggerData != 0 && t.Size() > 0, typ&TriggerFlag != 0, typ&TriggerSync != 0
+}
+
+// stepper is a connection's three operations on one channel, for runSteps.
+type stepper interface {
+	write(ch *ProxyChannel, t Trigger) error
+	signal(ch *ProxyChannel) error
+	flush() error
+}
+
+// runSteps carries out what trigger t asks of a connection, in order: the network
+// transports' Handle. (The CUDA IPC connection spells the same out itself, to keep the
+// NVLink hot path free of further interface calls.)
+func runSteps(s stepper, ch *ProxyChannel, t Trigger) error {
+	write, signal, flush := steps(t)
+	if write {
+		if err := s.write(ch, t); err != nil {
+			return err
+		}
 	}
-	if local.Hostname != remote.Hostname {
-		return nil, fmt.Errorf("connect rank %d (host %s) to rank %d (host %s): CUDA IPC connects GPUs of one host, and the InfiniBand transport is not built yet",
-			local.Rank, local.Hostname, remote.Rank, remote.Hostname)
+	if signal {
+		if err := s.signal(ch); err != nil {
+			return fmt.Errorf("signal: %w", err)
+		}
 	}
-	ok, err := g.CanAccessPeer(remote.BusID)
-	if err != nil {
-		return nil, fmt.Errorf("connect rank %d to rank %d: %w", local.Rank, remote.Rank, err)
+	if flush {
+		if err := s.flush(); err != nil {
+			return fmt.Errorf("flush: %w", err)
+		}
 	}
-	if !ok {
-		return nil, fmt.Errorf("connect rank %d to rank %d: GPU %d (%s, bus %s) cannot access GPU %d (%s, bus %s): no peer-to-peer path",
-			local.Rank, remote.Rank, local.Device, local.GPUName, local.BusID, remote.Device, remote.GPUName, remote.BusID)
-	}
-	return &Connection{Local: local, Remote: remote, Transport: transport}, nil
+	return nil
 }

@@ -10,78 +10,91 @@ package channels
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
+	"strings"
 )
 
-// Transport says how two ranks move data.
+// Transport says how two ranks move data. The values are bits, so that a set of
+// transports (what a rank offers, what a registered memory can be reached by) is one value.
 type Transport uint16
 
 // Transports.
 const (
-	TransportCudaIpc Transport = 1 // NVLink or PCIe peer-to-peer between GPUs of one host
-	TransportIB      Transport = 2 // InfiniBand (not built yet)
+	TransportCudaIpc  Transport = 1 // NVLink or PCIe peer-to-peer between GPUs of one host
+	TransportIB       Transport = 2 // InfiniBand RDMA (connection_ib.go)
+	TransportEthernet Transport = 4 // TCP sockets, staged through host memory (connection_ethernet.go)
+
+	allTransports = TransportCudaIpc | TransportIB | TransportEthernet
 )
 
-// String names the transport.
+// String names the transport, or the set of transports joined by "+".
 func (t Transport) String() string {
-	switch t {
-	case TransportCudaIpc:
-		return "cudaipc"
-	case TransportIB:
-		return "ib"
+	var names []string
+	for _, x := range []struct {
+		t    Transport
+		name string
+	}{{TransportCudaIpc, "cudaipc"}, {TransportIB, "ib"}, {TransportEthernet, "ethernet"}} {
+		if t&x.t != 0 {
+			names = append(names, x.name)
+			t &^= x.t
+		}
 	}
-	return fmt.Sprintf("transport(%d)", uint16(t))
-}
-
-// ParseTransport reads the --transport flag: "nvlink" (or "cudaipc") and "ib".
-func ParseTransport(s string) (Transport, error) {
-	switch s {
-	case "nvlink", "cudaipc":
-		return TransportCudaIpc, nil
-	case "ib":
-		return TransportIB, nil
+	if t != 0 || len(names) == 0 {
+		names = append(names, fmt.Sprintf("transport(%d)", uint16(t)))
 	}
-	return 0, fmt.Errorf("unknown transport %q (want nvlink or ib)", s)
+	return strings.Join(names, "+")
 }
-
-// ErrIBNotBuilt is returned for --transport ib.
-var ErrIBNotBuilt = errors.New("the InfiniBand transport is not built yet: use --transport nvlink (CUDA IPC) on one host")
 
 // Endpoint is what a rank tells the others about itself before they connect.
 type Endpoint struct {
-	Rank      int
-	Transport Transport
-	Pid       int
-	Device    int    // GPU ordinal in the owner's process
-	Hostname  string // ranks with the same hostname can use CUDA IPC
-	BusID     string // PCI bus id of the GPU
-	GPUName   string
+	Rank int
+	// Transports is the set this rank can use: CUDA IPC always, Ethernet when it listens
+	// for data sockets, IB when it has a usable HCA port.
+	Transports Transport
+	Pid        int
+	Device     int    // GPU ordinal in the owner's process
+	Sockets    int    // Ethernet: data sockets it opens per peer
+	Chunk      uint64 // Ethernet: the largest piece it receives in one message
+	Nonce      uint64 // random: a data socket's hello must quote it
+	Hostname   string // the host's name, as the OS says
+	HostID     string // ranks with the same HostID share a host (Hostname unless overridden)
+	BusID      string // PCI bus id of the GPU
+	GPUName    string
+	EthAddr    string // Ethernet: "ip:port" of its data listener, or ""
 }
 
 const (
 	endpointMagic   = 0x4d424550 // "MBEP"
-	endpointVersion = 1
+	endpointVersion = 2
 	maxNameLen      = 255
 )
 
+// strings returns the endpoint's variable-length fields in wire order.
+func (e *Endpoint) strings() []*string {
+	return []*string{&e.Hostname, &e.HostID, &e.BusID, &e.GPUName, &e.EthAddr}
+}
+
 // MarshalBinary encodes the endpoint for the bootstrap.
 func (e Endpoint) MarshalBinary() ([]byte, error) {
-	for _, s := range []string{e.Hostname, e.BusID, e.GPUName} {
-		if len(s) > maxNameLen {
-			return nil, fmt.Errorf("endpoint of rank %d: string of %d bytes is longer than %d", e.Rank, len(s), maxNameLen)
-		}
+	if e.Transports&^allTransports != 0 || e.Sockets < 0 || e.Sockets > 0xffff {
+		return nil, fmt.Errorf("endpoint of rank %d: transports %v, %d sockets", e.Rank, e.Transports, e.Sockets)
 	}
-	b := make([]byte, 0, 32+len(e.Hostname)+len(e.BusID)+len(e.GPUName))
+	b := make([]byte, 0, 64+len(e.Hostname)+len(e.HostID)+len(e.BusID)+len(e.GPUName)+len(e.EthAddr))
 	b = binary.LittleEndian.AppendUint32(b, endpointMagic)
 	b = binary.LittleEndian.AppendUint16(b, endpointVersion)
-	b = binary.LittleEndian.AppendUint16(b, uint16(e.Transport))
+	b = binary.LittleEndian.AppendUint16(b, uint16(e.Transports))
 	b = binary.LittleEndian.AppendUint32(b, uint32(e.Rank))
 	b = binary.LittleEndian.AppendUint32(b, uint32(e.Pid))
 	b = binary.LittleEndian.AppendUint32(b, uint32(e.Device))
-	for _, s := range []string{e.Hostname, e.BusID, e.GPUName} {
-		b = append(b, byte(len(s)))
-		b = append(b, s...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(e.Sockets))
+	b = binary.LittleEndian.AppendUint64(b, e.Chunk)
+	b = binary.LittleEndian.AppendUint64(b, e.Nonce)
+	for _, s := range e.strings() {
+		if len(*s) > maxNameLen {
+			return nil, fmt.Errorf("endpoint of rank %d: string of %d bytes is longer than %d", e.Rank, len(*s), maxNameLen)
+		}
+		b = append(b, byte(len(*s)))
+		b = append(b, *s...)
 	}
 	return b, nil
 }
@@ -95,11 +108,16 @@ func (e *Endpoint) UnmarshalBinary(b []byte) error {
 	if v := r.u16(); v != endpointVersion {
 		return fmt.Errorf("endpoint: version %d, want %d", v, endpointVersion)
 	}
-	e.Transport = Transport(r.u16())
+	e.Transports = Transport(r.u16())
 	e.Rank = int(int32(r.u32()))
 	e.Pid = int(int32(r.u32()))
 	e.Device = int(int32(r.u32()))
-	e.Hostname, e.BusID, e.GPUName = r.str(), r.str(), r.str()
+	e.Sockets = int(int32(r.u32()))
+	e.Chunk = r.u64()
+	e.Nonce = r.u64()
+	for _, s := range e.strings() {
+		*s = r.str()
+	}
 	if r.err != nil {
 		return fmt.Errorf("endpoint: %w", r.err)
 	}
@@ -108,6 +126,9 @@ func (e *Endpoint) UnmarshalBinary(b []byte) error {
 	}
 	if e.Rank < 0 || e.Device < 0 {
 		return fmt.Errorf("endpoint: negative rank %d or device %d", e.Rank, e.Device)
+	}
+	if e.Transports&^allTransports != 0 || e.Sockets < 0 || e.Sockets > 0xffff {
+		return fmt.Errorf("endpoint: transports %v, %d sockets", e.Transports, e.Sockets)
 	}
 	return nil
 }

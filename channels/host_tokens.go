@@ -17,8 +17,8 @@ import (
 var ShmDir = "/dev/shm"
 
 // hostTokens are the inbound tokens of HostTokens port channels' semaphores, kept in host memory
-// that the ranks of a node share (one file per rank under ShmDir, mapped by every rank and
-// registered with its GPU). A peer's proxy signals with a plain CPU store when its copy
+// that the ranks of a node share (one file per rank under ShmDir, mapped by every rank of
+// the node and registered with its GPU). A peer's proxy signals with a plain CPU store when its copy
 // stream is idle, instead of queueing a stream write (about 7 µs less per signal); the
 // waiting GPU polls its token through the mapping.
 type hostTokens struct {
@@ -28,9 +28,10 @@ type hostTokens struct {
 	owned string             // our file, until every rank has mapped it
 }
 
-// newHostTokens creates this rank's token file, maps every rank's and registers them with
-// the GPU. All ranks call it together; bytes is the size of one rank's token array.
-func newHostTokens(g device.GPU, boot Bootstrap, bytes uint64) (_ *hostTokens, err error) {
+// newHostTokens creates this rank's token file, maps the files of the ranks for which
+// mapped says so (the ranks of this host) and registers them with the GPU. All ranks call
+// it together; bytes is the size of one rank's token array.
+func newHostTokens(g device.GPU, boot Bootstrap, bytes uint64, mapped func(rank int) bool) (_ *hostTokens, err error) {
 	rank, n := boot.Rank(), boot.NRanks()
 	size := (bytes + uint64(os.Getpagesize()) - 1) / uint64(os.Getpagesize()) * uint64(os.Getpagesize())
 	var tag [8]byte
@@ -58,7 +59,7 @@ func newHostTokens(g device.GPU, boot Bootstrap, bytes uint64) (_ *hostTokens, e
 		return nil, fmt.Errorf("host tokens: %w", err)
 	}
 	for r := 0; r < n; r++ {
-		if r != rank {
+		if r != rank && mapped(r) {
 			if err := t.mapFile(r, fmt.Sprintf("%s%d", prefix, r), size, false); err != nil {
 				return nil, err
 			}

@@ -3,26 +3,48 @@ package channels
 import (
 	"fmt"
 	"os"
-	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
 
 // MeshOptions configure a Mesh.
 type MeshOptions struct {
-	Transport     Transport
-	Timeout       time.Duration // bounds every wait: device spins, proxy flushes, stream syncs
+	Mode          Mode          // how pairs of ranks connect (--transport)
+	Timeout       time.Duration // bounds every wait: device spins, proxy flushes, stream syncs, connecting
 	Hostname      string
-	FifoSize      int // proxy FIFO slots (power of two); 0 = 512
-	MaxSemaphores int // semaphore ids per peer; 0 = 1024
+	HostID        string // ranks with equal HostIDs share a host; "" means Hostname
+	FifoSize      int    // proxy FIFO slots (power of two); 0 = 512
+	MaxSemaphores int    // semaphore ids per peer; 0 = 1024
+	// Proxy says where the proxy thread runs (affinity.Plan); the zero value keeps the
+	// rank's own binding.
+	Proxy    affinity.Placement
+	Ethernet EthernetOptions
+	// Verbs is the InfiniBand library (internal/ibverbs), or nil for none: auto mode then
+	// connects hosts over Ethernet, and ModeIB fails with ErrNoHCA.
+	Verbs rdma.Verbs
+	// IBDevice names the HCA to use ("" = the first with an active port).
+	IBDevice string
+	// IBNoAtomics makes InfiniBand signals plain RDMA writes of the token value even where
+	// both HCAs do atomics (the worker sets it from MSCCLPP_BENCH_IB_ATOMICS=0).
+	IBNoAtomics bool
+	// ProxyTrace logs every proxy trigger on stderr (MSCCLPP_BENCH_PROXY_TRACE).
+	ProxyTrace bool
 }
 
-// Mesh connects every rank's GPU to every other rank's: it checks the paths, maps peers'
-// semaphore tokens, and builds memory and port channels over registered buffers. All ranks
-// must make the same calls in the same order (ids are allocated in lockstep).
+// Mesh connects every rank's GPU to every other rank's, each pair over the transport
+// SelectTransport picks: it exchanges endpoints, makes the connections, shares semaphore
+// tokens, and builds memory and port channels over registered buffers. All ranks must
+// make the same calls in the same order (ids are allocated in lockstep).
+//
+// The concerns live in their own files: connect.go (endpoints, transports, connections),
+// register.go (registered memory), semaphore.go (tokens), memory_channel.go and
+// port_channel.go (the channels, next to the device halves in kernels/include/mscclpp).
 type Mesh struct {
 	GPU    device.GPU
 	Boot   Bootstrap
@@ -31,101 +53,69 @@ type Mesh struct {
 	Opts   MeshOptions
 
 	Endpoints []Endpoint
-	Conns     map[int]*Connection
+	Conns     map[int]Connection // by peer rank
+	pairs     [][]Transport      // every pair's transport, [i][j] = [j][i]
+	offered   Transport          // the transports of this rank's connections
+	network   bool               // some pair of the job uses a network transport
+	eth       *ethNet            // Ethernet listener and options, when offered
+	ib        *ibNet             // the HCA, when offered
 
-	tokens     device.Ptr   // inbound tokens: [nranks][maxSem]uint64, written by peers
-	expected   device.Ptr   // expected counters, same layout, local only
-	peerTokens []device.Ptr // rank r's token array mapped here
+	reg        registry
+	tokens     device.Ptr         // inbound tokens: [nranks][maxSem]uint64, written by peers
+	expected   device.Ptr         // expected counters, same layout, local only
+	peerTokens []device.Ptr       // rank r's token array mapped here (CUDA IPC peers)
+	tokenMems  []RegisteredMemory // every rank's token array registration
 	nextSem    int
 	opened     []device.Ptr
 	allocs     []device.Ptr
 
-	hostTok *hostTokens // inbound tokens of port channels made with HostTokens
+	hostTok     *hostTokens        // inbound tokens of port channels made with HostTokens
+	hostTokMems []RegisteredMemory // every rank's host token registration (network peers)
 
 	errHost unsafe.Pointer // mapped word the kernels record their first error in
 	errDev  device.Ptr
 
-	fifo    *gpuFifo
-	proxy   *ProxyService
-	streams map[int]device.Stream
-}
+	connMu  sync.Mutex
+	connErr error // first error of a connection's own goroutines
 
-// Buffer is a registered buffer and every rank's copy of it as mapped here: Ptrs[r] is
-// rank r's buffer (Ptrs[own rank] is the local one).
-type Buffer struct {
-	Ptrs  []device.Ptr
-	Sizes []uint64
+	fifo  *gpuFifo
+	proxy *ProxyService
 }
-
-const tagEndpoint = 1
 
 // NewMesh exchanges endpoints, connects to every peer, and shares semaphore tokens.
 func NewMesh(g device.GPU, boot Bootstrap, opts MeshOptions) (*Mesh, error) {
-	if opts.Transport == TransportIB {
-		return nil, ErrIBNotBuilt
-	}
 	if opts.FifoSize == 0 {
 		opts.FifoSize = 512
 	}
 	if opts.MaxSemaphores == 0 {
 		opts.MaxSemaphores = 1024
 	}
+	if opts.HostID == "" {
+		opts.HostID = opts.Hostname
+	}
 	if opts.Timeout <= 0 {
 		return nil, fmt.Errorf("mesh: timeout must be positive")
 	}
-	m := &Mesh{GPU: g, Boot: boot, Rank: boot.Rank(), NRanks: boot.NRanks(), Opts: opts, Conns: map[int]*Connection{}, streams: map[int]device.Stream{}}
+	m := &Mesh{GPU: g, Boot: boot, Rank: boot.Rank(), NRanks: boot.NRanks(), Opts: opts, Conns: map[int]Connection{}}
 	ok := false
 	defer func() {
 		if !ok {
 			_ = m.Close()
 		}
 	}()
-	info := g.Info()
-	me := Endpoint{Rank: m.Rank, Transport: opts.Transport, Pid: os.Getpid(), Device: info.Ordinal, Hostname: opts.Hostname, BusID: info.BusID, GPUName: info.Name}
-	blob, err := me.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	all, err := boot.AllGather(blob)
-	if err != nil {
-		return nil, fmt.Errorf("mesh: exchange endpoints: %w", err)
-	}
-	m.Endpoints = make([]Endpoint, m.NRanks)
-	for r, b := range all {
-		if err := m.Endpoints[r].UnmarshalBinary(b); err != nil {
-			return nil, fmt.Errorf("mesh: endpoint of rank %d: %w", r, err)
-		}
-		if m.Endpoints[r].Rank != r {
-			return nil, fmt.Errorf("mesh: endpoint in slot %d claims rank %d", r, m.Endpoints[r].Rank)
-		}
-	}
-	for _, p := range m.Peers() {
-		c, err := Connect(g, me, m.Endpoints[p], opts.Transport)
-		if err != nil {
-			return nil, fmt.Errorf("mesh: %w", err)
-		}
-		m.Conns[p] = c
-	}
-
-	m.errHost, m.errDev, err = g.AllocMapped(64)
-	if err != nil {
+	var err error
+	if m.errHost, m.errDev, err = g.AllocMapped(64); err != nil {
 		return nil, fmt.Errorf("mesh: device error word: %w", err)
 	}
 	if err := g.SetDeviceConfig(opts.Timeout, m.errDev, m.Rank, m.NRanks); err != nil {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}
-	tokenBytes := uint64(m.NRanks*opts.MaxSemaphores) * 8
-	if m.tokens, err = m.Alloc(tokenBytes); err != nil {
+	if err := m.connect(); err != nil {
+		return nil, fmt.Errorf("mesh: %w", err)
+	}
+	if err := m.setupSemaphores(); err != nil {
 		return nil, err
 	}
-	if m.expected, err = m.Alloc(tokenBytes); err != nil {
-		return nil, err
-	}
-	tok, err := m.Share(m.tokens, tokenBytes)
-	if err != nil {
-		return nil, fmt.Errorf("mesh: share semaphore tokens: %w", err)
-	}
-	m.peerTokens = tok.Ptrs
 	if err := boot.Barrier(); err != nil {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}
@@ -144,6 +134,9 @@ func (m *Mesh) Peers() []int {
 	return out
 }
 
+// PairTransport returns the transport between ranks i and j (i != j).
+func (m *Mesh) PairTransport(i, j int) Transport { return m.pairs[i][j] }
+
 // Alloc allocates zeroed device memory that Close frees.
 func (m *Mesh) Alloc(bytes uint64) (device.Ptr, error) {
 	p, err := m.GPU.Alloc(bytes)
@@ -155,179 +148,6 @@ func (m *Mesh) Alloc(bytes uint64) (device.Ptr, error) {
 		return 0, fmt.Errorf("mesh: rank %d: zero %d bytes: %w", m.Rank, bytes, err)
 	}
 	return p, nil
-}
-
-// Register describes a whole local allocation for other ranks.
-func (m *Mesh) Register(p device.Ptr, size uint64) (RegisteredMemory, error) {
-	h, err := m.GPU.IpcGetHandle(p)
-	if err != nil {
-		return RegisteredMemory{}, fmt.Errorf("register %d bytes at %v on rank %d: %w", size, p, m.Rank, err)
-	}
-	return RegisteredMemory{Rank: m.Rank, Size: size, Transports: m.Opts.Transport, Handle: h, Ptr: p}, nil
-}
-
-// Share registers a local allocation, exchanges it with every rank and maps the peers'
-// copies. Every rank calls it with its own buffer.
-func (m *Mesh) Share(p device.Ptr, size uint64) (*Buffer, error) {
-	mine, err := m.Register(p, size)
-	if err != nil {
-		return nil, err
-	}
-	blob, err := mine.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	all, err := m.Boot.AllGather(blob)
-	if err != nil {
-		return nil, fmt.Errorf("exchange registered memory: %w", err)
-	}
-	b := &Buffer{Ptrs: make([]device.Ptr, m.NRanks), Sizes: make([]uint64, m.NRanks)}
-	for r, blob := range all {
-		var rm RegisteredMemory
-		if err := rm.UnmarshalBinary(blob); err != nil {
-			return nil, fmt.Errorf("registered memory of rank %d: %w", r, err)
-		}
-		if rm.Rank != r {
-			return nil, fmt.Errorf("registered memory in slot %d claims rank %d", r, rm.Rank)
-		}
-		b.Sizes[r] = rm.Size
-		if r == m.Rank {
-			b.Ptrs[r] = p
-			continue
-		}
-		q, err := m.GPU.IpcOpen(rm.Handle)
-		if err != nil {
-			return nil, fmt.Errorf("map %d-byte buffer of rank %d (GPU %s): %w", rm.Size, r, m.Endpoints[r].BusID, err)
-		}
-		m.opened = append(m.opened, q)
-		b.Ptrs[r] = q.Add(rm.Offset)
-	}
-	return b, nil
-}
-
-func (m *Mesh) nextSemaphore() (int, error) {
-	if m.nextSem >= m.Opts.MaxSemaphores {
-		return 0, fmt.Errorf("mesh: all %d semaphore ids are in use", m.Opts.MaxSemaphores)
-	}
-	m.nextSem++
-	return m.nextSem - 1, nil
-}
-
-// token returns rank `from`'s slot id in the token array at base.
-func (m *Mesh) token(base device.Ptr, from, id int) device.Ptr {
-	return base.Add(uint64(from*m.Opts.MaxSemaphores+id) * 8)
-}
-
-// MemoryChannels makes one memory channel per peer (in Peers order) from local memory at
-// local to the peer's copy of remote, each with a new device-to-device semaphore.
-func (m *Mesh) MemoryChannels(remote *Buffer, local device.Ptr) ([]MemoryChannelHandle, error) {
-	id, err := m.nextSemaphore()
-	if err != nil {
-		return nil, err
-	}
-	var out []MemoryChannelHandle
-	for _, p := range m.Peers() {
-		out = append(out, MemoryChannelHandle{
-			Sem: DeviceSemaphoreHandle{
-				Inbound:       uint64(m.token(m.tokens, p, id)),
-				RemoteInbound: uint64(m.token(m.peerTokens[p], m.Rank, id)),
-				Expected:      uint64(m.token(m.expected, p, id)),
-			},
-			Remote: uint64(remote.Ptrs[p]),
-			Local:  uint64(local),
-			Peer:   uint32(p),
-			Index:  uint32(id),
-		})
-	}
-	return out, nil
-}
-
-// PortOption changes how PortChannels builds its channels.
-type PortOption int
-
-const (
-	// HostTokens keeps the channels' semaphore tokens in host memory that the node's ranks
-	// share, instead of in GPU memory. A signal with no copy in flight is then a CPU store
-	// by the proxy rather than a stream write: about 3 µs one way instead of 7 on 2×H200.
-	// Every wait polls host memory over PCIe, though: right for a few waiting threads (a
-	// ping-pong), wrong for kernels whose every block polls (a collective slowed 18×).
-	HostTokens PortOption = iota + 1
-)
-
-// PortChannels makes one port channel per peer (in Peers order): the proxy copies from
-// local[0, localSize) to the peer's copy of remote and signals a host-to-device semaphore.
-func (m *Mesh) PortChannels(remote *Buffer, local device.Ptr, localSize uint64, opts ...PortOption) ([]PortChannelHandle, error) {
-	if err := m.startProxy(); err != nil {
-		return nil, err
-	}
-	useHost := slices.Contains(opts, HostTokens)
-	if useHost && m.hostTok == nil {
-		var err error
-		if m.hostTok, err = newHostTokens(m.GPU, m.Boot, uint64(m.NRanks*m.Opts.MaxSemaphores)*8); err != nil {
-			return nil, fmt.Errorf("mesh: %w", err)
-		}
-	}
-	id, err := m.nextSemaphore()
-	if err != nil {
-		return nil, err
-	}
-	var out []PortChannelHandle
-	for _, p := range m.Peers() {
-		s, ok := m.streams[p]
-		if !ok {
-			if s, err = m.GPU.NewStream(); err != nil {
-				return nil, fmt.Errorf("proxy stream for rank %d: %w", p, err)
-			}
-			m.streams[p] = s
-		}
-		pc := &ProxyChannel{
-			Peer: p, Stream: s,
-			Dst: remote.Ptrs[p], DstSize: remote.Sizes[p],
-			Src: local, SrcSize: localSize,
-			RemoteInbound: m.token(m.peerTokens[p], m.Rank, id),
-		}
-		inbound := m.token(m.tokens, p, id)
-		if useHost {
-			pc.RemoteInbound = m.token(m.hostTok.devs[p], m.Rank, id)
-			pc.RemoteInboundHost = m.hostTok.word(p, m.Rank*m.Opts.MaxSemaphores+id)
-			inbound = m.token(m.hostTok.devs[m.Rank], p, id)
-		}
-		cid, err := m.proxy.AddChannel(pc)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, PortChannelHandle{
-			Sem:  HostSemaphoreHandle{Inbound: uint64(inbound), Expected: uint64(m.token(m.expected, p, id))},
-			Fifo: m.fifo.Handle(),
-			ID:   cid,
-			Peer: uint32(p),
-		})
-	}
-	return out, nil
-}
-
-func (m *Mesh) startProxy() error {
-	if m.proxy != nil {
-		return nil
-	}
-	f, err := newGPUFifo(m.GPU, m.Opts.FifoSize)
-	if err != nil {
-		return err
-	}
-	m.fifo = f
-	m.proxy = NewProxyService(m.GPU, f.Fifo, m.Opts.Timeout)
-	m.proxy.OnError = func(err error, t Trigger) {
-		fmt.Fprintf(os.Stderr, "mscclpp-bench: rank %d: %v\n", m.Rank, err)
-		// Stop this rank's device waits now rather than after the timeout.
-		atomic.CompareAndSwapUint64((*uint64)(m.errHost), 0, uint64(DevErrProxy)|uint64(t.Channel()&0xffff)<<24)
-	}
-	if os.Getenv("MSCCLPP_BENCH_PROXY_TRACE") != "" {
-		m.proxy.Trace = func(t Trigger, took time.Duration, err error) {
-			fmt.Fprintf(os.Stderr, "proxy rank %d: %v took %v err %v\n", m.Rank, t, took, err)
-		}
-	}
-	m.proxy.Start()
-	return nil
 }
 
 // Upload copies handles (or any bytes) to new device memory that Close frees.
@@ -342,8 +162,31 @@ func (m *Mesh) Upload(b []byte) (device.Ptr, error) {
 	return p, nil
 }
 
-// DeviceError returns the first error a kernel recorded, and the proxy's, if any.
+// connFailed records the first error of a connection's goroutines (a lost peer, a bad
+// message) and stops this rank's device waits, as a proxy error does.
+func (m *Mesh) connFailed(err error) {
+	m.connMu.Lock()
+	first := m.connErr == nil
+	if first {
+		m.connErr = err
+		if m.errHost != nil {
+			atomic.CompareAndSwapUint64((*uint64)(m.errHost), 0, uint64(DevErrProxy)|uint64(0xffff)<<24)
+		}
+	}
+	m.connMu.Unlock()
+	if first {
+		fmt.Fprintf(os.Stderr, "mscclpp-bench: rank %d: %v\n", m.Rank, err)
+	}
+}
+
+// DeviceError returns the first error of a connection, a kernel or the proxy, if any.
 func (m *Mesh) DeviceError() error {
+	m.connMu.Lock()
+	connErr := m.connErr
+	m.connMu.Unlock()
+	if connErr != nil {
+		return fmt.Errorf("rank %d: %w", m.Rank, connErr)
+	}
 	if m.errHost != nil {
 		if e, ok := DecodeDeviceError(atomic.LoadUint64((*uint64)(m.errHost))); ok {
 			return fmt.Errorf("rank %d: %w", m.Rank, e)
@@ -381,10 +224,16 @@ func (m *Mesh) Close() error {
 		keep(m.proxy.Stop())
 		m.proxy = nil
 	}
-	for _, s := range m.streams {
-		keep(m.GPU.DestroyStream(s))
+	for p, c := range m.Conns {
+		if err := c.Close(); err != nil {
+			keep(fmt.Errorf("close connection to rank %d: %w", p, err))
+		}
 	}
-	m.streams = map[int]device.Stream{}
+	m.Conns = map[int]Connection{}
+	if m.eth != nil {
+		keep(m.eth.close())
+		m.eth = nil
+	}
 	if m.fifo != nil {
 		keep(m.fifo.close())
 		m.fifo = nil
@@ -397,6 +246,16 @@ func (m *Mesh) Close() error {
 		keep(m.GPU.IpcClose(p))
 	}
 	m.opened = nil
+	for _, l := range m.reg.all() {
+		if l.ib != nil {
+			keep(l.ib.Close())
+		}
+	}
+	m.reg.list.Store(nil)
+	if m.ib != nil {
+		keep(m.ib.close())
+		m.ib = nil
+	}
 	for _, p := range m.allocs {
 		keep(m.GPU.Free(p))
 	}

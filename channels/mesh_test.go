@@ -2,7 +2,7 @@ package channels
 
 import (
 	"context"
-	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -16,111 +16,8 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-// fakeGPU stands in for a GPU in mesh tests: addresses come from one counter shared by
-// every rank of the test (like one address space), and an IPC handle is just the address.
-type fakeGPU struct {
-	device.GPU // methods a test does not expect panic (nil interface)
-	info       device.Info
-	next       *atomic.Uint64
-	noPeer     bool
-
-	mu     sync.Mutex
-	allocs map[device.Ptr]uint64
-	opened map[device.Ptr]bool
-	mapped []unsafe.Pointer
-	// registered is host memory passed to HostRegister and not yet unregistered.
-	registered map[unsafe.Pointer]bool
-}
-
-func newFakeGPU(rank int, next *atomic.Uint64) *fakeGPU {
-	return &fakeGPU{
-		info:   device.Info{Ordinal: rank, Name: "Fake GPU", BusID: fmt.Sprintf("0000:00:%02x.0", rank), SMs: 4},
-		next:   next,
-		allocs: map[device.Ptr]uint64{}, opened: map[device.Ptr]bool{},
-	}
-}
-
-func (f *fakeGPU) Info() device.Info { return f.info }
-func (f *fakeGPU) Bind() error       { return nil }
-func (f *fakeGPU) Alloc(n uint64) (device.Ptr, error) {
-	p := device.Ptr(f.next.Add((n+255)/256*256+256) - (n+255)/256*256)
-	f.mu.Lock()
-	f.allocs[p] = n
-	f.mu.Unlock()
-	return p, nil
-}
-func (f *fakeGPU) Free(p device.Ptr) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if _, ok := f.allocs[p]; !ok {
-		return fmt.Errorf("free of unknown %v", p)
-	}
-	delete(f.allocs, p)
-	return nil
-}
-func (f *fakeGPU) AllocMapped(n uint64) (unsafe.Pointer, device.Ptr, error) {
-	b := make([]byte, n)
-	f.mu.Lock()
-	f.mapped = append(f.mapped, unsafe.Pointer(&b[0]))
-	f.mu.Unlock()
-	return unsafe.Pointer(&b[0]), device.Ptr(f.next.Add(1 << 12)), nil
-}
-func (f *fakeGPU) FreeMapped(unsafe.Pointer) error { return nil }
-func (f *fakeGPU) HostRegister(host unsafe.Pointer, n uint64) (device.Ptr, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.registered == nil {
-		f.registered = map[unsafe.Pointer]bool{}
-	}
-	if f.registered[host] {
-		return 0, fmt.Errorf("host memory %p registered twice", host)
-	}
-	f.registered[host] = true
-	return device.Ptr(f.next.Add(n + 4096)), nil
-}
-func (f *fakeGPU) HostUnregister(host unsafe.Pointer) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !f.registered[host] {
-		return fmt.Errorf("unregister of unknown host memory %p", host)
-	}
-	delete(f.registered, host)
-	return nil
-}
-func (f *fakeGPU) StreamIdle(device.Stream) (bool, error)                        { return true, nil }
-func (f *fakeGPU) Memset(device.Ptr, byte, uint64) error                         { return nil }
-func (f *fakeGPU) CopyToDevice(device.Ptr, []byte) error                         { return nil }
-func (f *fakeGPU) SetDeviceConfig(time.Duration, device.Ptr, int, int) error     { return nil }
-func (f *fakeGPU) CanAccessPeer(string) (bool, error)                            { return !f.noPeer, nil }
-func (f *fakeGPU) NewStream() (device.Stream, error)                             { return 1, nil }
-func (f *fakeGPU) DestroyStream(device.Stream) error                             { return nil }
-func (f *fakeGPU) CopyAsync(device.Ptr, device.Ptr, uint64, device.Stream) error { return nil }
-func (f *fakeGPU) WriteValue64Async(device.Ptr, uint64, device.Stream) error     { return nil }
-func (f *fakeGPU) Synchronize(device.Stream, time.Duration) error                { return nil }
-func (f *fakeGPU) IpcGetHandle(p device.Ptr) (device.IpcHandle, error) {
-	var h device.IpcHandle
-	binary.LittleEndian.PutUint64(h[:], uint64(p))
-	return h, nil
-}
-func (f *fakeGPU) IpcOpen(h device.IpcHandle) (device.Ptr, error) {
-	p := device.Ptr(binary.LittleEndian.Uint64(h[:]))
-	f.mu.Lock()
-	f.opened[p] = true
-	f.mu.Unlock()
-	return p, nil
-}
-func (f *fakeGPU) IpcClose(p device.Ptr) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !f.opened[p] {
-		return fmt.Errorf("close of unmapped %v", p)
-	}
-	delete(f.opened, p)
-	return nil
-}
-
 // newBoots starts n connected bootstraps in this process.
-func newBoots(t *testing.T, n int) []*bootstrap.TcpBootstrap {
+func newBoots(t testing.TB, n int) []*bootstrap.TcpBootstrap {
 	t.Helper()
 	bs := make([]*bootstrap.TcpBootstrap, n)
 	for r := range bs {
@@ -158,7 +55,7 @@ func newBoots(t *testing.T, n int) []*bootstrap.TcpBootstrap {
 }
 
 // onRanks runs fn on n ranks concurrently and fails the test on any error.
-func onRanks(t *testing.T, n int, fn func(r int) error) {
+func onRanks(t testing.TB, n int, fn func(r int) error) {
 	t.Helper()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -194,17 +91,16 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 	}
 	const n = 4
 	bs := newBoots(t, n)
-	var next atomic.Uint64
-	next.Store(1 << 20)
+	space := newMemSpace()
 	meshes := make([]*Mesh, n)
 	bufs := make([]*Buffer, n)
 	local := make([]device.Ptr, n)
 	mem := make([][]MemoryChannelHandle, n)
 	port := make([][]PortChannelHandle, n)
-	gpus := make([]*fakeGPU, n)
+	gpus := make([]*memGPU, n)
 	onRanks(t, n, func(r int) error {
-		gpus[r] = newFakeGPU(r, &next)
-		m, err := NewMesh(gpus[r], bs[r], MeshOptions{Transport: TransportCudaIpc, Timeout: time.Second, Hostname: "node"})
+		gpus[r] = newMemGPU(r, space)
+		m, err := NewMesh(gpus[r], bs[r], MeshOptions{Mode: ModeNVLink, Timeout: time.Second, Hostname: "node"})
 		if err != nil {
 			return err
 		}
@@ -260,8 +156,8 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 			}
 			// the proxy of r writes the token p's port channel waits on
 			chans := *meshes[r].proxy.channels.Load()
-			if deviceTokens && uint64(chans[pc.ID].RemoteInbound) != backPort.Sem.Inbound {
-				t.Errorf("rank %d proxy signals %v, rank %d waits on %x", r, chans[pc.ID].RemoteInbound, p, backPort.Sem.Inbound)
+			if deviceTokens && uint64(chans[pc.ID].Token.Ptr()) != backPort.Sem.Inbound {
+				t.Errorf("rank %d proxy signals %v, rank %d waits on %x", r, chans[pc.ID].Token.Ptr(), p, backPort.Sem.Inbound)
 			}
 			if !deviceTokens {
 				// The proxy's CPU store must land in the word p's GPU polls: same offset in
@@ -269,23 +165,23 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 				ht := meshes[p].hostTok
 				off := backPort.Sem.Inbound - uint64(ht.devs[p])
 				value := uint64(1000*r + p + 1)
-				atomic.StoreUint64(chans[pc.ID].RemoteInboundHost, value)
+				atomic.StoreUint64((*uint64)(chans[pc.ID].Token.Host), value)
 				if got := atomic.LoadUint64((*uint64)(unsafe.Pointer(&ht.maps[p][off]))); got != value {
 					t.Errorf("rank %d proxy stored %d, rank %d's token at offset %d reads %d", r, value, p, off, got)
 				}
-				if chans[pc.ID].RemoteInbound != meshes[r].hostTok.devs[p].Add(off) {
-					t.Errorf("rank %d proxy's stream write goes to %v, want %v", r, chans[pc.ID].RemoteInbound, meshes[r].hostTok.devs[p].Add(off))
+				if chans[pc.ID].Token.Ptr() != meshes[r].hostTok.devs[p].Add(off) {
+					t.Errorf("rank %d proxy's stream write goes to %v, want %v", r, chans[pc.ID].Token.Ptr(), meshes[r].hostTok.devs[p].Add(off))
 				}
 			}
-			if chans[pc.ID].Dst != bufs[p].Ptrs[p] || chans[pc.ID].DstSize != 4096 || chans[pc.ID].SrcSize != 1024 {
+			if chans[pc.ID].Dst.Ptr() != bufs[p].Ptrs[p] || chans[pc.ID].Dst.Size != 4096 || chans[pc.ID].Src.Size != 1024 || chans[pc.ID].Conn.Transport() != TransportCudaIpc {
 				t.Errorf("rank %d proxy channel %d: %+v", r, pc.ID, chans[pc.ID])
 			}
 		}
 	}
 	onRanks(t, n, func(r int) error { return meshes[r].Close() })
 	for r, g := range gpus {
-		if len(g.allocs) != 0 || len(g.opened) != 0 || len(g.registered) != 0 {
-			t.Errorf("rank %d: Close left %d allocations, %d mappings and %d host registrations", r, len(g.allocs), len(g.opened), len(g.registered))
+		if leaks := g.leaks(); leaks != "" {
+			t.Errorf("rank %d: Close left %s", r, leaks)
 		}
 	}
 }
@@ -301,16 +197,16 @@ func indexOf(xs []int, v int) int {
 
 func TestMeshRefusesUnreachablePeer(t *testing.T) {
 	bs := newBoots(t, 2)
-	var next atomic.Uint64
+	space := newMemSpace()
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for r := 0; r < 2; r++ {
 		wg.Add(1)
 		go func(r int) {
 			defer wg.Done()
-			g := newFakeGPU(r, &next)
+			g := newMemGPU(r, space)
 			g.noPeer = true
-			_, errs[r] = NewMesh(g, bs[r], MeshOptions{Transport: TransportCudaIpc, Timeout: time.Second, Hostname: "node"})
+			_, errs[r] = NewMesh(g, bs[r], MeshOptions{Mode: ModeNVLink, Timeout: time.Second, Hostname: "node"})
 		}(r)
 	}
 	wg.Wait()
@@ -322,11 +218,17 @@ func TestMeshRefusesUnreachablePeer(t *testing.T) {
 }
 
 func TestMeshRefusesOtherHostAndIB(t *testing.T) {
-	var next atomic.Uint64
-	if _, err := Connect(newFakeGPU(0, &next), Endpoint{Rank: 0, Hostname: "a"}, Endpoint{Rank: 1, Hostname: "b"}, TransportCudaIpc); err == nil || !strings.Contains(err.Error(), "host b") {
+	space := newMemSpace()
+	_, err := newCudaIpcConn(newMemGPU(0, space), Endpoint{Rank: 0, HostID: "a"}, Endpoint{Rank: 1, HostID: "b"}, time.Second)
+	if err == nil || !strings.Contains(err.Error(), "host b") {
 		t.Errorf("different hosts: %v", err)
 	}
-	if _, err := NewMesh(newFakeGPU(0, &next), nil, MeshOptions{Transport: TransportIB, Timeout: time.Second}); err != ErrIBNotBuilt {
-		t.Errorf("ib: %v", err)
-	}
+	bs := newBoots(t, 2)
+	onRanks(t, 2, func(r int) error {
+		_, err := NewMesh(newMemGPU(r, space), bs[r], MeshOptions{Mode: ModeIB, Timeout: time.Second, Hostname: "node"})
+		if !errors.Is(err, ErrNoHCA) {
+			return fmt.Errorf("--transport ib without an InfiniBand layer: %v, want ErrNoHCA", err)
+		}
+		return nil
+	})
 }

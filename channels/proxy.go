@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
@@ -20,27 +21,26 @@ type CopyEngine interface {
 	StreamIdle(s device.Stream) (bool, error)
 }
 
-// ProxyChannel is the proxy's state for one port channel: where its copies go and which
-// token of the peer it signals.
+// ProxyChannel is the proxy's state for one port channel: the connection to its peer,
+// its source and destination buffers, and the peer's token it signals.
 type ProxyChannel struct {
-	Peer          int
-	Stream        device.Stream
-	Dst, Src      device.Ptr // bases of the peer's (mapped) and the local buffer
-	DstSize       uint64
-	SrcSize       uint64
-	RemoteInbound device.Ptr // the peer's inbound token for this channel (mapped)
-	// RemoteInboundHost, when set, is the same token in host memory mapped into this
-	// process: a signal with no copy in flight on Stream is then a CPU store.
-	RemoteInboundHost *uint64
-	outbound          uint64
+	Peer     int
+	Conn     Connection
+	Src      Region // local buffer the channel copies from
+	Dst      Region // the peer's buffer it copies to
+	Token    Region // the peer's inbound token of this channel (8 bytes)
+	outbound uint64
 }
 
-// ProxyService consumes the FIFO on a goroutine locked to an OS thread and turns triggers
-// into copy-engine work: DATA → an async copy, FLAG → a write of the next token value to
-// the peer's semaphore after the copy (same stream, so in order; a CPU store when the
-// token is in host memory and the stream has nothing in flight), SYNC → wait until the
-// channel's stream is idle before the trigger is released, which is what the GPU's flush
-// waits for.
+// Outbound returns how many signals the channel has sent: the value a signal sets the
+// peer's token to.
+func (c *ProxyChannel) Outbound() uint64 { return c.outbound }
+
+// ProxyService consumes the FIFO on a goroutine locked to an OS thread and hands each
+// trigger to its channel's Connection: DATA → a write into the peer's buffer, FLAG → a
+// signal of the peer's token once the write has landed, SYNC → wait until the writes have
+// read their source before the trigger is released, which is what the GPU's flush waits
+// for.
 type ProxyService struct {
 	ce       CopyEngine
 	fifo     *Fifo
@@ -55,20 +55,20 @@ type ProxyService struct {
 	mu      sync.Mutex
 	err     error
 	handled atomic.Uint64
-	// busy marks streams with copies or writes queued since they were last seen idle
-	// (proxy goroutine only).
-	busy map[device.Stream]bool
 
 	// OnError, if set, is called (on the proxy goroutine) with the first error, as soon as
 	// it happens.
 	OnError func(err error, t Trigger)
+	// Placement, set before Start, pins the proxy thread to its CPUs; when Shared, the
+	// thread yields its CPU while the FIFO is empty.
+	Placement affinity.Placement
 	// Trace, if set, is called for every trigger after it was handled (debugging).
 	Trace func(t Trigger, took time.Duration, err error)
 }
 
 // NewProxyService makes a proxy for fifo; timeout bounds each flush.
 func NewProxyService(ce CopyEngine, fifo *Fifo, timeout time.Duration) *ProxyService {
-	return &ProxyService{ce: ce, fifo: fifo, timeout: timeout, done: make(chan struct{}), busy: map[device.Stream]bool{}}
+	return &ProxyService{ce: ce, fifo: fifo, timeout: timeout, done: make(chan struct{})}
 }
 
 // AddChannel registers a port channel and returns its id (carried in triggers). It may be
@@ -127,15 +127,27 @@ func (p *ProxyService) run() {
 	defer close(p.done)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	if len(p.Placement.CPUs) > 0 {
+		if err := affinity.Pin(p.Placement.CPUs); err != nil {
+			p.fail(fmt.Errorf("proxy: %w", err))
+			return
+		}
+	}
 	if err := p.ce.Bind(); err != nil {
 		p.fail(fmt.Errorf("proxy: %w", err))
 		return
 	}
+	// A proxy that shares its rank's only CPU gives it up every 64 polls of an empty FIFO,
+	// so the rank's thread (launching kernels, waiting on streams) is not starved.
+	shared := p.Placement.Shared
 	idle := 0
 	for {
 		t, ok := p.fifo.Poll()
 		if !ok {
 			idle++
+			if shared && idle&63 == 0 {
+				affinity.Yield()
+			}
 			if idle&255 == 0 {
 				if p.stop.Load() {
 					return
@@ -166,7 +178,8 @@ func (p *ProxyService) run() {
 	}
 }
 
-// Handle carries out one trigger (exported for tests).
+// Handle carries out one trigger (exported for tests): it checks the trigger against its
+// channel and hands it to the channel's connection.
 func (p *ProxyService) Handle(t Trigger) error {
 	id := t.Channel()
 	var chans []*ProxyChannel
@@ -179,53 +192,15 @@ func (p *ProxyService) Handle(t Trigger) error {
 	c := chans[id]
 	typ := t.Type()
 	if typ&TriggerData != 0 && t.Size() > 0 {
-		if t.SrcOffset()+t.Size() > c.SrcSize || t.DstOffset()+t.Size() > c.DstSize {
-			return fmt.Errorf("proxy: %v to rank %d overruns the buffers (source %d bytes, destination %d bytes)", t, c.Peer, c.SrcSize, c.DstSize)
+		if t.SrcOffset()+t.Size() > c.Src.Size || t.DstOffset()+t.Size() > c.Dst.Size {
+			return fmt.Errorf("proxy: %v to rank %d overruns the buffers (source %d bytes, destination %d bytes)", t, c.Peer, c.Src.Size, c.Dst.Size)
 		}
-		if err := p.ce.CopyAsync(c.Dst.Add(t.DstOffset()), c.Src.Add(t.SrcOffset()), t.Size(), c.Stream); err != nil {
-			return fmt.Errorf("proxy: port channel %d to rank %d: %w", id, c.Peer, err)
-		}
-		p.busy[c.Stream] = true
 	}
 	if typ&TriggerFlag != 0 {
 		c.outbound++
-		direct, err := p.storable(c, typ&TriggerData != 0 && t.Size() > 0)
-		if err != nil {
-			return fmt.Errorf("proxy: signal port channel %d to rank %d: %w", id, c.Peer, err)
-		}
-		if direct {
-			// Nothing of this stream is in flight, so no earlier stream write can land
-			// after this store and take the token back.
-			atomic.StoreUint64(c.RemoteInboundHost, c.outbound)
-		} else {
-			if err := p.ce.WriteValue64Async(c.RemoteInbound, c.outbound, c.Stream); err != nil {
-				return fmt.Errorf("proxy: signal port channel %d to rank %d: %w", id, c.Peer, err)
-			}
-			p.busy[c.Stream] = true
-		}
 	}
-	if typ&TriggerSync != 0 {
-		if err := p.ce.Synchronize(c.Stream, p.timeout); err != nil {
-			return fmt.Errorf("proxy: flush port channel %d to rank %d: %w", id, c.Peer, err)
-		}
-		delete(p.busy, c.Stream)
+	if err := c.Conn.Handle(c, t); err != nil {
+		return fmt.Errorf("proxy: port channel %d to rank %d: %w", id, c.Peer, err)
 	}
 	return nil
-}
-
-// storable says whether c's signal can be a CPU store: its token is in host memory and
-// its stream has nothing in flight (justQueued: this trigger's own copy is).
-func (p *ProxyService) storable(c *ProxyChannel, justQueued bool) (bool, error) {
-	if c.RemoteInboundHost == nil || justQueued {
-		return false, nil
-	}
-	if !p.busy[c.Stream] {
-		return true, nil
-	}
-	idle, err := p.ce.StreamIdle(c.Stream)
-	if err != nil || !idle {
-		return false, err
-	}
-	delete(p.busy, c.Stream)
-	return true, nil
 }

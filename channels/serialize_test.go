@@ -8,7 +8,8 @@ import (
 )
 
 func TestEndpointRoundTrip(t *testing.T) {
-	in := Endpoint{Rank: 3, Transport: TransportCudaIpc, Pid: 4242, Device: 1, Hostname: "node-7", BusID: "0000:00:07.0", GPUName: "NVIDIA H200"}
+	in := Endpoint{Rank: 3, Transports: TransportCudaIpc | TransportEthernet, Pid: 4242, Device: 1, Sockets: 4, Chunk: 4 << 20, Nonce: 0x1234567890,
+		Hostname: "node-7", HostID: "rack2-node7", BusID: "0000:00:07.0", GPUName: "NVIDIA H200", EthAddr: "10.0.0.7:40123"}
 	b, err := in.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +29,7 @@ func TestEndpointRoundTrip(t *testing.T) {
 }
 
 func TestEndpointRejects(t *testing.T) {
-	good, _ := Endpoint{Rank: 1, Transport: TransportCudaIpc, Hostname: "h", BusID: "b", GPUName: "g"}.MarshalBinary()
+	good, _ := Endpoint{Rank: 1, Transports: TransportCudaIpc, Hostname: "h", HostID: "h", BusID: "b", GPUName: "g"}.MarshalBinary()
 	cases := map[string][]byte{
 		"empty":     nil,
 		"magic":     append([]byte{0, 0, 0, 0}, good[4:]...),
@@ -45,37 +46,73 @@ func TestEndpointRejects(t *testing.T) {
 }
 
 func TestRegisteredMemoryRoundTrip(t *testing.T) {
-	in := RegisteredMemory{Rank: 5, Size: 1 << 30, Transports: TransportCudaIpc, Offset: 256, Ptr: 0x7f00}
-	for i := range in.Handle {
-		in.Handle[i] = byte(i * 3)
+	var h device.IpcHandle
+	for i := range h {
+		h[i] = byte(i * 3)
 	}
-	b, err := in.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name string
+		in   RegisteredMemory
+		size int
+	}{
+		{"cudaipc", RegisteredMemory{Rank: 5, ID: 3, Size: 1 << 30, Transports: TransportCudaIpc, Ipc: IpcMemory{Handle: h, Offset: 256}}, 24 + 72},
+		{"ethernet", RegisteredMemory{Rank: 1, ID: 9, Size: 4096, Transports: TransportEthernet}, 24},
+		{"ib", RegisteredMemory{Rank: 2, ID: 0, Size: 64, Transports: TransportIB, IB: IBMemory{Addr: 0x7f0000001000, RKey: 0xbeef}}, 24 + 16},
+		{"all", RegisteredMemory{Rank: 7, ID: 1, Size: 8, Transports: allTransports, Ipc: IpcMemory{Handle: h}, IB: IBMemory{Addr: 64, RKey: 1}}, 24 + 72 + 16},
 	}
-	if len(b) != MemoryWireSize {
-		t.Fatalf("wire size %d, want %d", len(b), MemoryWireSize)
+	for _, c := range cases {
+		in := c.in
+		in.Ptr = 0x7f00
+		b, err := in.MarshalBinary()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(b) != c.size || in.WireSize() != c.size {
+			t.Fatalf("%s: wire size %d (WireSize %d), want %d", c.name, len(b), in.WireSize(), c.size)
+		}
+		var out RegisteredMemory
+		if err := out.UnmarshalBinary(b); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if out != c.in { // local pointers do not travel
+			t.Fatalf("%s: round trip: %+v, want %+v", c.name, out, c.in)
+		}
 	}
-	var out RegisteredMemory
-	if err := out.UnmarshalBinary(b); err != nil {
-		t.Fatal(err)
+}
+
+func TestRegisteredMemoryRejects(t *testing.T) {
+	good, _ := RegisteredMemory{Rank: 2, Size: 64, Transports: TransportIB, IB: IBMemory{Addr: 64, RKey: 1}}.MarshalBinary()
+	edit := func(at int, v ...byte) []byte {
+		b := append([]byte{}, good...)
+		copy(b[at:], v)
+		return b
 	}
-	in.Ptr = 0 // local pointers do not travel
-	if out != in {
-		t.Fatalf("round trip: %+v, want %+v", out, in)
+	cases := map[string][]byte{
+		"empty":          nil,
+		"magic":          edit(0, 0),
+		"version 1":      edit(4, 1, 0),
+		"no transports":  edit(6, 0, 0),
+		"unknown bit":    edit(6, 8|2, 0),
+		"section absent": edit(6, 2|1, 0), // claims a CUDA IPC section it does not have
+		"reserved":       edit(36, 1),
+		"negative rank":  edit(8, 0xff, 0xff, 0xff, 0xff),
+		"addr overflow":  edit(24, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff),
+		"truncated":      good[:len(good)-1],
+		"trailing":       append(append([]byte{}, good...), 0),
 	}
-	bad := append([]byte{}, b...)
-	bad[12] = 1 // reserved
-	if err := out.UnmarshalBinary(bad); err == nil {
-		t.Fatal("non-zero reserved field accepted")
+	for name, b := range cases {
+		var m RegisteredMemory
+		if err := m.UnmarshalBinary(b); err == nil {
+			t.Errorf("%s: accepted %+v", name, m)
+		}
 	}
-	if err := out.UnmarshalBinary(b[:10]); err == nil {
-		t.Fatal("short buffer accepted")
+	if _, err := (RegisteredMemory{Rank: 1, Size: 8}).MarshalBinary(); err == nil {
+		t.Error("memory registered with no transport was encoded")
 	}
 }
 
 func FuzzEndpointDecode(f *testing.F) {
-	good, _ := Endpoint{Rank: 1, Transport: TransportCudaIpc, Hostname: "h", BusID: "b", GPUName: "g"}.MarshalBinary()
+	good, _ := Endpoint{Rank: 1, Transports: TransportCudaIpc, Hostname: "h", HostID: "h", BusID: "b", GPUName: "g"}.MarshalBinary()
 	f.Add(good)
 	f.Add([]byte{})
 	f.Add([]byte{0x50, 0x45, 0x42, 0x4d, 1, 0})
@@ -95,9 +132,15 @@ func FuzzEndpointDecode(f *testing.F) {
 }
 
 func FuzzRegisteredMemoryDecode(f *testing.F) {
-	good, _ := RegisteredMemory{Rank: 2, Size: 4096, Transports: TransportCudaIpc, Handle: device.IpcHandle{1, 2, 3}}.MarshalBinary()
-	f.Add(good)
-	f.Add(make([]byte, MemoryWireSize))
+	for _, m := range []RegisteredMemory{
+		{Rank: 2, Size: 4096, Transports: TransportCudaIpc, Ipc: IpcMemory{Handle: device.IpcHandle{1, 2, 3}}},
+		{Rank: 1, ID: 4, Size: 64, Transports: TransportEthernet},
+		{Rank: 3, ID: 2, Size: 64, Transports: allTransports, IB: IBMemory{Addr: 4096, RKey: 7}},
+	} {
+		good, _ := m.MarshalBinary()
+		f.Add(good)
+	}
+	f.Add(make([]byte, memoryHeaderSize))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var m RegisteredMemory
 		if err := m.UnmarshalBinary(b); err != nil {

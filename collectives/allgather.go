@@ -8,14 +8,21 @@ func init() { RegisterCollective(allGather{}) }
 
 func (allGather) Name() string     { return "allgather" }
 func (allGather) TestName() string { return "all_gather_perf" }
+func (allGather) Doc() string      { return "All-gather: every rank receives every rank's buffer" }
 func (allGather) HasOp() bool      { return false }
+func (allGather) HasRoot() bool    { return false }
 
 // Counts follows nccl-tests: the per-rank count is the size's share, rounded down to a
 // multiple of 16 bytes.
 func (allGather) Counts(size int64, dt Datatype, nranks int) Counts {
 	count := size / int64(dt.Size)
 	base := (count / int64(nranks)) &^ (16/int64(dt.Size) - 1)
-	return Counts{Send: base, Recv: base * int64(nranks), Param: base}
+	return Counts{Send: base, Recv: base * int64(nranks), Param: base, SendInPlace: base}
+}
+
+// Bandwidth: every rank receives Param elements from each of n ranks; bus factor (n-1)/n.
+func (allGather) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return scaledBw(c, eltSize, sec, int64(nranks), ringFactor(nranks))
 }
 
 func (allGather) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {

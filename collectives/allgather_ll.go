@@ -12,7 +12,7 @@ func init() {
 		Collective: "allgather", Name: "ll16", Number: 0,
 		Doc:      "LL16 packets into every peer's scratch, one shot; small messages",
 		MaxBytes: 32 << 20, MinRanks: 2,
-		AutoMin: 0, AutoMax: 2 << 20, AutoPriority: 0,
+		AutoMin: 0, AutoMax: 1 << 20, AutoPriority: 0,
 		New: newAllgatherLL,
 	})
 }

@@ -12,8 +12,7 @@ func init() {
 		Collective: "allgather", Name: "put", Number: 1,
 		Doc:      "memory channels: SM threads put my chunk into every peer's output",
 		MinRanks: 2,
-		AutoMin:  2<<20 + 1, AutoMax: 64 << 20, AutoPriority: 0,
-		New: newAllgatherPut,
+		New:      newAllgatherPut,
 	})
 }
 

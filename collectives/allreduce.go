@@ -8,11 +8,20 @@ func init() { RegisterCollective(allReduce{}) }
 
 func (allReduce) Name() string     { return "allreduce" }
 func (allReduce) TestName() string { return "all_reduce_perf" }
-func (allReduce) HasOp() bool      { return true }
+func (allReduce) Doc() string {
+	return "All-reduce: every rank receives the reduction of all ranks' buffers"
+}
+func (allReduce) HasOp() bool   { return true }
+func (allReduce) HasRoot() bool { return false }
 
 func (allReduce) Counts(size int64, dt Datatype, _ int) Counts {
 	count := size / int64(dt.Size)
 	return Counts{Send: count, Recv: count, Param: count}
+}
+
+// Bandwidth: Param elements; bus factor 2(n-1)/n.
+func (allReduce) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return scaledBw(c, eltSize, sec, 1, 2*ringFactor(nranks))
 }
 
 // InitData fills the input; out of place it also poisons the output (in place the output
@@ -27,5 +36,5 @@ func (allReduce) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 }
 
 func (allReduce) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
-	return v.CheckValues(v.Env.OutPtr(a, v.Env.Rank), a.Type, a.Op, a.Count, seed)
+	return v.CheckValues(v.Env.OutPtr(a, v.Env.Rank), a.Type, a.Op, a.Count, 0, seed)
 }

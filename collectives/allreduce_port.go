@@ -21,11 +21,9 @@ func init() {
 
 type allreducePort struct {
 	*base
-	k                   *typedKernels[params.AllreducePortArgs]
-	rsFromIn, rsFromOut device.Ptr // port channels to the peers' scratch from my input / output
-	outChans            device.Ptr // memory channels to the peers' outputs
-	scratch             device.Ptr
-	slotBytes           uint64
+	k           *typedKernels[params.AllreducePortArgs]
+	portScatter            // the reduce-scatter: scratch, channels into the peers' from my input / output
+	outChans    device.Ptr // memory channels to the peers' outputs
 }
 
 func newAllreducePort(env *Env) (Instance, error) {
@@ -33,23 +31,14 @@ func newAllreducePort(env *Env) (Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &allreducePort{base: b, slotBytes: roundUp(uint64(env.MaxBytes)/uint64(env.NRanks)+16, 256)}
+	a := &allreducePort{base: b}
 	if a.k, err = loadTyped(env.GPU, params.AllreducePort, nil); err != nil {
 		return nil, err
 	}
-	scratch, buf, err := b.shareScratch(uint64(env.NRanks) * a.slotBytes)
-	if err != nil {
+	if a.portScatter, err = newPortScatter(b, roundUp(uint64(env.MaxBytes)/uint64(env.NRanks)+16, 256), env.NRanks); err != nil {
 		return nil, err
 	}
-	a.scratch = scratch
-	me := env.Rank
-	if a.rsFromIn, err = b.portChannelSets(1, buf, env.In.Ptrs[me], env.InBytes); err != nil {
-		return nil, err
-	}
-	if a.rsFromOut, err = b.portChannelSets(1, buf, env.Out.Ptrs[me], env.OutBytes); err != nil {
-		return nil, err
-	}
-	a.outChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[me])
+	a.outChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[env.Rank])
 	return a, err
 }
 
@@ -69,12 +58,8 @@ func (a *allreducePort) Launch(l *LaunchArgs, s device.Stream) error {
 		return err
 	}
 	e := a.env
-	rs := a.rsFromIn
-	if l.InPlace {
-		rs = a.rsFromOut
-	}
 	return k.Launch(device.Dim{Grid: e.SMs, Block: 1024}, s, &params.AllreducePortArgs{
-		RSChans: rs, OutChans: a.outChans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		RSChans: a.from(l), OutChans: a.outChans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
 		InOff: l.InOff, OutOff: l.OutOff, Count: uint64(l.Count), PieceBytes: PieceBytes(l.SendBytes / uint64(e.NRanks)),
 		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
 	})

@@ -20,8 +20,8 @@ func init() {
 
 type allreduceRSAG struct {
 	*base
-	k                 *typedKernels[params.AllreduceRSAGArgs]
-	inChans, outChans device.Ptr
+	peerBuffers
+	k *typedKernels[params.AllreduceRSAGArgs]
 }
 
 func newAllreduceRSAG(env *Env) (Instance, error) {
@@ -33,11 +33,7 @@ func newAllreduceRSAG(env *Env) (Instance, error) {
 	if a.k, err = loadTyped(env.GPU, params.AllreduceRSAG, nil); err != nil {
 		return nil, err
 	}
-	me := env.Rank
-	if a.inChans, err = b.memoryChannels(env.In, env.In.Ptrs[me]); err != nil {
-		return nil, err
-	}
-	a.outChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[me])
+	a.peerBuffers, err = b.peerBuffers()
 	return a, err
 }
 
@@ -47,10 +43,7 @@ func (a *allreduceRSAG) Launch(l *LaunchArgs, s device.Stream) error {
 		return err
 	}
 	e := a.env
-	in, inOff := a.inChans, l.InOff
-	if l.InPlace {
-		in = a.outChans // the peers' inputs are their outputs
-	}
+	in, inOff := a.inputs(l), l.InOff
 	grid := a.blocks(l.SendBytes/uint64(e.NRanks), 16<<10)
 	return k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AllreduceRSAGArgs{
 		InChans: in, OutChans: a.outChans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: inOff, OutOff: l.OutOff,

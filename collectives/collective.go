@@ -6,22 +6,36 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
 
-// Counts are one size's element counts, as nccl-tests computes them.
+// Counts are one size's element counts, as nccl-tests' getCollByteCount computes them.
 type Counts struct {
 	Send, Recv int64 // elements each rank sends and receives
-	Param      int64 // the count printed in the report
+	Param      int64 // the count printed in the report (and given to Bandwidth)
+	// In place, rank r's input starts SendInPlace*r elements and its output RecvInPlace*r
+	// elements into its output buffer (nccl-tests' sendInplaceOffset, recvInplaceOffset).
+	SendInPlace, RecvInPlace int64
 }
 
-// Collective supplies only what differs between collectives; the harness does the rest.
-// One small file per collective implements it and registers it.
+// SizeBytes is the report's size column: the larger of the bytes sent and received.
+func (c Counts) SizeBytes(eltSize int) int64 { return max(c.Send, c.Recv) * int64(eltSize) }
+
+// Collective supplies only what differs between collectives, as nccl-tests' testColl does;
+// the harness does the rest. One small file per collective implements it and registers it
+// (RegisterCollective), which also gives it its subcommand, help, worker dispatch and a
+// one-rank fallback algorithm: nothing else changes to add one.
 type Collective interface {
-	Name() string     // "allgather"
+	Name() string     // the subcommand, e.g. "allgather"
 	TestName() string // nccl-tests' program name, e.g. "all_gather_perf"
-	HasOp() bool      // whether -o applies
-	// Counts turns a requested size in bytes into element counts.
+	Doc() string      // one line for the subcommand's help
+	HasOp() bool      // whether -o applies (a reduction)
+	HasRoot() bool    // whether -r applies (a root rank)
+	// Counts turns a requested size in bytes into element counts and in-place offsets.
 	Counts(size int64, dt Datatype, nranks int) Counts
+	// Bandwidth turns a measured time into algorithm and bus bandwidth in GB/s, as
+	// nccl-tests' getBw does (c.Param elements of eltSize bytes).
+	Bandwidth(c Counts, eltSize int, seconds float64, nranks int) (algBw, busBw float64)
 	// InitData fills this rank's input with known values (seed varies per check) and
 	// poisons the output, for args a; the data goes through v.
 	InitData(v *Verifier, a *LaunchArgs, seed uint32) error
@@ -29,10 +43,41 @@ type Collective interface {
 	Check(v *Verifier, a *LaunchArgs, seed uint32) error
 }
 
+// scaledBw is nccl-tests' getBw for the collectives whose algorithm bandwidth is
+// c.Param*eltSize*scale bytes per second, and bus bandwidth that times factor.
+func scaledBw(c Counts, eltSize int, seconds float64, scale int64, factor float64) (float64, float64) {
+	alg := results.AlgBw(c.Param*int64(eltSize)*scale, seconds)
+	return alg, alg * factor
+}
+
+// ringFactor is (n-1)/n, the bus-bandwidth factor of all-gather and reduce-scatter.
+func ringFactor(nranks int) float64 {
+	n := float64(max(nranks, 1))
+	return (n - 1) / n
+}
+
 var collectivesByName = map[string]Collective{}
 
-// RegisterCollective adds a collective (from its file's init).
-func RegisterCollective(c Collective) { collectivesByName[c.Name()] = c }
+// RegisterCollective adds a collective (from its file's init), with its one-rank
+// fallback algorithm (local.go). It panics on a duplicate name: a programming error found
+// by the first test run, never user input.
+func RegisterCollective(c Collective) {
+	if _, dup := collectivesByName[c.Name()]; dup {
+		panic(fmt.Sprintf("collectives: collective %q registered twice", c.Name()))
+	}
+	collectivesByName[c.Name()] = c
+	registerLocal(c.Name())
+}
+
+// Collectives lists every registered collective by name.
+func Collectives() []Collective {
+	out := make([]Collective, 0, len(collectivesByName))
+	for _, c := range collectivesByName {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
 
 // Lookup finds a collective by subcommand name.
 func Lookup(name string) (Collective, error) {
@@ -97,7 +142,7 @@ func (v *Verifier) FillValues(p device.Ptr, dt Datatype, op Op, count int64, see
 	if err != nil {
 		return err
 	}
-	fill, err := k.fill.get(dt, op)
+	fill, err := typed(k.gpu, k.fill, params.Fill, dt, op)
 	if err != nil {
 		return err
 	}
@@ -114,15 +159,16 @@ func (v *Verifier) CheckPattern(p device.Ptr, chunkBytes uint64, nchunks int, se
 		NChunks: uint32(nchunks), FirstRank: 0, Seed: seed, EltSize: uint32(eltSize), Wrong: v.Wrong})
 }
 
-// CheckValues counts elements that differ from the exact reduction.
-func (v *Verifier) CheckValues(p device.Ptr, dt Datatype, op Op, count int64, seed uint32) error {
+// CheckValues counts elements that differ from the exact reduction: count elements at p
+// that hold the reduction's elements first, first+1, ...
+func (v *Verifier) CheckValues(p device.Ptr, dt Datatype, op Op, count, first int64, seed uint32) error {
 	k, err := v.kernels()
 	if err != nil {
 		return err
 	}
-	check, err := k.check.get(dt, op)
+	check, err := typed(k.gpu, k.check, params.Check, dt, op)
 	if err != nil {
 		return err
 	}
-	return check.Launch(v.dim(), v.Stream, &params.CheckArgs{Buf: p, Count: uint64(count), NRanks: uint32(v.Env.NRanks), Seed: seed, Wrong: v.Wrong})
+	return check.Launch(v.dim(), v.Stream, &params.CheckArgs{Buf: p, Count: uint64(count), First: uint64(first), NRanks: uint32(v.Env.NRanks), Seed: seed, Wrong: v.Wrong})
 }

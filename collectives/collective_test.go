@@ -31,6 +31,7 @@ func TestLookupCollective(t *testing.T) {
 	}{
 		{"allgather", "all_gather_perf", false},
 		{"allreduce", "all_reduce_perf", true},
+		{"reducescatter", "reduce_scatter_perf", true},
 	}
 	for _, tt := range tests {
 		c := mustLookup(t, tt.name)
@@ -38,9 +39,9 @@ func TestLookupCollective(t *testing.T) {
 			t.Errorf("Lookup(%s) = %s, %s, HasOp %v", tt.name, c.Name(), c.TestName(), c.HasOp())
 		}
 	}
-	_, err := Lookup("broadcast")
+	_, err := Lookup("hypercube")
 	if err == nil || !strings.Contains(err.Error(), "allgather") || !strings.Contains(err.Error(), "allreduce") {
-		t.Errorf("Lookup(broadcast) error = %v, want one listing allgather and allreduce", err)
+		t.Errorf("Lookup(hypercube) error = %v, want one listing allgather and allreduce", err)
 	}
 }
 
@@ -73,7 +74,8 @@ func TestAllgatherCounts(t *testing.T) {
 	for _, tt := range tests {
 		dt := mustType(t, tt.dtype)
 		got := c.Counts(tt.size, dt, tt.nranks)
-		want := Counts{Send: tt.send, Recv: tt.send * int64(tt.nranks), Param: tt.send}
+		// nccl-tests: in place, rank r's input is r blocks into the output
+		want := Counts{Send: tt.send, Recv: tt.send * int64(tt.nranks), Param: tt.send, SendInPlace: tt.send}
 		if got != want {
 			t.Errorf("allgather Counts(%d, %s, %d) = %+v, want %+v", tt.size, tt.dtype, tt.nranks, got, want)
 		}

@@ -2,7 +2,7 @@ package collectives
 
 // The test data of kernels/verify.cu, in Go. Inputs are small integers chosen per operator
 // so every reduction result is exact in every element type; TestExpectedValuesAreExact
-// proves the bounds and internal/gputest compares the GPU's fill kernels with these.
+// proves the bounds and cmd/mscclpp-bench-gpu/gputest compares the GPU's fill kernels with these.
 
 // InputValue is rank r's input at element i (of n ranks), before conversion to the type.
 func InputValue(op Op, signed bool, i uint64, r, n int, seed uint32) int64 {

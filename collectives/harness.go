@@ -25,7 +25,16 @@ type Options struct {
 	Datatypes []string
 	Ops       []string
 	Kernel    string
+	Root      int // the root rank of collectives that have one (nccl-tests' -r)
 	SMs       int // multiprocessors kernels may fill (0: the whole GPU)
+	// Barrier, when set, is blocking mode's per-iteration barrier (a host barrier in shared
+	// memory); nil uses the bootstrap's, over TCP.
+	Barrier func() error
+	// Cycles repeats the whole sweep (nccl-tests' -N): 0 and 1 run it once, a negative
+	// number until the process is stopped.
+	// AfterCycle, when set, is called after each cycle (1, 2, ...).
+	Cycles     int
+	AfterCycle func(cycle int) error
 	// Progress, when set, is called before each measurement with how many are done of
 	// how many, and what comes next.
 	Progress func(done, total int, what string)
@@ -109,7 +118,7 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 		sms = o.SMs
 	}
 	h.env = &Env{GPU: g, Mesh: m, Rank: m.Rank, NRanks: m.NRanks, SMs: sms, MaxBytes: maxBytes,
-		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes}
+		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes, Layout: LayoutOf(m)}
 	h.verifier = &Verifier{GPU: g, Env: h.env, Stream: s, Wrong: wrong, Grid: sms * 4}
 	return h, nil
 }
@@ -148,7 +157,7 @@ func (h *Harness) plan(dt string) ([]step, error) {
 	if h.Opts.Kernel == "all" {
 		for _, a := range Algorithms(h.Coll.Name()) {
 			for _, sz := range h.Opts.Sizes {
-				if a.Supports(sz, h.env.NRanks, dt) == nil {
+				if a.supportsIn(sz, h.env.Layout, dt) == nil {
 					out = append(out, step{sz, a})
 				}
 			}
@@ -156,7 +165,7 @@ func (h *Harness) plan(dt string) ([]step, error) {
 		return out, nil
 	}
 	for _, sz := range h.Opts.Sizes {
-		algs, err := Select(h.Coll.Name(), h.Opts.Kernel, sz, h.env.NRanks, dt)
+		algs, err := SelectIn(h.Coll.Name(), h.Opts.Kernel, sz, h.env.Layout, dt)
 		if err != nil {
 			return nil, err
 		}
@@ -168,32 +177,60 @@ func (h *Harness) plan(dt string) ([]step, error) {
 // Run measures every type, operator, size and placement.
 func (h *Harness) Run(rep Reporter) (*Summary, error) {
 	sum := &Summary{}
-	var bwTotal float64
-	var bwCount int
 	ops := h.Opts.Ops
 	if !h.Coll.HasOp() {
 		ops = []string{string(OpNone)}
 	}
 	plans := make([][]step, len(h.Opts.Datatypes))
-	total, done := 0, 0
+	t := tally{sum: sum}
 	for i, dtName := range h.Opts.Datatypes {
 		var err error
 		if plans[i], err = h.plan(dtName); err != nil {
 			return nil, err
 		}
-		total += len(plans[i]) * len(ops)
+		t.total += len(plans[i]) * len(ops)
 	}
+	for cycle := 1; h.Opts.Cycles < 0 || cycle <= max(h.Opts.Cycles, 1); cycle++ {
+		// The summary's rows are the last cycle's (every cycle's are printed), so that a
+		// long run's memory stays flat; wrong counts and bandwidth add up over all cycles.
+		sum.Rows = sum.Rows[:0]
+		if err := h.runCycle(rep, plans, ops, cycle == 1, &t); err != nil {
+			return nil, err
+		}
+		if h.Opts.AfterCycle != nil {
+			if err := h.Opts.AfterCycle(cycle); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if t.bwCount > 0 {
+		sum.AvgBusBw = t.bwTotal / float64(t.bwCount)
+	}
+	return sum, nil
+}
+
+// tally is what a sweep adds up as it goes.
+type tally struct {
+	sum         *Summary
+	bwTotal     float64
+	bwCount     int
+	done, total int // measurements made, and per cycle
+}
+
+// runCycle measures every datatype, op and step once; first adds the discarded warm-up
+// measurement of each datatype.
+func (h *Harness) runCycle(rep Reporter, plans [][]step, ops []string, first bool, t *tally) error {
 	for i, dtName := range h.Opts.Datatypes {
 		dt, err := LookupDatatype(dtName)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		steps := plans[i]
-		if len(steps) > 0 {
+		if first && len(steps) > 0 {
 			// One measurement to discard: the first timed loop of a process ran 2-3x slow
 			// (seen at 8 B), as nccl-tests' warm-up before its sweep avoids.
 			if _, err := h.measure(steps[0], dt, Op(ops[0])); err != nil {
-				return nil, fmt.Errorf("%s %s warm-up: %w", h.Coll.Name(), dtName, err)
+				return fmt.Errorf("%s %s warm-up: %w", h.Coll.Name(), dtName, err)
 			}
 		}
 		for _, opName := range ops {
@@ -203,50 +240,49 @@ func (h *Harness) Run(rep Reporter) (*Summary, error) {
 					current = st.alg.Name
 					rep.Algorithm(fmt.Sprintf("%s (#%d)", st.alg.Name, st.alg.Number))
 				}
-				if h.Opts.Progress != nil {
-					h.Opts.Progress(done, total, fmt.Sprintf("%s %s %s %d B (%s)", h.Coll.Name(), dtName, opName, st.size, st.alg.Name))
+				if h.Opts.Progress != nil && t.total > 0 {
+					h.Opts.Progress(t.done%t.total, t.total, fmt.Sprintf("%s %s %s %d B (%s)", h.Coll.Name(), dtName, opName, st.size, st.alg.Name))
 				}
-				done++
+				t.done++
 				row, err := h.measure(st, dt, Op(opName))
 				if err != nil {
-					return nil, fmt.Errorf("%s %s %s %d bytes (%s): %w", h.Coll.Name(), dtName, opName, st.size, st.alg.Name, err)
+					return fmt.Errorf("%s %s %s %d bytes (%s): %w", h.Coll.Name(), dtName, opName, st.size, st.alg.Name, err)
 				}
 				rep.Row(row)
-				sum.Rows = append(sum.Rows, row)
+				t.sum.Rows = append(t.sum.Rows, row)
 				for _, p := range []*results.Placement{row.OutOfPlace, row.InPlace} {
-					sum.Wrong += max(p.Wrong, 0)
-					bwTotal += p.BusBw
-					bwCount++
+					t.sum.Wrong += max(p.Wrong, 0)
+					t.bwTotal += p.BusBw
+					t.bwCount++
 				}
 			}
 		}
 	}
-	if bwCount > 0 {
-		sum.AvgBusBw = bwTotal / float64(bwCount)
-	}
-	return sum, nil
+	return nil
 }
 
 func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 	n := h.env.NRanks
 	c := h.Coll.Counts(st.size, dt, n)
-	// nccl-tests' size column: all-gather's received bytes, all-reduce's buffer.
-	row := results.Row{Size: c.Recv * int64(dt.Size), Count: c.Param, Type: dt.Name, Op: string(op), Root: -1, Algorithm: st.alg.Name}
+	root := -1
+	if h.Coll.HasRoot() {
+		root = h.Opts.Root
+	}
+	row := results.Row{Size: c.SizeBytes(dt.Size), Count: c.Param, Type: dt.Name, Op: string(op), Root: root, Algorithm: st.alg.Name}
 	inst, err := h.instance(st.alg)
 	if err != nil {
 		return row, err
 	}
+	elt := uint64(dt.Size)
 	for _, inPlace := range []bool{false, true} {
-		a := &LaunchArgs{Type: dt, Op: op, Count: c.Send, SendBytes: uint64(c.Send * int64(dt.Size)),
-			RecvBytes: uint64(c.Recv * int64(dt.Size)), InPlace: inPlace}
+		a := &LaunchArgs{Type: dt, Op: op, Root: max(root, 0), Count: c.Send, SendBytes: uint64(c.Send) * elt,
+			RecvBytes: uint64(c.Recv) * elt, InPlace: inPlace,
+			SendInPlace: uint64(c.SendInPlace) * elt, RecvInPlace: uint64(c.RecvInPlace) * elt}
 		p, err := h.measurePlacement(inst, a)
 		if err != nil {
 			return row, fmt.Errorf("%s: %w", placementName(inPlace), err)
 		}
-		// algbw: bytes of the size column per second, as nccl-tests.
-		bw := results.AlgBw(int64(a.RecvBytes), p.TimeUs/1e6)
-		p.AlgBw = bw
-		p.BusBw = results.BusBw(bw, h.Coll.TestName(), n)
+		p.AlgBw, p.BusBw = h.Coll.Bandwidth(c, dt.Size, p.TimeUs/1e6, n)
 		if inPlace {
 			row.InPlace = p
 		} else {
@@ -273,18 +309,18 @@ func (h *Harness) at(a *LaunchArgs, iter int) *LaunchArgs {
 	if steps < 1 {
 		steps = 1
 	}
-	shift := unit * (uint64(iter) % steps)
-	b.OutOff = shift
-	b.InOff = shift
-	if a.InPlace && !h.Coll.HasOp() { // all-gather in place: my input is my slot of the output
-		b.InOff = shift + uint64(h.env.Rank)*a.SendBytes
-	}
+	b.Shift = unit * (uint64(iter) % steps)
+	b.InOff, b.OutOff = b.InOffOf(h.env.Rank), b.OutOffOf(h.env.Rank)
 	return &b
 }
 
+// empty reports a call with nothing to move (a count of 0), which enqueues nothing, as
+// NCCL does.
+func empty(a *LaunchArgs) bool { return a.SendBytes == 0 && a.RecvBytes == 0 }
+
 func (h *Harness) launch(inst Instance, a *LaunchArgs) error {
-	if a.RecvBytes == 0 {
-		return nil // nothing to do, as NCCL does for a count of 0
+	if empty(a) {
+		return nil
 	}
 	return inst.Launch(a, h.Stream)
 }
@@ -297,7 +333,7 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 	// No garbage collection inside timed loops: each launch allocates a little, and a
 	// collection's pause landed in one 20-iteration loop now and then (a 7 µs row read 14 µs).
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	if base.RecvBytes == 0 {
+	if empty(base) {
 		// An empty collective enqueues nothing (as NCCL does for a count of 0): there is no
 		// graph to capture and nothing to wait for, so its time is the empty loop's.
 		start := time.Now()
@@ -373,7 +409,11 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 					return nil, err
 				}
 				if o.Blocking == 1 {
-					if err := h.Mesh.Boot.Barrier(); err != nil {
+					barrier := o.Barrier
+					if barrier == nil {
+						barrier = h.Mesh.Boot.Barrier
+					}
+					if err := barrier(); err != nil {
 						return nil, err
 					}
 				}

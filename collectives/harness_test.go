@@ -23,6 +23,11 @@ func TestHarnessAtOffsets(t *testing.T) {
 		{"allreduce", 1000, "int8", 2, 0, 1024},
 		{"allreduce", 256 << 10, "bfloat16", 8, 7, 256 << 10},
 		{"allreduce", 1 << 20, "double", 2, 1, 1 << 20},
+		{"reducescatter", 8, "float", 2, 1, 256}, // nothing to send
+		{"reducescatter", 1000, "int8", 2, 1, 1024},
+		{"reducescatter", 3000, "half", 4, 3, 3072},
+		{"reducescatter", 64 << 10, "double", 8, 5, 64 << 10},
+		{"reducescatter", 1 << 20, "float", 2, 1, 1 << 20},
 	}
 	for _, tt := range tests {
 		coll := mustLookup(t, tt.coll)
@@ -30,9 +35,10 @@ func TestHarnessAtOffsets(t *testing.T) {
 		c := coll.Counts(tt.size, dt, tt.nranks)
 		h := &Harness{Coll: coll, env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: outBytes, InBytes: outBytes}}
 		steps := uint64(outBytes) / tt.unit
+		elt := uint64(dt.Size)
 		for _, inPlace := range []bool{false, true} {
-			base := &LaunchArgs{Type: dt, Op: OpSum, Count: c.Send, SendBytes: uint64(c.Send * int64(dt.Size)),
-				RecvBytes: uint64(c.Recv * int64(dt.Size)), InPlace: inPlace}
+			base := &LaunchArgs{Type: dt, Op: OpSum, Count: c.Send, SendBytes: uint64(c.Send) * elt,
+				RecvBytes: uint64(c.Recv) * elt, InPlace: inPlace, SendInPlace: uint64(c.SendInPlace) * elt, RecvInPlace: uint64(c.RecvInPlace) * elt}
 			orig := *base
 			seen := map[uint64]bool{}
 			for iter := 0; iter < int(3*steps)+5; iter++ {
@@ -45,36 +51,30 @@ func TestHarnessAtOffsets(t *testing.T) {
 				}
 				// everything but the offsets is the base's
 				rest := *a
-				rest.InOff, rest.OutOff = 0, 0
+				rest.InOff, rest.OutOff, rest.Shift = 0, 0, 0
 				if rest != orig {
 					t.Errorf("%s %d iter %d: at changed more than the offsets: %+v", tt.coll, tt.size, iter, a)
 				}
 				shift := tt.unit * (uint64(iter) % steps)
-				if a.OutOff != shift {
-					t.Errorf("%s %d (in place %v) iter %d: OutOff = %d, want %d", tt.coll, tt.size, inPlace, iter, a.OutOff, shift)
+				if a.Shift != shift || a.Shift%256 != 0 {
+					t.Errorf("%s %d iter %d: Shift = %d, want %d (256-byte aligned)", tt.coll, tt.size, iter, a.Shift, shift)
 				}
-				if a.OutOff%256 != 0 {
-					t.Errorf("%s %d iter %d: OutOff %d is not 256-byte aligned", tt.coll, tt.size, iter, a.OutOff)
+				// nccl-tests: in place, rank r's input and output are r in-place offsets into
+				// the output buffer; out of place both are at the shift.
+				wantIn, wantOut := shift, shift
+				if inPlace {
+					wantIn += uint64(tt.rank) * uint64(c.SendInPlace) * elt
+					wantOut += uint64(tt.rank) * uint64(c.RecvInPlace) * elt
 				}
-				if a.OutOff+a.RecvBytes > outBytes {
-					t.Errorf("%s %d iter %d: output [%d, +%d) overruns %d bytes", tt.coll, tt.size, iter, a.OutOff, a.RecvBytes, outBytes)
+				if a.InOff != wantIn || a.OutOff != wantOut {
+					t.Errorf("%s %d (in place %v) iter %d: InOff, OutOff = %d, %d; want %d, %d", tt.coll, tt.size, inPlace, iter, a.InOff, a.OutOff, wantIn, wantOut)
 				}
-				wantIn := shift
-				if inPlace && tt.coll == "allgather" {
-					// in-place all-gather: my input is my slot of the output
-					wantIn = shift + uint64(tt.rank)*a.SendBytes
+				if a.InOff+a.SendBytes > outBytes || a.OutOff+a.RecvBytes > outBytes {
+					t.Errorf("%s %d iter %d: input [%d, +%d) or output [%d, +%d) overruns %d bytes", tt.coll, tt.size, iter, a.InOff, a.SendBytes, a.OutOff, a.RecvBytes, outBytes)
 				}
-				if a.InOff != wantIn {
-					t.Errorf("%s %d (in place %v) iter %d: InOff = %d, want %d", tt.coll, tt.size, inPlace, iter, a.InOff, wantIn)
-				}
-				if !(inPlace && tt.coll == "allgather") && a.InOff%256 != 0 {
-					t.Errorf("%s %d iter %d: InOff %d is not 256-byte aligned", tt.coll, tt.size, iter, a.InOff)
-				}
-				if a.InOff+a.SendBytes > outBytes {
-					t.Errorf("%s %d iter %d: input [%d, +%d) overruns %d bytes", tt.coll, tt.size, iter, a.InOff, a.SendBytes, outBytes)
-				}
-				if inPlace && tt.coll == "allgather" && (a.InOff < a.OutOff || a.InOff+a.SendBytes > a.OutOff+a.RecvBytes) {
-					t.Errorf("%s %d iter %d: in-place input [%d, +%d) is not inside the output [%d, +%d)", tt.coll, tt.size, iter, a.InOff, a.SendBytes, a.OutOff, a.RecvBytes)
+				// in place, both lie inside the region of the size column's bytes at the shift
+				if span := shift + uint64(c.SizeBytes(dt.Size)); inPlace && (a.InOff+a.SendBytes > span || a.OutOff+a.RecvBytes > span) {
+					t.Errorf("%s %d iter %d: in-place input [%d, +%d) or output [%d, +%d) is outside [%d, %d)", tt.coll, tt.size, iter, a.InOff, a.SendBytes, a.OutOff, a.RecvBytes, shift, span)
 				}
 				// cycle: the offsets repeat with period steps, and are all different within one
 				if b := h.at(base, iter+int(steps)); b.OutOff != a.OutOff || b.InOff != a.InOff {

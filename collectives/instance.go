@@ -36,6 +36,30 @@ func (b *base) memoryChannels(remote *channels.Buffer, local device.Ptr) (device
 	return b.env.Mesh.Upload(channels.HandlesBytes(hs))
 }
 
+// peerBuffers are memory channels to every peer's input and output buffers, for
+// algorithms that read the peers' inputs (in place, those live in the output buffers).
+type peerBuffers struct{ inChans, outChans device.Ptr }
+
+// peerBuffers makes the channels to the peers' inputs and outputs.
+func (b *base) peerBuffers() (peerBuffers, error) {
+	var p peerBuffers
+	var err error
+	me := b.env.Rank
+	if p.inChans, err = b.memoryChannels(b.env.In, b.env.In.Ptrs[me]); err != nil {
+		return p, err
+	}
+	p.outChans, err = b.memoryChannels(b.env.Out, b.env.Out.Ptrs[me])
+	return p, err
+}
+
+// inputs returns the channels that reach the peers' inputs of call l.
+func (p peerBuffers) inputs(l *LaunchArgs) device.Ptr {
+	if l.InPlace {
+		return p.outChans
+	}
+	return p.inChans
+}
+
 // portChannelSets makes `sets` groups of port channels (one per peer each, so each group
 // has its own semaphores) from local[0, localBytes) to the peers' copies of remote, and
 // uploads them as one array indexed [set][peer].

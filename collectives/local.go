@@ -2,18 +2,18 @@ package collectives
 
 import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
 
-// With one rank a collective is a local copy (nothing at all in place).
-func init() {
-	for _, coll := range []string{"allgather", "allreduce"} {
-		Register(&Algorithm{
-			Collective: coll, Name: "local", Number: 99, Doc: "one rank: copy input to output",
-			MinRanks: 1, MaxRanks: 1, AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 0,
-			New: func(env *Env) (Instance, error) {
-				b, err := newBase(env)
-				return &localCopy{b}, err
-			},
-		})
-	}
+// registerLocal gives a collective its one-rank fallback, the harness's and not the
+// collective's: with one rank every collective's output is its input (a copy out of place;
+// nothing at all in place, where both start at the output buffer's start).
+func registerLocal(collective string) {
+	Register(&Algorithm{
+		Collective: collective, Name: "local", Number: 99, Doc: "one rank: copy input to output",
+		MinRanks: 1, MaxRanks: 1, AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 0,
+		New: func(env *Env) (Instance, error) {
+			b, err := newBase(env)
+			return &localCopy{b}, err
+		},
+	})
 }
 
 type localCopy struct{ *base }

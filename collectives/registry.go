@@ -2,6 +2,7 @@ package collectives
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,7 +11,7 @@ import (
 // Algorithm is one way to run a collective. Each algorithm file registers its own in an
 // init function; nothing else needs to change to add one.
 type Algorithm struct {
-	Collective string // "allgather" or "allreduce"
+	Collective string // a registered collective's name, e.g. "allgather"
 	Name       string // unique within the collective, used by -k
 	Number     int    // unique within the collective, also accepted by -k
 	Doc        string // one line for help and reports
@@ -21,6 +22,9 @@ type Algorithm struct {
 	MinRanks, MaxRanks int // MaxRanks 0 means no upper limit
 	// Types lists the element types it supports (nil: every type).
 	Types []string
+	// Needs is what it needs of the job's layout (layout.go); the zero value, OneHost,
+	// is memory channels to every peer.
+	Needs Needs
 
 	// Auto is the size range where -k auto picks this algorithm (AutoMax 0: no upper
 	// limit). Among candidates, the lowest AutoPriority wins. Zero range: never automatic.
@@ -53,6 +57,17 @@ func Algorithms(collective string) []*Algorithm { return registry[collective] }
 
 // Supports says whether a can run size bytes of type dtype on nranks ranks, and if not, why.
 func (a *Algorithm) Supports(size int64, nranks int, dtype string) error {
+	if err := a.supportsSize(size); err != nil {
+		return err
+	}
+	if err := a.supportsRanks(nranks); err != nil {
+		return err
+	}
+	return a.supportsType(dtype)
+}
+
+// supportsSize says whether a handles a collective of size bytes, and if not, why.
+func (a *Algorithm) supportsSize(size int64) error {
 	if size < a.MinBytes || (a.MaxBytes > 0 && size > a.MaxBytes) {
 		hi := "no limit"
 		if a.MaxBytes > 0 {
@@ -60,17 +75,25 @@ func (a *Algorithm) Supports(size int64, nranks int, dtype string) error {
 		}
 		return fmt.Errorf("%s %s handles %d to %s bytes, not %d", a.Collective, a.Name, a.MinBytes, hi, size)
 	}
+	return nil
+}
+
+// supportsRanks says whether a runs on nranks ranks, and if not, why.
+func (a *Algorithm) supportsRanks(nranks int) error {
 	if nranks < a.MinRanks || (a.MaxRanks > 0 && nranks > a.MaxRanks) {
-		return fmt.Errorf("%s %s does not run on %d ranks", a.Collective, a.Name, nranks)
+		hi := "any number of"
+		if a.MaxRanks > 0 {
+			hi = strconv.Itoa(a.MaxRanks)
+		}
+		return fmt.Errorf("%s %s does not run on %d ranks (it runs on %d to %s ranks)", a.Collective, a.Name, nranks, a.MinRanks, hi)
 	}
-	if a.Types != nil {
-		ok := false
-		for _, t := range a.Types {
-			ok = ok || t == dtype
-		}
-		if !ok {
-			return fmt.Errorf("%s %s does not support type %s (supports %s)", a.Collective, a.Name, dtype, strings.Join(a.Types, ", "))
-		}
+	return nil
+}
+
+// supportsType says whether a supports element type dtype, and if not, why.
+func (a *Algorithm) supportsType(dtype string) error {
+	if a.Types != nil && !slices.Contains(a.Types, dtype) {
+		return fmt.Errorf("%s %s does not support type %s (supports %s)", a.Collective, a.Name, dtype, strings.Join(a.Types, ", "))
 	}
 	return nil
 }
@@ -106,10 +129,16 @@ func ValidKernel(collective, k string) error {
 	return err
 }
 
-// Select returns the algorithms to run at one size: for "auto" the best candidate, for
-// "all" every algorithm that supports the size, else the one named (an error if it does
-// not support the size).
+// Select is SelectIn for nranks ranks on one host.
 func Select(collective, k string, size int64, nranks int, dtype string) ([]*Algorithm, error) {
+	return SelectIn(collective, k, size, OneHostLayout(nranks), dtype)
+}
+
+// SelectIn returns the algorithms to run at one size on layout l: for "auto" the best
+// candidate, for "all" every algorithm that supports the size and fits the layout, else
+// the one named (an error if it does not support the size or fit the layout).
+func SelectIn(collective, k string, size int64, l Layout, dtype string) ([]*Algorithm, error) {
+	nranks := l.NRanks()
 	switch k {
 	case "auto":
 		var best *Algorithm
@@ -117,7 +146,7 @@ func Select(collective, k string, size int64, nranks int, dtype string) ([]*Algo
 			if a.AutoMin == 0 && a.AutoMax == 0 {
 				continue
 			}
-			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || a.Supports(size, nranks, dtype) != nil {
+			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || a.supportsIn(size, l, dtype) != nil {
 				continue
 			}
 			if best == nil || a.AutoPriority < best.AutoPriority {
@@ -127,17 +156,17 @@ func Select(collective, k string, size int64, nranks int, dtype string) ([]*Algo
 		if best == nil {
 			// fall back to anything that supports the size
 			for _, a := range registry[collective] {
-				if a.Supports(size, nranks, dtype) == nil {
+				if a.supportsIn(size, l, dtype) == nil {
 					return []*Algorithm{a}, nil
 				}
 			}
-			return nil, fmt.Errorf("no %s algorithm supports %d bytes of %s on %d ranks", collective, size, dtype, nranks)
+			return nil, fmt.Errorf("no %s algorithm supports %d bytes of %s on %d ranks (%v)", collective, size, dtype, nranks, l)
 		}
 		return []*Algorithm{best}, nil
 	case "all":
 		var out []*Algorithm
 		for _, a := range registry[collective] {
-			if a.Supports(size, nranks, dtype) == nil {
+			if a.supportsIn(size, l, dtype) == nil {
 				out = append(out, a)
 			}
 		}
@@ -147,7 +176,7 @@ func Select(collective, k string, size int64, nranks int, dtype string) ([]*Algo
 	if err != nil {
 		return nil, err
 	}
-	if err := a.Supports(size, nranks, dtype); err != nil {
+	if err := a.supportsIn(size, l, dtype); err != nil {
 		return nil, err
 	}
 	return []*Algorithm{a}, nil

@@ -25,8 +25,8 @@ func sweepSizes() []int64 {
 
 func TestRegistryWellFormed(t *testing.T) {
 	want := map[string][]string{
-		"allgather": {"ll16", "put", "get", "port", "local"},
-		"allreduce": {"ll8", "ll16", "ll16x2", "rsag", "port", "local"},
+		"allgather": {"ll16", "put", "get", "port", "blockput", "portput", "local"},
+		"allreduce": {"ll8", "ll16", "ll16x2", "rsag", "port", "portrsag", "local"},
 	}
 	for coll, names := range want {
 		algs := Algorithms(coll)
@@ -102,9 +102,9 @@ func TestSelectAutoBoundaries(t *testing.T) {
 		want   string
 	}{
 		{"allgather", 0, 2, "float", "ll16"},
-		{"allgather", 2 << 20, 2, "float", "ll16"},
-		{"allgather", 2<<20 + 1, 2, "float", "put"},
-		{"allgather", 64 << 20, 8, "float", "put"},
+		{"allgather", 1 << 20, 2, "float", "ll16"},
+		{"allgather", 1<<20 + 1, 2, "float", "blockput"},
+		{"allgather", 64 << 20, 8, "float", "blockput"},
 		{"allgather", 64<<20 + 1, 8, "float", "port"},
 		{"allgather", 4 << 30, 8, "int8", "port"},
 		{"allgather", 1 << 30, 1, "float", "local"},
@@ -157,14 +157,14 @@ func TestSelectAll(t *testing.T) {
 		dtype  string
 		want   string
 	}{
-		{"allgather", 1024, 2, "float", "ll16,put,get,port"},
-		{"allgather", 64 << 20, 2, "float", "put,get,port"}, // ll16 stops at 32 MiB
+		{"allgather", 1024, 2, "float", "ll16,put,get,port,blockput,portput"},
+		{"allgather", 64 << 20, 2, "float", "put,get,port,blockput,portput"}, // ll16 stops at 32 MiB
 		{"allgather", 1024, 1, "float", "local"},
-		{"allreduce", 1024, 2, "float", "ll8,ll16,ll16x2,rsag,port"},
-		{"allreduce", 1024, 2, "double", "ll16,ll16x2,rsag,port"},
-		{"allreduce", 2 << 20, 2, "float", "ll16,ll16x2,rsag,port"},
-		{"allreduce", 16 << 20, 2, "float", "ll16x2,rsag,port"},
-		{"allreduce", 1 << 30, 4, "int8", "rsag,port"},
+		{"allreduce", 1024, 2, "float", "ll8,ll16,ll16x2,rsag,port,portrsag"},
+		{"allreduce", 1024, 2, "double", "ll16,ll16x2,rsag,port,portrsag"},
+		{"allreduce", 2 << 20, 2, "float", "ll16,ll16x2,rsag,port,portrsag"},
+		{"allreduce", 16 << 20, 2, "float", "ll16x2,rsag,port,portrsag"},
+		{"allreduce", 1 << 30, 4, "int8", "rsag,port,portrsag"},
 		{"allreduce", 1 << 30, 1, "int8", "local"},
 	}
 	for _, tt := range tests {

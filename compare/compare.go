@@ -446,11 +446,22 @@ func placements(r results.Row) []namedPlacement {
 
 // compareRows appends the compared collective rows to res. Missing rows
 // are labelled with the baseline's collective, the others with the
-// current one's.
+// current one's. Rows are matched through maps of the current rows' keys,
+// so the work grows linearly with the number of rows.
 func compareRows(res *Result, baseColl, curColl string, base, cur []results.Row, opt Options) {
 	type used struct {
 		index     int
 		placement string
+	}
+	// byKey finds a current row by its whole key (keys are unique in a file);
+	// anyAlg lists, in current order, the rows of a key without its algorithm.
+	byKey := make(map[rowKey]int, len(cur))
+	anyAlg := make(map[rowKey][]int, len(cur))
+	for i, c := range cur {
+		k := keyOf(c)
+		byKey[k] = i
+		k.algorithm = ""
+		anyAlg[k] = append(anyAlg[k], i)
 	}
 	matched := map[used]bool{}
 	for _, b := range base {
@@ -459,10 +470,8 @@ func compareRows(res *Result, baseColl, curColl string, base, cur []results.Row,
 				continue
 			}
 			found := false
-			for i, c := range cur {
-				if !rowsMatch(b, c, opt.AnyAlgorithm) {
-					continue
-				}
+			for _, i := range matches(b, byKey, anyAlg, opt.AnyAlgorithm) {
+				c := cur[i]
 				cp := placementOf(c, bp.name)
 				if cp == nil {
 					continue
@@ -496,6 +505,21 @@ func compareRows(res *Result, baseColl, curColl string, base, cur []results.Row,
 	}
 }
 
+// matches returns the indices, in current order, of the current rows that baseline row
+// b matches: those of equal key, where an empty baseline algorithm (or anyAlgorithm)
+// matches any.
+func matches(b results.Row, byKey map[rowKey]int, anyAlg map[rowKey][]int, anyAlgorithm bool) []int {
+	k := keyOf(b)
+	if k.algorithm == "" || anyAlgorithm {
+		k.algorithm = ""
+		return anyAlg[k]
+	}
+	if i, ok := byKey[k]; ok {
+		return []int{i}
+	}
+	return nil
+}
+
 // placementOf returns r's placement of the given name (OutOfPlace or
 // InPlace), or nil.
 func placementOf(r results.Row, name string) *results.Placement {
@@ -514,18 +538,6 @@ func markNew(row *Row, cur float64, wrong int64) {
 		row.Verdict = Wrong
 		row.Note = fmt.Sprintf("%d wrong elements (new row)", wrong)
 	}
-}
-
-// rowsMatch reports whether baseline row b and current row c are the same
-// measurement: equal keys, where an empty baseline algorithm (or anyAlgorithm) matches
-// any.
-func rowsMatch(b, c results.Row, anyAlgorithm bool) bool {
-	kb, kc := keyOf(b), keyOf(c)
-	if kb.algorithm == "" || anyAlgorithm {
-		kb.algorithm = ""
-		kc.algorithm = ""
-	}
-	return kb == kc
 }
 
 // collectiveRow returns a Row describing placement of r, with the metric

@@ -13,7 +13,7 @@ import (
 const (
 	ncclAllReduce = "../results/testdata/h200x2-nccl2.28.3-mpi_all_reduce.json"
 	ncclAllGather = "../results/testdata/h200x2-nccl2.28.3-mpi_all_gather.json"
-	oursAllReduce = "testdata/ours_all_reduce.json"
+	oursAllReduce = "testdata/synthetic-ours_all_reduce.json"
 )
 
 // devices returns n devices named model on host.

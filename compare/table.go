@@ -91,20 +91,29 @@ func renderTable(buf *bytes.Buffer, header []string, nText int, lines [][]string
 }
 
 // FormatChange formats a relative change as a signed percentage with one
-// decimal, e.g. "+12.3%" or "-4.0%"; NaN (no change computed) is "n/a".
+// decimal, e.g. "+12.3%" or "-4.0%", or with three significant digits from a
+// million percent up ("+1e+308%"); NaN (no change computed) is "n/a".
 func FormatChange(change float64) string {
-	if math.IsNaN(change) {
+	pct := change * 100
+	switch {
+	case math.IsNaN(change):
 		return "n/a"
+	case math.Abs(pct) >= 1e6:
+		return fmt.Sprintf("%+.3g%%", pct)
 	}
-	return fmt.Sprintf("%+.1f%%", change*100)
+	return fmt.Sprintf("%+.1f%%", pct)
 }
 
 // formatValue formats a measured value: two decimals from 1 up, three
-// significant digits below; NaN (absent) is "-".
+// significant digits below, and four significant digits from a billion up
+// (so that an absurd figure such as 1e308 does not widen the table); NaN
+// (absent) is "-".
 func formatValue(v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "-"
+	case math.Abs(v) >= 1e9:
+		return strconv.FormatFloat(v, 'g', 4, 64)
 	case math.Abs(v) >= 1 || v == 0:
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	default:

@@ -20,6 +20,10 @@ func TestFormatChange(t *testing.T) {
 		{0, "+0.0%"},
 		{-1, "-100.0%"},
 		{2.5, "+250.0%"},
+		{9999.99, "+999999.0%"},
+		{1e4, "+1e+06%"},
+		{1e306, "+1e+308%"},
+		{-1e5, "-1e+07%"},
 		{math.NaN(), "n/a"},
 	}
 	for _, tt := range tests {
@@ -39,6 +43,10 @@ func TestFormatValue(t *testing.T) {
 		{0.000662, "0.000662"},
 		{0.0145678, "0.0146"},
 		{0, "0.00"},
+		{999999999.994, "999999999.99"},
+		{1e9, "1e+09"},
+		{1.23456e12, "1.235e+12"},
+		{1e308, "1e+308"},
 		{math.NaN(), "-"},
 	}
 	for _, tt := range tests {
@@ -148,5 +156,37 @@ func TestWriteErrors(t *testing.T) {
 	}
 	if err := WriteJUnit(&bytes.Buffer{}, nil, "s"); err == nil {
 		t.Error("WriteJUnit(nil): no error")
+	}
+}
+
+// TestWriteTableHugeFigures: an absurd but finite figure (a busbw of 1e308) is judged,
+// but prints in a few characters instead of widening the table to hundreds.
+func TestWriteTableHugeFigures(t *testing.T) {
+	base := report(row("rsag", 8<<20, pl(100, 200), nil))
+	cur := report(row("rsag", 8<<20, pl(100, 1e308), nil))
+	res, err := Compare(base, cur, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, res); err != nil {
+		t.Fatal(err)
+	}
+	normal := 0
+	{
+		res, _ := Compare(base, base, DefaultOptions())
+		var b bytes.Buffer
+		if err := WriteTable(&b, res); err != nil {
+			t.Fatal(err)
+		}
+		normal = len(strings.SplitN(b.String(), "\n", 2)[0])
+	}
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if len(line) > normal+10 {
+			t.Errorf("line of %d characters (a normal table has %d):\n%s", len(line), normal, line)
+		}
+	}
+	if !strings.Contains(buf.String(), "1e+308") {
+		t.Errorf("the figure is not shown as 1e+308:\n%s", buf.String())
 	}
 }

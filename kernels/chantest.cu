@@ -1,4 +1,4 @@
-// chantest.cu: kernels for the GPU test suite (internal/gputest). Each exercises one
+// chantest.cu: kernels for the GPU test suite (cmd/mscclpp-bench-gpu/gputest). Each exercises one
 // channel operation between two ranks that run the same kernel on each other; the host
 // then checks the data that arrived.
 #include "mscclpp/memory_channel_device.cuh"

@@ -98,11 +98,11 @@ __device__ __forceinline__ uint8_t patternByte(uint64_t i, uint32_t r, uint32_t 
                                                     uint32_t seed) {                                           \
     for (uint64_t i = gtid(); i < count; i += gthreads()) buf[i] = mb::fromLL<T>(input<T, OP>(i, rank, nranks, seed)); \
   }                                                                                                            \
-  extern "C" __global__ void check_##name##_##opname(const T* buf, uint64_t count, uint32_t nranks, uint32_t seed, \
-                                                     unsigned long long* wrong) {                              \
+  extern "C" __global__ void check_##name##_##opname(const T* buf, uint64_t count, uint64_t first, uint32_t nranks, \
+                                                     uint32_t seed, unsigned long long* wrong) {               \
     unsigned long long bad = 0;                                                                                \
     for (uint64_t i = gtid(); i < count; i += gthreads()) {                                                    \
-      if (!(mb::toDouble<T>(buf[i]) == mb::toDouble<T>(expected<T, OP>(i, nranks, seed)))) bad++;            \
+      if (!(mb::toDouble<T>(buf[i]) == mb::toDouble<T>(expected<T, OP>(first + i, nranks, seed)))) bad++;    \
     }                                                                                                          \
     addWrong(wrong, bad);                                                                                      \
   }

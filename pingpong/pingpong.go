@@ -4,7 +4,6 @@
 package pingpong
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -28,22 +27,16 @@ type Options struct {
 	// Essential measures only the release/acquire signal and the one-way put, leaving out
 	// the relaxed signal and the put in both directions (acceptance).
 	Essential bool
-	// The memory-channel put kernel's shape: blocks (0: every SM it may use), threads per
-	// block (0: 1024) and 16-byte loads in flight per thread (0 or 4; or 8).
-	PutBlocks, PutThreads, PutUnroll int
+	// Put tunes the memory-channel put kernel; zero fields keep the defaults.
+	Put PutTuning
 }
 
-// check refuses put-kernel settings the kernel cannot run.
-func (o *Options) check() error {
-	switch {
-	case o.PutBlocks < 0:
-		return fmt.Errorf("pingpong: %d put blocks: want a positive number", o.PutBlocks)
-	case o.PutThreads < 0 || o.PutThreads > 1024:
-		return fmt.Errorf("pingpong: %d put threads per block: want 1 to 1024", o.PutThreads)
-	case o.PutUnroll != 0 && o.PutUnroll != 4 && o.PutUnroll != 8:
-		return fmt.Errorf("pingpong: put unroll %d: want 4 or 8", o.PutUnroll)
-	}
-	return nil
+// PutTuning are the put kernel's knobs (the GPU worker reads them from
+// MSCCLPP_BENCH_PUT_BLOCKS, _THREADS and _UNROLL).
+type PutTuning struct {
+	Blocks  int // blocks (default: the SMs the kernels may fill)
+	Threads int // threads per block (default 1024)
+	Unroll  int // vectors in flight per thread: 4 (default) or 8
 }
 
 // PairError is an error met while measuring a pair; every rank reports the pair that was
@@ -125,9 +118,6 @@ func loadKernels(g device.GPU, memPut params.Func[params.PutArgs]) (kernels, err
 // New allocates source and destination buffers of the largest size and builds one memory
 // and one port channel to every peer. Every rank calls it.
 func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, error) {
-	if err := o.check(); err != nil {
-		return nil, err
-	}
 	b := &Bench{gpu: g, mesh: m, stream: s, opts: o, sms: g.Info().SMs, memChans: map[int]device.Ptr{}, portChans: map[int]device.Ptr{}}
 	if o.SMs > 0 && o.SMs < b.sms {
 		b.sms = o.SMs
@@ -140,9 +130,10 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 	if b.maxBytes < 16 {
 		b.maxBytes = 16
 	}
-	b.putBlocks, b.putThreads = cmp.Or(o.PutBlocks, b.sms), cmp.Or(o.PutThreads, 1024)
+	b.putBlocks = positiveOr(o.Put.Blocks, b.sms)
+	b.putThreads = positiveOr(o.Put.Threads, 1024)
 	putKernel := params.PingPongMemoryPut
-	if o.PutUnroll == 8 {
+	if o.Put.Unroll == 8 {
 		putKernel = params.PingPongMemoryPutU8
 	}
 	var err error
@@ -162,21 +153,30 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 	if err != nil {
 		return nil, fmt.Errorf("pingpong: share destination buffers: %w", err)
 	}
-	mc, err := m.MemoryChannels(dstAll, b.src)
-	if err != nil {
-		return nil, err
-	}
-	// Host tokens: the proxy signals with a CPU store; one thread waits (see HostTokens).
-	pc, err := m.PortChannels(dstAll, b.src, b.maxBytes, channels.HostTokens)
-	if err != nil {
-		return nil, err
-	}
-	for i, p := range m.Peers() {
-		if b.memChans[p], err = m.Upload(channels.HandlesBytes(mc[i : i+1])); err != nil {
+	// Only the channels asked for: memory channels need every peer on this host.
+	var mc []channels.MemoryChannelHandle
+	var pc []channels.PortChannelHandle
+	if o.Memory {
+		if mc, err = m.MemoryChannels(dstAll, b.src); err != nil {
 			return nil, err
 		}
-		if b.portChans[p], err = m.Upload(channels.HandlesBytes(pc[i : i+1])); err != nil {
+	}
+	if o.Port {
+		// Host tokens: the proxy signals with a CPU store; one thread waits (see HostTokens).
+		if pc, err = m.PortChannels(dstAll, b.src, b.maxBytes, channels.HostTokens); err != nil {
 			return nil, err
+		}
+	}
+	for i, p := range m.Peers() {
+		if o.Memory {
+			if b.memChans[p], err = m.Upload(channels.HandlesBytes(mc[i : i+1])); err != nil {
+				return nil, err
+			}
+		}
+		if o.Port {
+			if b.portChans[p], err = m.Upload(channels.HandlesBytes(pc[i : i+1])); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if b.start, err = g.NewEvent(); err != nil {
@@ -186,6 +186,13 @@ func New(g device.GPU, m *channels.Mesh, s device.Stream, o Options) (*Bench, er
 		return nil, err
 	}
 	return b, m.Boot.Barrier()
+}
+
+func positiveOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
 }
 
 // Close releases the events (buffers belong to the mesh).

@@ -62,28 +62,3 @@ func TestPairsOnly(t *testing.T) {
 		}
 	}
 }
-
-func TestOptionsCheck(t *testing.T) {
-	tests := []struct {
-		o    Options
-		want string // "" for valid
-	}{
-		{Options{}, ""},
-		{Options{PutBlocks: 132, PutThreads: 1024, PutUnroll: 4}, ""},
-		{Options{PutBlocks: 1, PutThreads: 1, PutUnroll: 8}, ""},
-		{Options{PutBlocks: -1}, "put blocks"},
-		{Options{PutThreads: 1025}, "put threads"},
-		{Options{PutThreads: -5}, "put threads"},
-		{Options{PutUnroll: 3}, "put unroll 3: want 4 or 8"},
-		{Options{PutUnroll: 16}, "put unroll 16"},
-	}
-	for _, tt := range tests {
-		err := tt.o.check()
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("%+v: %v", tt.o, err)
-		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-			t.Errorf("%+v: error %v, want one containing %q", tt.o, err, tt.want)
-		}
-	}
-}

@@ -207,19 +207,20 @@ func (f *Figure) check() error {
 	if f.Format != SVG && f.Format != PNG {
 		return fmt.Errorf("unknown output format %v", f.Format)
 	}
+	if f.DPI < minDPI || f.DPI > maxDPI {
+		return fmt.Errorf("dpi %d: want %d to %d", f.DPI, minDPI, maxDPI)
+	}
 	for _, side := range []struct {
 		name string
 		v    vg.Length
 	}{{"width", f.Width}, {"height", f.Height}} {
-		if side.v < minSide || side.v > maxSide {
+		// Written so that NaN, which compares false with everything, fails too.
+		if !(side.v >= minSide && side.v <= maxSide) {
 			return fmt.Errorf("%s %.3gin: want %gin to %gin", side.name, side.v/vg.Inch, minSide/vg.Inch, maxSide/vg.Inch)
 		}
 		if f.Format == PNG && side.v/vg.Inch*vg.Length(f.DPI) > maxPixels {
 			return fmt.Errorf("%s %.3gin at %d dpi is over %d pixels", side.name, side.v/vg.Inch, f.DPI, maxPixels)
 		}
-	}
-	if f.DPI < minDPI || f.DPI > maxDPI {
-		return fmt.Errorf("dpi %d: want %d to %d", f.DPI, minDPI, maxDPI)
 	}
 	return nil
 }

@@ -238,6 +238,11 @@ func TestNewErrors(t *testing.T) {
 		{"narrow", good, Options{Width: vg.Inch}, []string{"width"}},
 		{"tall", good, Options{Height: 60 * vg.Inch}, []string{"height"}},
 		{"dpi", good, Options{DPI: 5000}, []string{"dpi"}},
+		{"negative dpi", good, Options{DPI: -1}, []string{"dpi -1"}},
+		{"NaN width", good, Options{Width: vg.Length(math.NaN())}, []string{"width NaN"}},
+		{"NaN height png", good, Options{Format: PNG, Height: vg.Length(math.NaN()), DPI: 600}, []string{"height NaN"}},
+		{"infinite width", good, Options{Width: vg.Length(math.Inf(1))}, []string{"width +Inf"}},
+		{"negative width", good, Options{Width: -vg.Inch}, []string{"width -1in"}},
 		{"too many pixels", good, Options{Format: PNG, Width: 40 * vg.Inch, DPI: 600}, []string{"pixels"}},
 		{"format", good, Options{Format: 7}, []string{"format"}},
 	}

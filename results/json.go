@@ -169,6 +169,9 @@ type jsonDoc struct {
 	AvgBusBw       jsonAvgBw      `json:"average_bus_bandwidth"`
 	Errors         []string       `json:"errors"`
 	EndTime        string         `json:"end_time"`
+	// An acceptance report's keys, read only to recognise one (see checkDoc).
+	Figures json.RawMessage `json:"figures,omitempty"`
+	Checks  json.RawMessage `json:"checks,omitempty"`
 }
 
 type jsonConfig struct {
@@ -199,6 +202,8 @@ type jsonDevice struct {
 	Device     int    `json:"device"`
 	DeviceHex  string `json:"device_hex"`
 	DeviceInfo string `json:"device_info"`
+	CPUs       string `json:"cpus,omitempty"`
+	ProxyCPUs  string `json:"proxy_cpus,omitempty"`
 }
 
 type jsonResult struct {
@@ -333,6 +338,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		doc.Config.Devices = append(doc.Config.Devices, jsonDevice{
 			Rank: d.Rank, Group: d.Group, Pid: d.Pid, Hostname: d.Hostname,
 			Device: d.Device, DeviceHex: d.BusID, DeviceInfo: d.Name,
+			CPUs: d.CPUs, ProxyCPUs: d.ProxyCPUs,
 		})
 	}
 	for _, row := range r.Rows {
@@ -369,13 +375,19 @@ func WriteJSON(w io.Writer, r *Report) error {
 // (-J). Keys it does not know (nccl-tests' "env", per-iteration records,
 // ...) are ignored; "root" may be a padded string or a number; a null
 // "nwrong" becomes Wrong == -1; "cpu_time" is accepted in place of "time".
-// Times are parsed in the local time zone, as nccl-tests writes them. When
+// Times are parsed in the local time zone, as nccl-tests writes them. A
+// document without a "results" (or "pingpong") list is refused, and so are
+// figures no measurement has (see checkDoc): negative sizes, negative or
+// non-finite times and bandwidths, negative or fractional "nwrong". When
 // the file has no "collective" key, Collective is taken from the program
 // name in Args if it ends in "_perf" (e.g. "./build/all_reduce_perf").
 func ReadJSON(rd io.Reader) (*Report, error) {
 	var doc jsonDoc
 	dec := json.NewDecoder(rd)
 	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("results: read JSON: %w", err)
+	}
+	if err := checkDoc(&doc); err != nil {
 		return nil, fmt.Errorf("results: read JSON: %w", err)
 	}
 	r := &Report{
@@ -422,6 +434,7 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 		r.Devices = append(r.Devices, Device{
 			Rank: d.Rank, Group: d.Group, Pid: d.Pid, Hostname: d.Hostname,
 			Device: d.Device, BusID: d.DeviceHex, Name: d.DeviceInfo,
+			CPUs: d.CPUs, ProxyCPUs: d.ProxyCPUs,
 		})
 	}
 	for _, res := range doc.Results {

@@ -93,7 +93,7 @@ func sampleReport() *Report {
 			Warmup: 5, Iters: 20, AggIters: 1, Check: 1, Unalign: 0,
 			Devices: []Device{
 				{Rank: 0, Pid: 10, Hostname: "vm", Device: 0, BusID: "0000:00:06", Name: "NVIDIA H200"},
-				{Rank: 1, Pid: 11, Hostname: "vm", Device: 1, BusID: "0000:00:07", Name: "NVIDIA H200"},
+				{Rank: 1, Pid: 11, Hostname: "vm", Device: 1, BusID: "0000:00:07", Name: "NVIDIA H200", CPUs: "1", ProxyCPUs: "3 (own CPU)"},
 			},
 		},
 		Args:  []string{"mscclpp-bench", "all_reduce", "-b", "8", "-e", "1M", "-J", "out/a&b<c>.json"},
@@ -303,7 +303,7 @@ func TestReadJSONTolerant(t *testing.T) {
 		`"step_bytes":8,"warmup_iters":1,"iterations":2,"aggregated_iterations":1,"validation":0,"graph":0,` +
 		`"blocking_collectives":"true","per_iter_timing":"false","per_iter_skip":0,"parallel_init":"false","devices":[]},` +
 		`"results":[{"size":8,"count":2,"type":"float","redop":"sum","root":"     1","out_of_place":null,` +
-		`"in_place":{"cpu_time":1.500000,"alg_bw":"nan","bus_bw":0.000000,"nwrong":null},"actual_iterations":2,"experiment_name":"x",` +
+		`"in_place":{"cpu_time":1.500000,"alg_bw":"0.5","bus_bw":0.000000,"nwrong":null},"actual_iterations":2,"experiment_name":"x",` +
 		`"in_place_per_iter":{"min_us":1.0}},` +
 		`{"size":16,"count":4,"type":"float","redop":"sum","root":2,"out_of_place":{"time":2.000000,"alg_bw":0.008000,"bus_bw":0.008000,"nwrong":5.000000},` +
 		`"in_place":{"time":2.000000,"alg_bw":0.008000,"bus_bw":0.008000,"nwrong":0.000000},"actual_iterations":2,"experiment_name":""}],` +
@@ -317,7 +317,7 @@ func TestReadJSONTolerant(t *testing.T) {
 		t.Errorf("header = %+v", r.Header)
 	}
 	r0, r1 := r.Rows[0], r.Rows[1]
-	if r0.OutOfPlace != nil || r0.Root != 1 || r0.InPlace.TimeUs != 1.5 || !math.IsNaN(r0.InPlace.AlgBw) || r0.InPlace.Wrong != -1 {
+	if r0.OutOfPlace != nil || r0.Root != 1 || r0.InPlace.TimeUs != 1.5 || r0.InPlace.AlgBw != 0.5 || r0.InPlace.Wrong != -1 {
 		t.Errorf("row 0 = %+v in-place %+v", r0, r0.InPlace)
 	}
 	if r1.Root != 2 || r1.OutOfPlace.Wrong != 5 || r1.InPlace.Wrong != 0 {

@@ -15,6 +15,10 @@ type Device struct {
 	Device   int    // CUDA device ordinal
 	BusID    string // PCI address such as "0000:00:06"
 	Name     string // device name such as "NVIDIA H200"
+	// CPUs the rank was bound to ("0", "0-31") and where its proxy thread runs; empty for
+	// nccl-tests' files.
+	CPUs      string
+	ProxyCPUs string
 }
 
 // Header holds the run parameters printed before the results table and
@@ -135,6 +139,15 @@ func (p *TextPrinter) Header(h Header) {
 	for _, d := range h.Devices {
 		p.printf("#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s\n",
 			d.Rank, d.Group, d.Pid, d.Hostname, d.Device, d.BusID, d.Name)
+	}
+	for i, d := range h.Devices {
+		if d.CPUs == "" {
+			continue
+		}
+		if i == 0 {
+			p.printf("# CPU binding (mpirun's; the proxy thread drives port channels)\n")
+		}
+		p.printf("#  Rank %2d CPUs %s proxy %s\n", d.Rank, d.CPUs, d.ProxyCPUs)
 	}
 	p.pendingCol = true
 }

@@ -178,6 +178,21 @@ func TestTextHeaderLines(t *testing.T) {
 	compareLines(t, buf.String(), want)
 }
 
+func TestTextHeaderBinding(t *testing.T) {
+	h := Header{Collective: "all_gather_perf", Devices: []Device{
+		{Rank: 0, Hostname: "vm", BusID: "0000:00:06", Name: "NVIDIA H200", CPUs: "0", ProxyCPUs: "2 (own CPU)"},
+		{Rank: 1, Hostname: "vm", BusID: "0000:00:07", Name: "NVIDIA H200", CPUs: "0-31", ProxyCPUs: "within the rank's CPUs"},
+	}}
+	var buf bytes.Buffer
+	NewTextPrinter(&buf).Header(h)
+	want := "# CPU binding (mpirun's; the proxy thread drives port channels)\n" +
+		"#  Rank  0 CPUs 0 proxy 2 (own CPU)\n" +
+		"#  Rank  1 CPUs 0-31 proxy within the rank's CPUs\n"
+	if !strings.HasSuffix(buf.String(), want) {
+		t.Errorf("header ends:\n%s\nwant suffix:\n%s", buf.String(), want)
+	}
+}
+
 func TestTextRows(t *testing.T) {
 	inPlace := &Placement{TimeUs: 11.12, AlgBw: 0.00072, BusBw: 0.00072, Wrong: 0}
 	tests := []struct {

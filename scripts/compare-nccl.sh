@@ -5,6 +5,9 @@
 # mscclpp-bench on the same sizes, flags and ranks, then prints them side by side with the
 # ratio per size (time: NCCL/ours, > 1 means we are faster; busbw: ours/NCCL). It builds
 # nothing. NP ranks (default 2); text and JSON of both runs are kept in OUT (default out/).
+# Both run under mpirun's default CPU binding, as users launch them (OpenMPI binds each rank
+# to one core for 2 ranks); BIND=none adds --bind-to none to both, and MPIRUN_ARGS adds any
+# other mpirun options (for example "--map-by slot:PE=2").
 # Example: NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build allreduce -b 8 -e 2G -f 2 -G 10
 set -euo pipefail
 if [ $# -lt 2 ]; then
@@ -26,12 +29,20 @@ NP=${NP:-2}
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
-tag=$coll$(printf '%s' "$*" | tr -c 'A-Za-z0-9' '_')
-mpirun -np "$NP" --bind-to none -x NCCL_NVLS_ENABLE "$nccl" "$@" -J "$OUT/nccl-$tag.json" >"$OUT/nccl-$tag.txt"
+mpi=(-np "$NP")
+case ${BIND:-} in
+  "") ;;
+  none) mpi+=(--bind-to none) ;;
+  *) echo "$0: BIND=$BIND: want none or nothing (mpirun's default binding)" >&2; exit 2 ;;
+esac
+# shellcheck disable=SC2206 # MPIRUN_ARGS is a list of words on purpose
+mpi+=(${MPIRUN_ARGS:-})
+tag=$coll$(printf '%s' "$*" | tr -c 'A-Za-z0-9' '_')${BIND:+_bind-$BIND}
+mpirun "${mpi[@]}" -x NCCL_NVLS_ENABLE "$nccl" "$@" -J "$OUT/nccl-$tag.json" >"$OUT/nccl-$tag.txt"
 rc=0
-mpirun -np "$NP" --bind-to none "$bench" "$coll" "$@" -J "$OUT/mscclpp-$tag.json" >"$OUT/mscclpp-$tag.txt" || rc=$?
+mpirun "${mpi[@]}" "$bench" "$coll" "$@" -J "$OUT/mscclpp-$tag.json" >"$OUT/mscclpp-$tag.txt" || rc=$?
 # Data rows: size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong
-awk -v title="$coll $*" '
+awk -v title="$coll $*" -v bind="${BIND:-mpirun default}" '
   FNR == 1 { file++ }
   /^ *[0-9]/ && NF >= 13 {
     key = $1 " " $3 " " $4
@@ -39,7 +50,7 @@ awk -v title="$coll $*" '
     else { mt[key] = $6; mb[key] = $8; mti[key] = $10; mbi[key] = $12; mw[key] = $9 + $13 }
   }
   END {
-    printf "# %s: NCCL vs mscclpp-bench (time ratio = NCCL/ours; > 1: ours faster)\n", title
+    printf "# %s (binding: %s): NCCL vs mscclpp-bench (time ratio = NCCL/ours; > 1: ours faster)\n", title, bind
     printf "%12s %8s %6s | %9s %9s %6s %8s %8s | %9s %9s %6s | %6s\n", "size", "type", "op", "nccl(us)", "ours(us)", "ratio", "nccl-bus", "ours-bus", "ip-nccl", "ip-ours", "ratio", "#wrong"
     for (i = 1; i <= n; i++) {
       k = order[i]

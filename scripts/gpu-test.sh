@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpu-test.sh: the GPU suite, run on a GPU machine from the repository root after
-# `make gpu-test-bin` (here or elsewhere; bin/ must be present). NP ranks (default 2).
+# `make gpu-test-bin` (here or elsewhere; bin/ must be present). NP ranks (default 2),
+# BIND (empty: mpirun's default binding; none: --bind-to none).
 # Logs go to $OUT (default ./out). Exits non-zero if anything failed.
 set -uo pipefail
 NP=${NP:-2}
@@ -9,7 +10,8 @@ mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # NVLink multicast must stay off on shared machines.
 export NCCL_NVLS_ENABLE=0
-MPIRUN=(mpirun -np "$NP" --bind-to none -x NCCL_NVLS_ENABLE -x MSCCLPP_BENCH_PUT_BLOCKS -x MSCCLPP_BENCH_PUT_THREADS -x MSCCLPP_BENCH_PUT_UNROLL)
+# mpirun's default CPU binding, as users run it; BIND=none runs unbound.
+MPIRUN=(mpirun -np "$NP" ${BIND:+--bind-to "$BIND"} -x NCCL_NVLS_ENABLE -x MSCCLPP_BENCH_PUT_BLOCKS -x MSCCLPP_BENCH_PUT_THREADS -x MSCCLPP_BENCH_PUT_UNROLL)
 [ "$NP" -gt "$(nvidia-smi -L | wc -l)" ] && MPIRUN+=(--oversubscribe)
 fail=0
 step() {
@@ -21,14 +23,52 @@ step() {
     echo "--- FAIL $name (exit $?)"; tail -20 "$OUT/$name.log"; fail=1
   fi
 }
-step gputest "${MPIRUN[@]}" bin/gputest.test -test.v -test.timeout 300s
+# wrong_cells LOG prints every #wrong cell of the result rows in LOG, one a line: collective
+# rows have 13 fields (size count type redop root, then time algbw busbw #wrong out of place
+# and in place), ping-pong rows 8 (pair channel mode size time lat algbw #wrong).
+wrong_cells() {
+  awk '$1 ~ /^[0-9]+$/ && NF == 13 { print $9; print $13 }
+       $1 ~ /^[0-9]+-[0-9]+$/ && NF == 8 { print $8 }' "$1"
+}
+# check_wrong NAME zero|some: every #wrong cell in NAME's log must be a number (-c 1 checks
+# every row, so N/A is a failure), and all 0 (zero) or at least one above 0 (some).
+check_wrong() {
+  local name=$1 want=$2 cells bad
+  cells=$(wrong_cells "$OUT/$name.log")
+  bad=$(grep -vxE '[0-9]+' <<<"$cells" | head -1)
+  if [ -z "$cells" ]; then
+    echo "--- FAIL $name #wrong: no result rows in $OUT/$name.log"; fail=1
+  elif [ -n "$bad" ]; then
+    echo "--- FAIL $name #wrong: a cell reads '$bad', not a number"; fail=1
+  elif [ "$want" = zero ] && grep -qvx 0 <<<"$cells"; then
+    echo "--- FAIL $name #wrong: $(grep -cvx 0 <<<"$cells") of $(wc -l <<<"$cells") cells are not 0"; fail=1
+  elif [ "$want" = some ] && ! grep -qvx 0 <<<"$cells"; then
+    echo "--- FAIL $name #wrong: all $(wc -l <<<"$cells") cells are 0, the injected wrong element was not counted"; fail=1
+  else
+    echo "--- PASS $name #wrong: $(wc -l <<<"$cells") cells, $want"
+  fi
+}
+step gputest "${MPIRUN[@]}" bin/gputest.test -test.v -test.timeout 300s -test.skip '^TestInjectedWrongIsReported$'
+# A test-only algorithm gets one element wrong on purpose: the run must count it (the test
+# fails otherwise) and print it in the #wrong columns.
+step injected "${MPIRUN[@]}" bin/gputest.test -test.v -test.timeout 120s -test.run '^TestInjectedWrongIsReported$'
+check_wrong injected some
 step pingpong "${MPIRUN[@]}" bin/mscclpp-bench pingpong -b 4K -e 64M -f 4 -n 5 -w 1 -c 1
-# Every algorithm x type (x op) x placement, at powers of two and at odd sizes whose counts
-# are not multiples of any vector width, then in graph mode.
-for coll in allgather allreduce; do
-  ops=(); [ "$coll" = allreduce ] && ops=(-o all)
+check_wrong pingpong zero
+# Every collective the binary registers (the commands whose help names an nccl-tests
+# program), every algorithm x type (x op) x placement, at powers of two and at odd sizes
+# whose counts are not multiples of any vector width, then in graph mode.
+collectives=$(bin/mscclpp-bench __complete "" 2>/dev/null | cut -f1 | while read -r c; do
+  bin/mscclpp-bench "$c" --help 2>/dev/null | grep -q "^nccl-tests' .*_perf" && echo "$c"; done)
+[ -n "$collectives" ] || { echo "--- FAIL no collective commands found in bin/mscclpp-bench"; fail=1; }
+echo "collectives: $(echo $collectives)"
+for coll in $collectives; do
+  ops=(); bin/mscclpp-bench "$coll" --help | grep -q -- '--op' && ops=(-o all)
   step "$coll-all" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -d all "${ops[@]}" -b 8 -e 16M -f 4 -n 2 -w 1 -c 1
+  check_wrong "$coll-all" zero
   step "$coll-odd" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -d all "${ops[@]}" -b 1000 -e 100000 -i 33337 -n 2 -w 1 -c 1
+  check_wrong "$coll-odd" zero
   step "$coll-graph" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -b 8 -e 16M -f 8 -n 4 -w 1 -c 1 -G 2
+  check_wrong "$coll-graph" zero
 done
 exit $fail

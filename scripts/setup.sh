@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # setup.sh brings a fresh Debian 12 (or Ubuntu) machine to a working mscclpp-bench build:
-# the CUDA toolkit (nvcc, cuda.h, libcuda) and OpenMPI. Non-interactive and idempotent.
+# the CUDA toolkit (nvcc, cuda.h, libcuda), OpenMPI, rdma-core's verbs headers (the IB
+# transport loads libibverbs at run time) and iproute2 (the network-namespace test).
+# Non-interactive and idempotent.
 set -euo pipefail
 
-need=(nvidia-cuda-toolkit libopenmpi-dev openmpi-bin)
+need=(nvidia-cuda-toolkit libopenmpi-dev openmpi-bin libibverbs-dev iproute2)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,9 +7,9 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/mscclpp-bench-gpu/internal/worker"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/version"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/worker"
 )
 
 func init() {

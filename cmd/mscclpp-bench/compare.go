@@ -3,16 +3,17 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/compare"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
 
@@ -43,7 +44,7 @@ rows on latency, the others on bandwidth. A baseline from nccl-tests, which
 names no algorithm, is compared with every algorithm of the current file.
 Exit status: 0 when nothing regressed, 1 when a row regressed, is missing or
 has wrong elements, 2 for bad input (including different configurations,
-unless --force).`,
+unless --force) or a --junit file that cannot be written.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return runCompare(app, f, args[0], args[1])
@@ -55,7 +56,7 @@ unless --force).`,
 	fs.StringVar(&f.latencyBound, "latency-bound-below", "1M", "sizes below this (K, M, G suffixes) are judged on time, the others on bus bandwidth")
 	fs.BoolVar(&f.force, "force", false, "compare even if rank count, GPU models or collective differ")
 	fs.BoolVar(&f.anyAlgorithm, "any-algorithm", false, "match rows whatever algorithm measured them (two -k auto runs whose choice changed)")
-	fs.StringVar(&f.junit, "junit", "", "also write a JUnit XML report to this file")
+	fs.StringVar(&f.junit, "junit", "", "also write a JUnit XML report to this file (not one of the inputs)")
 	return cmd
 }
 
@@ -74,6 +75,11 @@ func runCompare(app *cli.App, f *compareFlags, basePath, curPath string) error {
 	if opt.LatencyBoundBelow, err = bytesize.Parse(f.latencyBound); err != nil {
 		return cli.Usagef("--latency-bound-below: %v", err)
 	}
+	if f.junit != "" {
+		if err := safefile.CheckOutput(f.junit, basePath, curPath); err != nil {
+			return cli.Usagef("--junit: %v", err)
+		}
+	}
 	base, err := readCompareInput("baseline", basePath)
 	if err != nil {
 		return err
@@ -89,14 +95,15 @@ func runCompare(app *cli.App, f *compareFlags, basePath, curPath string) error {
 		}
 		return cli.Usagef("%v", err)
 	}
-	if f.junit != "" {
-		name := fmt.Sprintf("compare %s vs %s", filepath.Base(basePath), filepath.Base(curPath))
-		if err := writeCompareJUnit(f.junit, res, name); err != nil {
-			return cli.Failure(err)
-		}
-	}
 	if err := compare.WriteTable(app.Stdout, res); err != nil {
 		return cli.Failure(err)
+	}
+	if f.junit != "" {
+		name := fmt.Sprintf("compare %s vs %s", filepath.Base(basePath), filepath.Base(curPath))
+		err := safefile.Write(f.junit, func(w io.Writer) error { return compare.WriteJUnit(w, res, name) })
+		if err != nil {
+			return cli.Usagef("--junit %s: %v", f.junit, err)
+		}
 	}
 	if res.Failed() {
 		return cli.Failure(errors.New(compareFailureLine(res)))
@@ -107,7 +114,7 @@ func runCompare(app *cli.App, f *compareFlags, basePath, curPath string) error {
 // readCompareInput reads a JSON results file; which ("baseline" or "current")
 // names it in errors, which are usage errors.
 func readCompareInput(which, path string) (*results.Report, error) {
-	fh, err := os.Open(path)
+	fh, err := safefile.Open(path)
 	if err != nil {
 		return nil, cli.Usagef("compare: %s: %v", which, err)
 	}
@@ -117,22 +124,6 @@ func readCompareInput(which, path string) (*results.Report, error) {
 		return nil, cli.Usagef("compare: %s %s: %v", which, path, err)
 	}
 	return r, nil
-}
-
-// writeCompareJUnit writes the JUnit report to path.
-func writeCompareJUnit(path string, res *compare.Result, suite string) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("compare: --junit: %w", err)
-	}
-	if err := compare.WriteJUnit(fh, res, suite); err != nil {
-		fh.Close()
-		return fmt.Errorf("compare: --junit %s: %w", path, err)
-	}
-	if err := fh.Close(); err != nil {
-		return fmt.Errorf("compare: --junit %s: %w", path, err)
-	}
-	return nil
 }
 
 // compareFailureLine summarises the failures, e.g. "compare: 2 of 58 rows

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 )
 
 const (
 	cmpNCCLAllReduce = "../../results/testdata/h200x2-nccl2.28.3-mpi_all_reduce.json"
 	cmpNCCLAllGather = "../../results/testdata/h200x2-nccl2.28.3-mpi_all_gather.json"
-	cmpOursAllReduce = "../../compare/testdata/ours_all_reduce.json"
+	cmpOursAllReduce = "../../compare/testdata/synthetic-ours_all_reduce.json"
 )
 
 // runCompareMain runs the command line with only the compare subcommand added and
@@ -149,7 +149,7 @@ func TestCompareCommandJUnit(t *testing.T) {
 func TestCompareCommandJUnitUnwritable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "no-such-dir", "report.xml")
 	code, _, stderr := runCompareMain("compare", "--junit", path, cmpNCCLAllReduce, cmpNCCLAllReduce)
-	if code != cli.ExitFailure || !strings.Contains(stderr, "--junit") {
-		t.Errorf("exit code %d, stderr %q; want %d and a --junit error", code, stderr, cli.ExitFailure)
+	if code != cli.ExitUsage || !strings.Contains(stderr, "--junit") {
+		t.Errorf("exit code %d, stderr %q; want %d and a --junit error", code, stderr, cli.ExitUsage)
 	}
 }

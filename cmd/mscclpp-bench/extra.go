@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 )
 
 // extraCommands are the GPU-free subcommands this binary runs itself.

@@ -46,6 +46,9 @@ func TestFrontBinaryNeedsNoGPU(t *testing.T) {
 		want string // in stdout or stderr
 	}{
 		{[]string{"version"}, 0, "mscclpp-bench"},
+		{[]string{"--version"}, 0, "mscclpp-bench"},
+		{[]string{"completion", "tcsh"}, 2, `completion "tcsh"`},
+		{[]string{"allreduce", "--bootstrap-addr", "garbage"}, 2, "--bootstrap-addr"},
 		{[]string{"--help"}, 0, "compare"},
 		{[]string{"compare", reduce, reduce}, 0, "compared 58 rows"},
 		{[]string{"plot", reduce, "-o", filepath.Join(dir, "p.svg")}, 0, "wrote"},

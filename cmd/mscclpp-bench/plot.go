@@ -3,13 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"io"
+	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 	"github.com/mscclpp-bench/mscclpp-bench/plot"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
@@ -40,16 +42,16 @@ func newPlotCommand(app *cli.App) *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&f.output, "output", "o", "", "picture to write: FILE.svg or FILE.png (required)")
+	fs.StringVarP(&f.output, "output", "o", "", "picture to write: FILE.svg or FILE.png (required; not one of the inputs)")
 	fs.StringVar(&f.labels, "label", "", "legend labels, comma-separated, one per file (empty: file name without .json)")
 	fs.StringVar(&f.placement, "placement", "out", "measurement to draw: out (out-of-place) or in (in-place)")
 	fs.StringVarP(&f.datatype, "datatype", "d", "", "draw rows of this type only (default: each file's first type)")
 	fs.StringVar(&f.op, "op", "", "draw rows of this reduction only (default: each file's first op)")
 	fs.BoolVar(&f.byAlgorithm, "by-algorithm", false, "one line per algorithm instead of the best algorithm per size")
 	fs.StringVar(&f.title, "title", "", "picture title (default: collective, type, op and placement)")
-	fs.StringVar(&f.width, "width", "10in", "picture width (units in, cm, mm or pt)")
-	fs.StringVar(&f.height, "height", "4in", "picture height (units in, cm, mm or pt)")
-	fs.IntVar(&f.dpi, "dpi", plot.DefaultDPI, "PNG resolution in dots per inch")
+	fs.StringVar(&f.width, "width", "10in", "picture width: a number with unit in, cm, mm or pt; a bare number is points (72 per inch)")
+	fs.StringVar(&f.height, "height", "4in", "picture height: a number with unit in, cm, mm or pt; a bare number is points (72 per inch)")
+	fs.IntVar(&f.dpi, "dpi", plot.DefaultDPI, "PNG resolution in dots per inch (24 to 1200)")
 	return cmd
 }
 
@@ -74,6 +76,12 @@ func runPlot(app *cli.App, f *plotFlags, args []string) error {
 	}
 	if opt.Height, err = parsePlotLength("height", f.height); err != nil {
 		return err
+	}
+	if f.dpi <= 0 {
+		return cli.Usagef("plot: --dpi %d: want dots per inch from 24 to 1200", f.dpi)
+	}
+	if err := safefile.CheckOutput(f.output, args...); err != nil {
+		return cli.Usagef("plot: -o: %v", err)
 	}
 	var labels []string
 	if f.labels != "" {
@@ -103,8 +111,8 @@ func runPlot(app *cli.App, f *plotFlags, args []string) error {
 	if err := fig.Write(&buf); err != nil {
 		return cli.Failure(err)
 	}
-	if err := os.WriteFile(f.output, buf.Bytes(), 0o644); err != nil {
-		return cli.Failure(fmt.Errorf("plot: %w", err))
+	if err := safefile.Write(f.output, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+		return cli.Usagef("plot: -o: %v", err)
 	}
 	fmt.Fprintf(app.Stdout, "wrote %s\n", f.output)
 	return nil
@@ -112,7 +120,7 @@ func runPlot(app *cli.App, f *plotFlags, args []string) error {
 
 // readPlotInput reads one results file; its errors name the file.
 func readPlotInput(name string) (*results.Report, error) {
-	fh, err := os.Open(name)
+	fh, err := safefile.Open(name)
 	if err != nil {
 		return nil, err // *PathError names the file
 	}
@@ -124,11 +132,12 @@ func readPlotInput(name string) (*results.Report, error) {
 	return r, nil
 }
 
-// parsePlotLength reads a --width or --height value such as "10in" or "25cm".
+// parsePlotLength reads a --width or --height value such as "10in" or "25cm"; a bare
+// number is points. It must be finite and positive (plot.New checks the range).
 func parsePlotLength(flag, s string) (vg.Length, error) {
 	l, err := vg.ParseLength(strings.TrimSpace(s))
-	if err != nil {
-		return 0, cli.Usagef("plot: --%s %q: want a length such as 10in, 25cm, 250mm or 720pt", flag, s)
+	if err != nil || math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) || l <= 0 {
+		return 0, cli.Usagef("plot: --%s %q: want a positive length such as 10in, 25cm, 250mm or 720pt (a bare number is points)", flag, s)
 	}
 	return l, nil
 }

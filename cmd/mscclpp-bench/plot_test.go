@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mscclpp-bench/mscclpp-bench/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 )
 
 const plotTestInput = "../../results/testdata/h200x2-nccl2.28.3-mpi_all_reduce.json"
@@ -46,7 +46,7 @@ func TestPlotCommand(t *testing.T) {
 		{name: "bad placement", args: []string{plotTestInput, "-o", "x.svg", "--placement", "both"}, code: cli.ExitUsage, stderr: "placement"},
 		{name: "bad width", args: []string{plotTestInput, "-o", "x.svg", "--width", "wide"}, code: cli.ExitUsage, stderr: "--width"},
 		{name: "tiny height", args: []string{plotTestInput, "-o", "x.svg", "--height", "1cm"}, code: cli.ExitUsage, stderr: "height"},
-		{name: "unwritable output", args: []string{plotTestInput, "-o", filepath.Join("missing-dir", "x.svg")}, code: cli.ExitFailure, stderr: "missing-dir"},
+		{name: "unwritable output", args: []string{plotTestInput, "-o", filepath.Join("missing-dir", "x.svg")}, code: cli.ExitUsage, stderr: "missing-dir"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -34,22 +34,62 @@ type Node struct {
 }
 
 // Discover lists every GPU NVML sees on the node, in NVML's index order.
-func Discover() (*Node, error) {
-	if ret := nvml.Init(); ret != nvml.SUCCESS {
-		return nil, fmt.Errorf("NVML init: %s", nvml.ErrorString(ret))
+func Discover() (*Node, error) { return discover(goNVML{}) }
+
+// nvmlLib is the part of NVML that Discover uses: go-nvml (goNVML), or recorded answers
+// in tests, so that the discovery logic is tested on machines without a driver.
+type nvmlLib interface {
+	Init() nvml.Return
+	Shutdown() nvml.Return
+	SystemGetDriverVersion() (string, nvml.Return)
+	DeviceGetCount() (int, nvml.Return)
+	DeviceGetHandleByIndex(index int) (nvmlDevice, nvml.Return)
+	ErrorString(ret nvml.Return) string
+}
+
+// nvmlDevice is the part of an NVML device handle that describe uses.
+type nvmlDevice interface {
+	GetPciInfo() (nvml.PciInfo, nvml.Return)
+	GetName() (string, nvml.Return)
+	GetUUID() (string, nvml.Return)
+	GetMemoryInfo() (nvml.Memory, nvml.Return)
+	GetNvLinkState(link int) (nvml.EnableState, nvml.Return)
+	GetNvLinkRemoteDeviceType(link int) (nvml.IntNvLinkDeviceType, nvml.Return)
+	GetNvLinkRemotePciInfo(link int) (nvml.PciInfo, nvml.Return)
+}
+
+// goNVML is NVML through go-nvml, which loads libnvidia-ml at Init.
+type goNVML struct{}
+
+func (goNVML) Init() nvml.Return                             { return nvml.Init() }
+func (goNVML) Shutdown() nvml.Return                         { return nvml.Shutdown() }
+func (goNVML) SystemGetDriverVersion() (string, nvml.Return) { return nvml.SystemGetDriverVersion() }
+func (goNVML) DeviceGetCount() (int, nvml.Return)            { return nvml.DeviceGetCount() }
+func (goNVML) ErrorString(ret nvml.Return) string            { return nvml.ErrorString(ret) }
+func (goNVML) DeviceGetHandleByIndex(i int) (nvmlDevice, nvml.Return) {
+	return nvml.DeviceGetHandleByIndex(i)
+}
+
+func discover(lib nvmlLib) (*Node, error) {
+	if ret := lib.Init(); ret != nvml.SUCCESS {
+		return nil, fmt.Errorf("NVML init: %s", lib.ErrorString(ret))
 	}
-	defer nvml.Shutdown()
+	defer lib.Shutdown()
 	n := &Node{}
 	var ret nvml.Return
-	if n.Driver, ret = nvml.SystemGetDriverVersion(); ret != nvml.SUCCESS {
-		return nil, fmt.Errorf("NVML driver version: %s", nvml.ErrorString(ret))
+	if n.Driver, ret = lib.SystemGetDriverVersion(); ret != nvml.SUCCESS {
+		return nil, fmt.Errorf("NVML driver version: %s", lib.ErrorString(ret))
 	}
-	count, ret := nvml.DeviceGetCount()
+	count, ret := lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
-		return nil, fmt.Errorf("NVML device count: %s", nvml.ErrorString(ret))
+		return nil, fmt.Errorf("NVML device count: %s", lib.ErrorString(ret))
 	}
 	for i := 0; i < count; i++ {
-		g, err := describe(i)
+		d, ret := lib.DeviceGetHandleByIndex(i)
+		if ret != nvml.SUCCESS {
+			return nil, fmt.Errorf("NVML GPU %d: %s", i, lib.ErrorString(ret))
+		}
+		g, err := describe(lib, i, d)
 		if err != nil {
 			return nil, err
 		}
@@ -58,23 +98,19 @@ func Discover() (*Node, error) {
 	return n, nil
 }
 
-func describe(index int) (GPU, error) {
+func describe(lib nvmlLib, index int, d nvmlDevice) (GPU, error) {
 	g := GPU{Index: index}
-	d, ret := nvml.DeviceGetHandleByIndex(index)
-	if ret != nvml.SUCCESS {
-		return g, fmt.Errorf("NVML GPU %d: %s", index, nvml.ErrorString(ret))
-	}
 	pci, ret := d.GetPciInfo()
 	if ret != nvml.SUCCESS {
-		return g, fmt.Errorf("NVML GPU %d bus id: %s", index, nvml.ErrorString(ret))
+		return g, fmt.Errorf("NVML GPU %d bus id: %s", index, lib.ErrorString(ret))
 	}
 	g.BusID = cString(pci.BusId[:])
 	bus := g.BusID
 	if g.Name, ret = d.GetName(); ret != nvml.SUCCESS {
-		return g, fmt.Errorf("NVML GPU %s name: %s", bus, nvml.ErrorString(ret))
+		return g, fmt.Errorf("NVML GPU %s name: %s", bus, lib.ErrorString(ret))
 	}
 	if g.UUID, ret = d.GetUUID(); ret != nvml.SUCCESS {
-		return g, fmt.Errorf("NVML GPU %s UUID: %s", bus, nvml.ErrorString(ret))
+		return g, fmt.Errorf("NVML GPU %s UUID: %s", bus, lib.ErrorString(ret))
 	}
 	if mem, ret := d.GetMemoryInfo(); ret == nvml.SUCCESS {
 		g.MemoryBytes = mem.Total
@@ -89,7 +125,7 @@ func describe(index int) (GPU, error) {
 		}
 		kind, ret := d.GetNvLinkRemoteDeviceType(link)
 		if ret != nvml.SUCCESS {
-			return g, fmt.Errorf("NVML GPU %s link %d remote type: %s", bus, link, nvml.ErrorString(ret))
+			return g, fmt.Errorf("NVML GPU %s link %d remote type: %s", bus, link, lib.ErrorString(ret))
 		}
 		if kind == nvml.NVLINK_DEVICE_TYPE_SWITCH {
 			g.Links = append(g.Links, Link{Switch: true})
@@ -97,7 +133,7 @@ func describe(index int) (GPU, error) {
 		}
 		pci, ret := d.GetNvLinkRemotePciInfo(link)
 		if ret != nvml.SUCCESS {
-			return g, fmt.Errorf("NVML GPU %s link %d remote: %s", bus, link, nvml.ErrorString(ret))
+			return g, fmt.Errorf("NVML GPU %s link %d remote: %s", bus, link, lib.ErrorString(ret))
 		}
 		g.Links = append(g.Links, Link{BusID: cString(pci.BusId[:])})
 	}

@@ -113,6 +113,7 @@ type FillArgs struct {
 type CheckArgs struct {
 	Buf          device.Ptr
 	Count        uint64
+	First        uint64 // index of buf[0] among the reduced elements
 	NRanks, Seed uint32
 	Wrong        device.Ptr // 8-byte counter the kernel adds to
 }

@@ -1,0 +1,351 @@
+package channels
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// EthernetOptions configure the Ethernet transport. Zero fields take their defaults (the
+// GPU worker fills them from MSCCLPP_BENCH_SOCKETS, _ETH_CHUNK, _ETH_DEPTH, _SOCKET_BUFFER
+// and _SOCKET_IFNAME; channels itself reads no environment).
+type EthernetOptions struct {
+	// ListenIP is where this rank accepts data sockets. Zero: the first interface that
+	// Ifname accepts, else the bootstrap's own address.
+	ListenIP netip.Addr
+	// Ifname picks the data sockets' interface in NCCL_SOCKET_IFNAME's syntax
+	// (bootstrap.MatchInterface); "" for none.
+	Ifname  string
+	Sockets int    // TCP connections per peer (default 4, at most 64)
+	Chunk   uint64 // largest message, and size of a staging slot (default 4M)
+	Depth   int    // staging slots per socket and direction (default 2, at most 64)
+	// SocketBuffer sets SO_SNDBUF and SO_RCVBUF; 0 leaves the kernel's autotuning, which
+	// grows them up to net.ipv4.tcp_{w,r}mem.
+	SocketBuffer int
+	Copier       Copier // GPU↔host staging; nil: DeviceCopier of the mesh's GPU
+	// CPUs pins the sender and receiver threads (affinity.Helpers); empty keeps the
+	// rank's binding.
+	CPUs affinity.Set
+}
+
+// Limits of the Ethernet options.
+const (
+	EthMinChunk   = 64 << 10 // a write is split over the sockets in pieces of at least this
+	EthMaxChunk   = 1 << 30
+	EthMaxSockets = 64
+	EthMaxDepth   = 64
+)
+
+// resolve fills zero fields with the defaults and checks them.
+func (o EthernetOptions) resolve() (EthernetOptions, error) {
+	if o.Sockets == 0 {
+		o.Sockets = 4
+	}
+	if o.Chunk == 0 {
+		o.Chunk = 4 << 20
+	}
+	if o.Depth == 0 {
+		o.Depth = 2
+	}
+	if o.Chunk%4096 != 0 || o.Chunk < EthMinChunk || o.Chunk > EthMaxChunk || o.Sockets < 1 || o.Sockets > EthMaxSockets || o.Depth < 1 || o.Depth > EthMaxDepth || o.SocketBuffer < 0 {
+		return o, fmt.Errorf("ethernet: %d sockets, %d-byte chunks (a multiple of 4096 from %d to %d), depth %d, socket buffer %d", o.Sockets, o.Chunk, EthMinChunk, EthMaxChunk, o.Depth, o.SocketBuffer)
+	}
+	return o, nil
+}
+
+// ethNet is this rank's Ethernet side during set-up: the data listener and the sockets
+// that lower ranks opened to it.
+type ethNet struct {
+	rank    int
+	nonce   uint64
+	opts    EthernetOptions
+	timeout time.Duration
+	ln      net.Listener
+
+	mu       sync.Mutex
+	accepted map[int]map[int]net.Conn // dialing rank → socket index → connection
+	changed  chan struct{}            // closed and replaced whenever accepted grows
+	closed   bool
+}
+
+// listenEthernet opens the data listener on the chosen interface.
+func listenEthernet(boot Bootstrap, rank int, nonce uint64, o EthernetOptions, timeout time.Duration) (*ethNet, error) {
+	opts, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	ip := opts.ListenIP
+	if !ip.IsValid() {
+		if ip, err = ethListenIP(boot, opts.Ifname); err != nil {
+			return nil, err
+		}
+	}
+	ln, err := net.Listen("tcp", netip.AddrPortFrom(ip, 0).String())
+	if err != nil {
+		return nil, fmt.Errorf("ethernet: listen on %s: %w", ip, err)
+	}
+	n := &ethNet{rank: rank, nonce: nonce, opts: opts, timeout: timeout, ln: ln,
+		accepted: map[int]map[int]net.Conn{}, changed: make(chan struct{})}
+	go n.acceptLoop()
+	return n, nil
+}
+
+// ethListenIP picks the data listener's address: ifname's interface, else the
+// bootstrap's own address, else loopback.
+func ethListenIP(boot Bootstrap, ifname string) (netip.Addr, error) {
+	if spec := ifname; strings.TrimSpace(spec) != "" {
+		_, ip, err := bootstrap.MatchInterface(spec)
+		return ip, err
+	}
+	if b, ok := boot.(interface{ LocalAddr() netip.AddrPort }); ok && b.LocalAddr().Addr().IsValid() && !b.LocalAddr().Addr().IsUnspecified() {
+		return b.LocalAddr().Addr(), nil
+	}
+	return netip.AddrFrom4([4]byte{127, 0, 0, 1}), nil
+}
+
+func (n *ethNet) addr() string { return n.ln.Addr().String() }
+
+// The hello a dialing rank sends on every data socket, and the acceptor's answer.
+const (
+	ethHelloMagic = 0x4d424554 // "MBET"
+	ethVersion    = 1
+	ethHelloSize  = 32
+)
+
+type ethHello struct {
+	index, count int // socket index, sockets the dialer opens
+	from, to     int
+	nonce        uint64 // the acceptor's endpoint nonce
+}
+
+func (h ethHello) encode() []byte {
+	b := make([]byte, 0, ethHelloSize)
+	b = binary.LittleEndian.AppendUint32(b, ethHelloMagic)
+	b = binary.LittleEndian.AppendUint16(b, ethVersion)
+	b = binary.LittleEndian.AppendUint16(b, uint16(h.index))
+	b = binary.LittleEndian.AppendUint32(b, uint32(h.from))
+	b = binary.LittleEndian.AppendUint32(b, uint32(h.to))
+	b = binary.LittleEndian.AppendUint64(b, h.nonce)
+	b = binary.LittleEndian.AppendUint32(b, uint32(h.count))
+	return binary.LittleEndian.AppendUint32(b, 0)
+}
+
+func decodeEthHello(b []byte) (ethHello, error) {
+	r := reader{b: b}
+	if m := r.u32(); m != ethHelloMagic {
+		return ethHello{}, fmt.Errorf("bad magic 0x%x", m)
+	}
+	if v := r.u16(); v != ethVersion {
+		return ethHello{}, fmt.Errorf("version %d, want %d", v, ethVersion)
+	}
+	h := ethHello{index: int(r.u16()), from: int(r.u32()), to: int(r.u32()), nonce: r.u64(), count: int(r.u32())}
+	return h, r.err
+}
+
+func (n *ethNet) acceptLoop() {
+	for {
+		c, err := n.ln.Accept()
+		if err != nil {
+			return // the listener was closed
+		}
+		go n.handshake(c)
+	}
+}
+
+// handshake checks a data socket's hello; a stray or foreign connection is dropped.
+func (n *ethNet) handshake(c net.Conn) {
+	c.SetDeadline(time.Now().Add(n.timeout))
+	buf := make([]byte, ethHelloSize)
+	if _, err := io.ReadFull(c, buf); err != nil {
+		c.Close()
+		return
+	}
+	h, err := decodeEthHello(buf)
+	if err != nil || h.to != n.rank || h.nonce != n.nonce || h.from < 0 || h.from >= n.rank || h.index < 0 || h.index >= h.count {
+		fmt.Fprintf(os.Stderr, "mscclpp-bench: rank %d: refused a data connection from %s (hello %+v, %v)\n", n.rank, c.RemoteAddr(), h, err)
+		c.Close()
+		return
+	}
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		c.Close()
+		return
+	}
+	socks := n.accepted[h.from]
+	if socks == nil {
+		socks = map[int]net.Conn{}
+		n.accepted[h.from] = socks
+	}
+	dup := socks[h.index] != nil
+	if !dup {
+		socks[h.index] = c
+		close(n.changed)
+		n.changed = make(chan struct{})
+	}
+	n.mu.Unlock()
+	if dup || writeAck(c) != nil {
+		c.Close()
+	}
+}
+
+func writeAck(c net.Conn) error {
+	_, err := c.Write(binary.LittleEndian.AppendUint32(nil, ethHelloMagic))
+	return err
+}
+
+// connectPeers opens the data sockets of every Ethernet pair (the lower rank dials, the
+// higher one accepts) and starts a connection per peer. It closes the listener.
+func (n *ethNet) connectPeers(me Endpoint, eps []Endpoint, peers []int, g device.GPU, reg *registry, onError func(error)) (map[int]Connection, error) {
+	defer n.ln.Close()
+	deadline := time.Now().Add(n.timeout)
+	type result struct {
+		peer  int
+		socks []net.Conn
+		err   error
+	}
+	results := make(chan result, len(peers))
+	for _, p := range peers {
+		count := min(me.Sockets, eps[p].Sockets)
+		go func(p int) {
+			var socks []net.Conn
+			var err error
+			if p > me.Rank {
+				socks, err = n.dial(eps[p], count, deadline)
+			} else {
+				socks, err = n.await(p, count, deadline)
+			}
+			results <- result{p, socks, err}
+		}(p)
+	}
+	copier := n.opts.Copier
+	if copier == nil {
+		copier = DeviceCopier(g)
+	}
+	conns := map[int]Connection{}
+	var first error
+	for range peers {
+		r := <-results
+		if r.err != nil {
+			if first == nil {
+				first = fmt.Errorf("ethernet: connect rank %d to rank %d (%s): %w", me.Rank, r.peer, eps[r.peer].EthAddr, r.err)
+			}
+			closeAll(r.socks)
+			continue
+		}
+		if first != nil {
+			closeAll(r.socks)
+			continue
+		}
+		n.tune(r.socks)
+		peerFail := func(err error) { onError(fmt.Errorf("ethernet connection to rank %d: %w", r.peer, err)) }
+		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].Chunk), n.opts.Chunk, n.opts.Depth, n.timeout, copier, reg, peerFail, n.opts.CPUs)
+		if err != nil {
+			first = fmt.Errorf("ethernet: rank %d to rank %d: %w", me.Rank, r.peer, err)
+			continue
+		}
+		conns[r.peer] = c
+	}
+	return conns, first
+}
+
+// dial opens count sockets to a higher rank and waits for each acknowledgement.
+func (n *ethNet) dial(peer Endpoint, count int, deadline time.Time) ([]net.Conn, error) {
+	var socks []net.Conn
+	d := net.Dialer{Deadline: deadline}
+	for i := 0; i < count; i++ {
+		c, err := d.Dial("tcp", peer.EthAddr)
+		if err != nil {
+			return socks, err
+		}
+		socks = append(socks, c)
+		c.SetDeadline(deadline)
+		if _, err := c.Write(ethHello{index: i, count: count, from: n.rank, to: peer.Rank, nonce: peer.Nonce}.encode()); err != nil {
+			return socks, fmt.Errorf("socket %d: hello: %w", i, err)
+		}
+		var ack [4]byte
+		if _, err := io.ReadFull(c, ack[:]); err != nil || binary.LittleEndian.Uint32(ack[:]) != ethHelloMagic {
+			return socks, fmt.Errorf("socket %d: rank %d refused the connection (%v)", i, peer.Rank, err)
+		}
+		c.SetDeadline(time.Time{})
+	}
+	return socks, nil
+}
+
+// await waits until a lower rank has opened its count sockets.
+func (n *ethNet) await(peer, count int, deadline time.Time) ([]net.Conn, error) {
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	for {
+		n.mu.Lock()
+		socks, changed := n.accepted[peer], n.changed
+		if len(socks) == count {
+			out := make([]net.Conn, count)
+			for i, c := range socks {
+				out[i] = c
+			}
+			delete(n.accepted, peer)
+			n.mu.Unlock()
+			for _, c := range out {
+				c.SetDeadline(time.Time{})
+			}
+			return out, nil
+		}
+		n.mu.Unlock()
+		select {
+		case <-changed:
+		case <-timer.C:
+			return nil, fmt.Errorf("%w: %d of %d data sockets arrived within %v", errEthTimeout, len(socks), count, n.timeout)
+		}
+	}
+}
+
+var errEthTimeout = errors.New("timed out")
+
+// tune sets the socket options: no Nagle delay (signals are small and must leave at
+// once) and, when asked, fixed buffer sizes.
+func (n *ethNet) tune(socks []net.Conn) {
+	for _, c := range socks {
+		tc, ok := c.(*net.TCPConn)
+		if !ok {
+			continue
+		}
+		tc.SetNoDelay(true)
+		if n.opts.SocketBuffer > 0 {
+			tc.SetReadBuffer(n.opts.SocketBuffer)
+			tc.SetWriteBuffer(n.opts.SocketBuffer)
+		}
+	}
+}
+
+// close drops the listener and any socket no connection took over.
+func (n *ethNet) close() error {
+	n.ln.Close()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.closed = true
+	for _, socks := range n.accepted {
+		for _, c := range socks {
+			c.Close()
+		}
+	}
+	n.accepted = map[int]map[int]net.Conn{}
+	return nil
+}
+
+func closeAll(socks []net.Conn) {
+	for _, c := range socks {
+		c.Close()
+	}
+}

@@ -1,0 +1,91 @@
+package channels
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
+)
+
+// threadsOn counts this process's threads whose CPU list is exactly cpus.
+func threadsOn(t *testing.T, cpus affinity.Set) int {
+	t.Helper()
+	tasks, err := filepath.Glob("/proc/self/task/*/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range tasks {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+				if s, err := affinity.Parse(v); err == nil && s.String() == cpus.String() {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// TestEthernetThreadsPinned: with EthernetOptions.CPUs set, every sender and receiver
+// runs on a thread pinned to those CPUs (2 sockets per peer: 4 threads per rank, 8 in the
+// process), data still moves, and the test's own thread keeps its binding.
+func TestEthernetThreadsPinned(t *testing.T) {
+	all, err := affinity.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Skipf("needs two CPUs to tell a pinned thread from the others (this one may use %v)", all)
+	}
+	pin := affinity.Set{all[len(all)-1]}
+	if before := threadsOn(t, pin); before != 0 {
+		t.Fatalf("%d threads already pinned to %v", before, pin)
+	}
+	bs := newBoots(t, 2)
+	ranks := newStandins(t, bootsOf(bs), 1<<20, false, func(r int) MeshOptions {
+		o := ethOpts(ModeEthernet, fmt.Sprintf("h%d", r))
+		o.Ethernet.CPUs = pin
+		return o
+	})
+	if got := threadsOn(t, pin); got != 8 {
+		t.Errorf("%d threads pinned to %v, want 8 (2 ranks x 2 sockets x sender and receiver)", got, pin)
+	}
+	for k, size := range []uint64{1, 300 << 10} {
+		if err := exchange(ranks, func(r int) Bootstrap { return bs[r] }, k, size, 3, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if mine, err := affinity.Current(); err != nil || mine.String() != all.String() {
+		t.Errorf("test thread's CPUs %v, %v; want %v", mine, err, all)
+	}
+}
+
+func TestPinThreadEmptyKeepsBinding(t *testing.T) {
+	before, err := affinity.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() {
+		if err := pinThread(nil); err != nil {
+			done <- err
+			return
+		}
+		now, err := affinity.Current()
+		if err == nil && now.String() != before.String() {
+			err = fmt.Errorf("binding changed to %v", now)
+		}
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

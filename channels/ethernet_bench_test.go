@@ -1,0 +1,28 @@
+package channels
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkEthernetPut: one-way puts of 64 MiB over the Ethernet transport between two
+// in-process ranks on stand-in GPUs (whose copies are memcpy), 4 sockets, 4 MiB pieces.
+// On a small shared machine the figure is only a sanity check of the pipeline.
+func BenchmarkEthernetPut(b *testing.B) {
+	const size = 64 << 20
+	bs := newBoots(b, 2)
+	ranks := newStandins(b, bootsOf(bs), size, false, func(r int) MeshOptions {
+		return MeshOptions{Mode: ModeEthernet, Timeout: 20 * time.Second, Hostname: "node", Ethernet: EthernetOptions{Sockets: 4, Chunk: 4 << 20, Depth: 2}}
+	})
+	send, recv := ranks[0].ports[1], ranks[1].ports[0]
+	b.SetBytes(size)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := send.putWithSignal(0, 0, size); err != nil {
+			b.Fatal(err)
+		}
+		if err := recv.wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

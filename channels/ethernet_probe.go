@@ -1,0 +1,106 @@
+package channels
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// The raw rate of a pair's Ethernet sockets: the same sockets and sender and receiver
+// goroutines as a put, minus the copies between GPU and host memory and the GPU's
+// signalling. Ping-pong prints it beside its Ethernet figures.
+
+// ethProbeID is the token id of a probe's closing mark: the receiver reports it instead of
+// storing a token.
+const ethProbeID = 0xffffffff
+
+// tagProbe is the bootstrap tag of the receiver's answer.
+const tagProbe = 0x4d420002
+
+// MeasureTCP measures how fast rank from's Ethernet sockets carry bytes to rank to: from
+// sends bytes of host memory over all of them, and to answers over the bootstrap once the
+// last has arrived. Both ranks of the pair call it (the proxy must be idle); it returns
+// the rate in GB/s (1e9 bytes per second) on from, 0 on to.
+func (m *Mesh) MeasureTCP(from, to int, bytes uint64) (float64, error) {
+	peer := to
+	if m.Rank == to {
+		peer = from
+	}
+	c, ok := m.Conns[peer].(*ethConn)
+	if !ok || from == to || (m.Rank != from && m.Rank != to) {
+		return 0, fmt.Errorf("rank %d: ranks %d and %d are not an Ethernet pair of this rank", m.Rank, from, to)
+	}
+	if m.Rank == to {
+		select {
+		case <-c.probes:
+		case <-time.After(m.Opts.Timeout):
+			return 0, fmt.Errorf("rank %d: %d raw bytes from rank %d did not arrive within %v", m.Rank, bytes, from, m.Opts.Timeout)
+		}
+		return 0, m.Boot.Send(from, tagProbe, nil)
+	}
+	start := time.Now()
+	if err := c.raw(bytes); err != nil {
+		return 0, err
+	}
+	if _, err := m.Boot.Recv(to, tagProbe); err != nil {
+		return 0, fmt.Errorf("rank %d: waiting for rank %d to receive %d raw bytes: %w", m.Rank, to, bytes, err)
+	}
+	return float64(bytes) / time.Since(start).Seconds() / 1e9, nil
+}
+
+// raw queues bytes of raw data, spread over the sockets like a write, and the mark that
+// closes them.
+func (c *ethConn) raw(bytes uint64) error {
+	c.produce.Lock()
+	defer c.produce.Unlock()
+	it, err := c.slot()
+	if err != nil {
+		return err
+	}
+	it.kind, it.size = itemRaw, bytes
+	it.chunk = c.pieceSize(bytes)
+	it.next.Store(0)
+	c.publish()
+	if it, err = c.slot(); err != nil {
+		return err
+	}
+	c.sigSeq++
+	it.kind, it.id, it.off, it.size, it.seq = itemMark, ethProbeID, 0, c.sigSeq, c.sigSeq
+	c.publish()
+	return nil
+}
+
+// sendRaw sends this sender's share of a raw item: pieces of zeros.
+func (s *ethSender) sendRaw(it *ethItem) error {
+	if err := s.drain(); err != nil { // keep the socket's order simple: staged pieces first
+		return err
+	}
+	for {
+		off := it.next.Add(it.chunk) - it.chunk
+		if off >= it.size {
+			return nil
+		}
+		n := min(it.chunk, it.size-off)
+		if uint64(len(s.raw)) < n {
+			s.raw = make([]byte, s.c.chunk)
+		}
+		putHeader(&s.mark, ethMsgRaw, 0, 0, n, 0)
+		s.vec[0], s.vec[1] = s.mark[:], s.raw[:n]
+		s.bufs = s.vec[:]
+		if _, err := s.bufs.WriteTo(s.sock); err != nil {
+			return err
+		}
+	}
+}
+
+// discard reads n raw bytes and drops them.
+func (r *ethReceiver) discard(n uint64) error {
+	if n == 0 || n > r.c.recvChunk {
+		return fmt.Errorf("a %d-byte raw piece (at most %d)", n, r.c.recvChunk)
+	}
+	if uint64(len(r.raw)) < n {
+		r.raw = make([]byte, r.c.recvChunk)
+	}
+	_, err := io.ReadFull(r.sock, r.raw[:n])
+	return err
+}

@@ -1,0 +1,149 @@
+package channels
+
+import (
+	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// ibOpts connects every pair over the stand-in InfiniBand fabric.
+func ibOpts(mode Mode, v rdma.Verbs) MeshOptions {
+	o := ethOpts(mode, "node")
+	o.Verbs = v
+	return o
+}
+
+// TestIBPortChannelsMoveEveryByte runs the port-channel protocol over InfiniBand on the
+// stand-in verbs: RDMA writes split into pieces (64 KiB here), signals by fetch-and-add
+// or, without atomics, by an RDMA write of the token value; every byte checked, tokens in
+// GPU and in host memory.
+func TestIBPortChannelsMoveEveryByte(t *testing.T) {
+	old := ibMaxWrite
+	ibMaxWrite = 64 << 10
+	t.Cleanup(func() { ibMaxWrite = old })
+	for _, c := range []struct {
+		atomics, hostTokens bool
+	}{{true, false}, {false, false}, {true, true}, {false, true}} {
+		t.Run(fmt.Sprintf("Atomics=%v/HostTokens=%v", c.atomics, c.hostTokens), func(t *testing.T) {
+			useHostTokens(t, c.hostTokens)
+			bs := newBoots(t, 2)
+			fabric := newIBFabric(newMemSpace())
+			ranks := newStandinsOn(t, bootsOf(bs), 2*(1<<20)+64, c.hostTokens, fabric.space, func(r int) MeshOptions {
+				return ibOpts(ModeIB, fakeVerbs{f: fabric, atomics: c.atomics})
+			})
+			for r, s := range ranks {
+				if tr := s.m.Conns[1-r].Transport(); tr != TransportIB {
+					t.Fatalf("rank %d connects over %v", r, tr)
+				}
+			}
+			for k, size := range []uint64{1, 8, 4097, 64 << 10, 64<<10 + 1, 1<<20 - 3} {
+				if err := exchange(ranks, func(r int) Bootstrap { return bs[r] }, k, size, uint64(k), 3); err != nil {
+					t.Fatal(err)
+				}
+			}
+			adds, writes := fabric.count("fetch-add"), fabric.count("write")
+			if c.atomics && adds != 2*6 || !c.atomics && adds != 0 {
+				t.Errorf("%d fetch-and-adds for 12 signals with atomics %v", adds, c.atomics)
+			}
+			// 1+1+1+1+2+16 pieces per direction, plus the signals when they are writes.
+			if want := 2 * 22; c.atomics && writes != want || !c.atomics && writes != want+12 {
+				t.Errorf("%d RDMA writes", writes)
+			}
+		})
+	}
+}
+
+// TestIBAutoModeChoosesPerHost: four ranks on two simulated hosts. With an HCA on every
+// rank, auto mode connects the hosts over InfiniBand; when host b has none, over Ethernet.
+// Ranks of one host keep CUDA IPC either way.
+func TestIBAutoModeChoosesPerHost(t *testing.T) {
+	for _, bHasHCA := range []bool{true, false} {
+		t.Run(fmt.Sprintf("HostBHasHCA=%v", bHasHCA), func(t *testing.T) {
+			bs := newBoots(t, 4)
+			fabric := newIBFabric(newMemSpace())
+			hosts := []string{"a", "a", "b", "b"}
+			ranks := newStandinsOn(t, bootsOf(bs), 4*(256<<10)+64, false, fabric.space, func(r int) MeshOptions {
+				o := ibOpts(ModeAuto, fakeVerbs{f: fabric, atomics: true, missing: hosts[r] == "b" && !bHasHCA})
+				o.HostID = hosts[r]
+				return o
+			})
+			between := TransportIB
+			if !bHasHCA {
+				between = TransportEthernet
+			}
+			want := "hosts=2 within=cudaipc between=" + between.String()
+			if got := DescribeTransports(ranks[3].m.Endpoints, ranks[3].m.PairTransport); got != want {
+				t.Errorf("transports %q, want %q", got, want)
+			}
+			if tr := ranks[0].m.Conns[2].Transport(); tr != between {
+				t.Errorf("rank 0 to rank 2: %v, want %v", tr, between)
+			}
+			if err := exchange(ranks, func(r int) Bootstrap { return bs[r] }, 0, 256<<10-1, 0, 0); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestIBRemoteAccessError: a put the peer's HCA refuses (a wrong key) fails the flush
+// with the completion's status, naming the peer.
+func TestIBRemoteAccessError(t *testing.T) {
+	bs := newBoots(t, 2)
+	fabric := newIBFabric(newMemSpace())
+	ranks := newStandinsOn(t, bootsOf(bs), 1<<16, false, fabric.space, func(r int) MeshOptions {
+		return ibOpts(ModeIB, fakeVerbs{f: fabric, atomics: true})
+	})
+	p := ranks[0].m.proxy
+	bad := *(*p.channels.Load())[0]
+	bad.Dst.Key ^= 0xffff
+	id, err := p.AddChannel(&bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Handle(MakeTrigger(TriggerData, id, 0, 0, 64)); err != nil {
+		t.Fatal(err) // posted: the HCA reports the failure in the completion
+	}
+	err = p.Handle(MakeTrigger(TriggerSync, id, 0, 0, 0))
+	if err == nil || !strings.Contains(err.Error(), "remote access error") || !strings.Contains(err.Error(), "rank 1") {
+		t.Errorf("flush after a refused write: %v", err)
+	}
+}
+
+// TestIBForcedWithoutHCA: --transport ib on a rank without an HCA fails with ErrNoHCA.
+func TestIBForcedWithoutHCA(t *testing.T) {
+	bs := newBoots(t, 2)
+	fabric := newIBFabric(newMemSpace())
+	onRanks(t, 2, func(r int) error {
+		_, err := NewMesh(newMemGPU(r, fabric.space), bs[r], ibOpts(ModeIB, fakeVerbs{f: fabric, missing: true}))
+		if err == nil || !strings.Contains(err.Error(), "no usable InfiniBand HCA") || !strings.Contains(err.Error(), "found no InfiniBand device") {
+			return fmt.Errorf("got %v", err)
+		}
+		return nil
+	})
+}
+
+// countingVerbs counts how often a mesh looked for an HCA.
+type countingVerbs struct{ opens *atomic.Int32 }
+
+func (v countingVerbs) Open(string) (rdma.Device, error) {
+	v.opens.Add(1)
+	return nil, fmt.Errorf("no HCA here")
+}
+
+// TestAutoModeOneHostLeavesIBAlone: a job on one host never loads the verbs library in
+// auto mode (nothing could use it), and still connects by CUDA IPC.
+func TestAutoModeOneHostLeavesIBAlone(t *testing.T) {
+	var opens atomic.Int32
+	bs := newBoots(t, 2)
+	ranks := newStandins(t, bootsOf(bs), 4096, false, func(r int) MeshOptions {
+		return ibOpts(ModeAuto, countingVerbs{&opens})
+	})
+	if n := opens.Load(); n != 0 {
+		t.Errorf("the HCA was looked for %d times", n)
+	}
+	if tr := ranks[0].m.Conns[1].Transport(); tr != TransportCudaIpc {
+		t.Errorf("rank 0 to rank 1: %v", tr)
+	}
+}

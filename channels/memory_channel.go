@@ -1,0 +1,40 @@
+package channels
+
+import (
+	"fmt"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// MemoryChannels makes one memory channel per peer (in Peers order) from local memory at
+// local to the peer's copy of remote, each with a new device-to-device semaphore. GPU
+// threads copy into the peer's buffer and signal its token directly
+// (kernels/include/mscclpp/memory_channel_device.cuh), so every peer must be connected
+// by CUDA IPC: on one host, with --transport auto or nvlink.
+func (m *Mesh) MemoryChannels(remote *Buffer, local device.Ptr) ([]MemoryChannelHandle, error) {
+	for _, p := range m.Peers() {
+		if t := m.Conns[p].Transport(); t != TransportCudaIpc {
+			return nil, fmt.Errorf("memory channels need every peer connected by CUDA IPC, but rank %d reaches rank %d over %v (hosts %s and %s); use port channels",
+				m.Rank, p, t, m.Opts.HostID, m.Endpoints[p].HostID)
+		}
+	}
+	id, err := m.nextSemaphore()
+	if err != nil {
+		return nil, err
+	}
+	var out []MemoryChannelHandle
+	for _, p := range m.Peers() {
+		out = append(out, MemoryChannelHandle{
+			Sem: DeviceSemaphoreHandle{
+				Inbound:       uint64(m.token(m.tokens, p, id)),
+				RemoteInbound: uint64(m.token(m.peerTokens[p], m.Rank, id)),
+				Expected:      uint64(m.token(m.expected, p, id)),
+			},
+			Remote: uint64(remote.Ptrs[p]),
+			Local:  uint64(local),
+			Peer:   uint32(p),
+			Index:  uint32(id),
+		})
+	}
+	return out, nil
+}

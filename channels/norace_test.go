@@ -1,0 +1,5 @@
+//go:build !race
+
+package channels
+
+const raceEnabled = false

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mscclpp-bench/mscclpp-bench/acceptance"
+)
+
+// acceptanceFlags are acceptance's flags: the common ones (sizes hidden and refused: they
+// come from the spec) and the spec file.
+type acceptanceFlags struct {
+	commonFlags
+	spec string
+}
+
+func acceptanceCommand(app *App) *cobra.Command {
+	r := &acceptanceFlags{}
+	cmd := &cobra.Command{
+		Use:   "acceptance",
+		Short: "Hardware acceptance: discover the node, measure every pair and the collectives, PASS or FAIL against thresholds",
+		Long: `acceptance runs under mpirun with one rank per GPU of the node. It lists the GPUs, their
+peer access and NVLink counts (through NVML), measures signal latency and put bandwidth of
+every pair of ranks over memory and port channels, runs allreduce and allgather at the
+spec's sizes, verifies all received data, and compares each figure with the thresholds:
+built in for H100 SXM and H200 SXM, or from --spec FILE (YAML or JSON; keys it sets
+override the built-in ones). It exits 1 when any check fails and names the pair.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := r.build(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			return run(app, cmd, cfg)
+		},
+	}
+	fs := cmd.Flags()
+	r.add(fs, "8", "8", 1)
+	for _, name := range sweepFlags {
+		_ = fs.MarkHidden(name) // sizes come from the spec
+	}
+	fs.StringVar(&r.spec, "spec", "", "thresholds file (YAML or JSON); default: built in for the GPU model")
+	fs.Lookup("output_file").Usage = "also write the report (node, figures, thresholds, checks) as JSON to this .json file (not the spec)"
+	fs.Lookup("iters").Usage = "timed iterations of each bandwidth and collective measurement"
+	return cmd
+}
+
+// build validates the flags into a Config.
+func (r *acceptanceFlags) build(fs *pflag.FlagSet) (*Config, error) {
+	if err := refuseSweepFlags(fs); err != nil {
+		return nil, err
+	}
+	var inputs []string
+	if r.spec != "" {
+		inputs = append(inputs, r.spec)
+	}
+	c, err := r.commonFlags.build("acceptance", inputs...)
+	if err != nil {
+		return nil, err
+	}
+	c.SpecPath = r.spec
+	if c.SpecPath != "" {
+		if err := checkSpec(c.SpecPath); err != nil {
+			return nil, usagef("--spec: %v", err)
+		}
+	}
+	return c, nil
+}
+
+// checkSpec reads a spec file over the built-in H200 thresholds, so that a missing or bad
+// file is a usage error before any GPU work; the run reads it again over its own model's.
+func checkSpec(path string) error {
+	base, err := acceptance.DefaultSpec("NVIDIA H200")
+	if err != nil {
+		return err
+	}
+	spec, err := acceptance.LoadSpec(path, base)
+	if err != nil {
+		return err
+	}
+	if err := checkMaxBytes("put_bytes", spec.PutBytes); err != nil {
+		return err
+	}
+	for i, l := range spec.Collectives {
+		if err := checkMaxBytes(fmt.Sprintf("collectives[%d].size", i), l.Size); err != nil {
+			return err
+		}
+	}
+	return nil
+}

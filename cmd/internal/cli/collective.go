@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+)
+
+// collectiveFlags are a collective command's flags: the common ones plus nccl-tests'
+// collective flags. -o exists only where the collective reduces.
+type collectiveFlags struct {
+	commonFlags
+	aggIters, blocking, graph int
+	cycles, average           int
+	datatype, op, kernel      string
+	summary                   bool
+}
+
+// collectiveCommand builds the subcommand of one registered collective: its name, help
+// and flags come from the collective and its algorithms (collectives.RegisterCollective),
+// so adding a collective adds its command here without a change.
+func collectiveCommand(app *App, coll collectives.Collective) *cobra.Command {
+	r := &collectiveFlags{}
+	name := coll.Name()
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: coll.Doc(),
+		Long:  fmt.Sprintf("%s\n\nnccl-tests' %s: the same flags, sizes, columns and bus-bandwidth factor.", coll.Doc(), coll.TestName()),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := r.build(coll)
+			if err != nil {
+				return err
+			}
+			return run(app, cmd, cfg)
+		},
+	}
+	fs := cmd.Flags()
+	r.add(fs, "32M", "32M", 1)
+	fs.IntVarP(&r.aggIters, "agg_iters", "m", 1, "collectives aggregated per timed iteration")
+	fs.StringVarP(&r.datatype, "datatype", "d", "float", "element type: "+strings.Join(AllDatatypes, ", ")+" or all")
+	if coll.HasOp() {
+		fs.StringVarP(&r.op, "op", "o", "sum", "reduction: "+strings.Join(AllOps, ", ")+" or all")
+	}
+	fs.IntVarP(&r.blocking, "blocking", "z", 0, "0: asynchronous; 1: synchronize and barrier after each iteration; 2: synchronize only")
+	fs.IntVarP(&r.graph, "cudagraph", "G", 0, "capture the iterations in a CUDA graph and launch it this many times (0: no graph)")
+	fs.IntVarP(&r.average, "average", "a", 1, "report time of 0: rank 0, 1: average, 2: minimum, 3: maximum over ranks")
+	fs.StringVarP(&r.kernel, "kernel", "k", "auto", "algorithm: auto, all, or a name or number ("+kernelList(name)+")")
+	fs.BoolVar(&r.summary, "summary", false, "after the table, print the best algorithm per size (useful with -k all)")
+	fs.IntVarP(&r.cycles, "run_cycles", "N", 1, "run and print the whole sweep this many times, with each rank's memory after each (0: until stopped)")
+	return cmd
+}
+
+// kernelList is the -k help's list of a collective's algorithms.
+func kernelList(collective string) string {
+	var out []string
+	for _, a := range collectives.Algorithms(collective) {
+		out = append(out, fmt.Sprintf("%d=%s", a.Number, a.Name))
+	}
+	if len(out) == 0 {
+		return "none registered"
+	}
+	return strings.Join(out, ", ")
+}
+
+// build validates the flags into a Config.
+func (r *collectiveFlags) build(coll collectives.Collective) (*Config, error) {
+	command := coll.Name()
+	c, err := r.commonFlags.build(command)
+	if err != nil {
+		return nil, err
+	}
+	c.Kernel, c.Summary = r.kernel, r.summary
+	if err := checkInts([]intCheck{
+		{"--agg_iters", r.aggIters, 1, 1 << 16},
+		{"--blocking", r.blocking, 0, 2},
+		{"--cudagraph", r.graph, 0, 1 << 20},
+		{"--run_cycles", r.cycles, 0, 1 << 24},
+		{"--average", r.average, 0, 3},
+	}); err != nil {
+		return nil, err
+	}
+	c.AggIters, c.Blocking, c.Graph, c.Average, c.Cycles = r.aggIters, r.blocking, r.graph, r.average, r.cycles
+	if c.Graph > 0 && c.Blocking != 0 {
+		return nil, usagef("--blocking %d cannot be combined with --cudagraph: a graph replays its iterations without host synchronisation", c.Blocking)
+	}
+	if c.Datatypes, err = parseList("datatype", r.datatype, AllDatatypes, datatypeAliases); err != nil {
+		return nil, err
+	}
+	c.Ops = []string{"none"}
+	if coll.HasOp() {
+		if c.Ops, err = parseList("op", r.op, AllOps, nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := collectives.ValidKernel(command, c.Kernel); err != nil {
+		return nil, usagef("--kernel: %v", err)
+	}
+	// The rank count is not known here; the worker checks rank limits when it is.
+	if err := collectives.CheckSweep(command, c.Kernel, c.Sizes(), c.Datatypes, 0); err != nil {
+		return nil, usagef("--kernel %s: %v", c.Kernel, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+)
+
+// TestCollectiveCommandsFromRegistry: every registered collective is a subcommand with its
+// help line, its algorithms in -k's help, -o exactly where it reduces, and runs with its
+// name as the Config's command.
+func TestCollectiveCommandsFromRegistry(t *testing.T) {
+	colls := collectives.Collectives()
+	if len(colls) < 3 {
+		t.Fatalf("%d collectives registered, want allgather, allreduce, reducescatter at least", len(colls))
+	}
+	help := mainWith(t, nil, "--help")
+	for _, c := range colls {
+		name := c.Name()
+		t.Run(name, func(t *testing.T) {
+			if !strings.Contains(help.stdout, name) || !strings.Contains(help.stdout, c.Doc()) {
+				t.Errorf("root help lacks %s: %q", name, help.stdout)
+			}
+			h := mainWith(t, nil, name, "--help")
+			if h.code != ExitOK || strings.Contains(h.stdout, "--op") != c.HasOp() || !strings.Contains(h.stdout, c.TestName()) {
+				t.Errorf("%s --help (exit %d): --op shown %v, HasOp %v; names %s: %v\n%s", name, h.code, strings.Contains(h.stdout, "--op"), c.HasOp(), c.TestName(), strings.Contains(h.stdout, c.TestName()), h.stdout)
+			}
+			for _, a := range collectives.Algorithms(name) {
+				if !strings.Contains(h.stdout, a.Name) {
+					t.Errorf("%s --help lacks algorithm %s", name, a.Name)
+				}
+			}
+			args := []string{name, "-d", "int32", "-b", "1K", "-e", "1M", "-f", "2"}
+			if c.HasOp() {
+				args = append(args, "-o", "all")
+			}
+			r := mainWith(t, nil, args...)
+			if r.code != ExitOK || r.cfg == nil || r.cfg.Command != name {
+				t.Fatalf("%v: exit %d, stderr %q, config %+v", args, r.code, r.stderr, r.cfg)
+			}
+			if c.HasOp() && len(r.cfg.Ops) != len(AllOps) || !c.HasOp() && (len(r.cfg.Ops) != 1 || r.cfg.Ops[0] != "none") {
+				t.Errorf("%v: ops %v", args, r.cfg.Ops)
+			}
+			if !c.HasOp() {
+				if r := mainWith(t, nil, name, "-o", "sum"); r.code != ExitUsage || r.calls != 0 {
+					t.Errorf("%s -o sum: exit %d, want %d (no op for a collective that does not reduce)", name, r.code, ExitUsage)
+				}
+			}
+		})
+	}
+}
+
+// TestReduceScatterCommand: the example plug-in's command takes its algorithm by name and
+// number and refuses a name it lacks, before any GPU work.
+func TestReduceScatterCommand(t *testing.T) {
+	for _, k := range []string{"read", "1", "auto", "all"} {
+		if r := mainWith(t, nil, "reducescatter", "-k", k, "-d", "all", "-o", "all"); r.code != ExitOK || r.cfg.Kernel != k {
+			t.Errorf("reducescatter -k %s: exit %d, stderr %q", k, r.code, r.stderr)
+		}
+	}
+	r := mainWith(t, nil, "reducescatter", "-k", "rsag")
+	if r.code != ExitUsage || r.calls != 0 || !strings.Contains(r.stderr, "read (1)") {
+		t.Errorf("reducescatter -k rsag: exit %d, stderr %q; want 2 listing read (1)", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
+	"github.com/mscclpp-bench/mscclpp-bench/pingpong"
+)
+
+// The environment variables read for the libraries, which read none themselves: each
+// becomes a field of Env and then of a library's options. (bootstrap reads the launchers'
+// own variables, which are its input, and $MSCCLPP_BENCH_BOOTSTRAP_TIMEOUT.)
+const (
+	envHostID       = channels.EnvHostID            // channels.MeshOptions.HostID
+	envSockets      = "MSCCLPP_BENCH_SOCKETS"       // channels.EthernetOptions.Sockets
+	envEthChunk     = "MSCCLPP_BENCH_ETH_CHUNK"     // channels.EthernetOptions.Chunk
+	envEthDepth     = "MSCCLPP_BENCH_ETH_DEPTH"     // channels.EthernetOptions.Depth
+	envSocketBuffer = "MSCCLPP_BENCH_SOCKET_BUFFER" // channels.EthernetOptions.SocketBuffer
+	envIBAtomics    = "MSCCLPP_BENCH_IB_ATOMICS"    // 0: channels.MeshOptions.IBNoAtomics
+	envIBHCA        = "MSCCLPP_BENCH_IB_HCA"        // channels.MeshOptions.IBDevice
+	envIBGIDIndex   = "MSCCLPP_BENCH_IB_GID_INDEX"  // ibverbs.Library.GIDIndex
+	envProxyTrace   = "MSCCLPP_BENCH_PROXY_TRACE"   // channels.MeshOptions.ProxyTrace
+	envPutBlocks    = "MSCCLPP_BENCH_PUT_BLOCKS"    // pingpong.PutTuning.Blocks
+	envPutThreads   = "MSCCLPP_BENCH_PUT_THREADS"   // pingpong.PutTuning.Threads
+	envPutUnroll    = "MSCCLPP_BENCH_PUT_UNROLL"    // pingpong.PutTuning.Unroll
+)
+
+// envNumber reads a whole number (or, with size, a byte size such as 4M) from name, lo to
+// hi; unset or blank gives 0 (the library's default).
+func envNumber(getenv func(string) string, name string, lo, hi int64, size bool) (int64, error) {
+	s := strings.TrimSpace(getenv(name))
+	if s == "" {
+		return 0, nil
+	}
+	var n int64
+	var err error
+	if size {
+		n, err = bytesize.Parse(s)
+	} else {
+		n, err = strconv.ParseInt(s, 10, 64)
+	}
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%s=%q: want a number from %d to %d", name, s, lo, hi)
+	}
+	return n, nil
+}
+
+// Env is what the environment sets for the libraries, read and checked with the command
+// line (a bad value is a usage error before any GPU work).
+type Env struct {
+	Mesh       channels.MeshOptions // HostID, Ethernet, IBDevice, IBNoAtomics, ProxyTrace only
+	IBGIDIndex int                  // for ibverbs.Library
+	Put        pingpong.PutTuning
+}
+
+// ReadEnv reads every variable above through getenv (os.Getenv, or a test's map).
+func ReadEnv(getenv func(string) string) (Env, error) {
+	var e Env
+	o := &e.Mesh
+	o.HostID = getenv(envHostID)
+	o.Ethernet.Ifname = getenv(bootstrap.SocketIfnameEnv)
+	o.IBDevice = getenv(envIBHCA)
+	o.IBNoAtomics = getenv(envIBAtomics) == "0"
+	o.ProxyTrace = getenv(envProxyTrace) != ""
+	var vals [4]int64
+	for i, v := range []struct {
+		name   string
+		lo, hi int64
+		isSize bool
+	}{
+		{envSockets, 1, channels.EthMaxSockets, false},
+		{envEthChunk, channels.EthMinChunk, channels.EthMaxChunk, true},
+		{envEthDepth, 1, channels.EthMaxDepth, false},
+		{envSocketBuffer, 0, 1 << 30, true},
+	} {
+		n, err := envNumber(getenv, v.name, v.lo, v.hi, v.isSize)
+		if err != nil {
+			return e, usagef("%v", err)
+		}
+		vals[i] = n
+	}
+	o.Ethernet.Sockets, o.Ethernet.Chunk, o.Ethernet.Depth, o.Ethernet.SocketBuffer = int(vals[0]), uint64(vals[1]), int(vals[2]), int(vals[3])
+	if o.Ethernet.Chunk%4096 != 0 {
+		return e, usagef("%s=%q: want a multiple of 4096", envEthChunk, getenv(envEthChunk))
+	}
+	gid, err := envNumber(getenv, envIBGIDIndex, 0, 255, false)
+	if err != nil {
+		return e, usagef("%v", err)
+	}
+	e.IBGIDIndex = int(gid)
+	e.Put = pingpong.PutTuning{
+		Blocks:  positiveEnv(getenv, envPutBlocks),
+		Threads: positiveEnv(getenv, envPutThreads),
+		Unroll:  positiveEnv(getenv, envPutUnroll),
+	}
+	return e, nil
+}
+
+// positiveEnv reads a positive whole number from name; anything else gives 0 (the
+// library's default), as these experiment knobs always have.
+func positiveEnv(getenv func(string) string, name string) int {
+	if v, err := strconv.Atoi(getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return 0
+}

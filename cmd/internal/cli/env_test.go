@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestReadEnv: every variable the libraries used to read themselves reaches its option,
+// and a bad value is a usage error naming the variable.
+func TestReadEnv(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		env   map[string]string
+		check func(e Env) bool
+		err   string
+	}{
+		{"nothing set: zero (the libraries' defaults)", nil, func(e Env) bool { return reflect.DeepEqual(e, Env{}) }, ""},
+		{"ethernet", map[string]string{"MSCCLPP_BENCH_SOCKETS": "8", "MSCCLPP_BENCH_ETH_CHUNK": "1M", "MSCCLPP_BENCH_ETH_DEPTH": "3",
+			"MSCCLPP_BENCH_SOCKET_BUFFER": "4M", "MSCCLPP_BENCH_SOCKET_IFNAME": "=eth0"}, func(e Env) bool {
+			o := e.Mesh.Ethernet
+			return o.Sockets == 8 && o.Chunk == 1<<20 && o.Depth == 3 && o.SocketBuffer == 4<<20 && o.Ifname == "=eth0"
+		}, ""},
+		{"mesh", map[string]string{"MSCCLPP_BENCH_HOSTID": "h1", "MSCCLPP_BENCH_IB_HCA": "mlx5_0:1", "MSCCLPP_BENCH_IB_ATOMICS": "0",
+			"MSCCLPP_BENCH_PROXY_TRACE": "1", "MSCCLPP_BENCH_IB_GID_INDEX": "3"}, func(e Env) bool {
+			m := e.Mesh
+			return m.HostID == "h1" && m.IBDevice == "mlx5_0:1" && m.IBNoAtomics && m.ProxyTrace && e.IBGIDIndex == 3
+		}, ""},
+		{"atomics on", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": "1"}, func(e Env) bool { return !e.Mesh.IBNoAtomics }, ""},
+		{"put knobs", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": "16", "MSCCLPP_BENCH_PUT_THREADS": "512", "MSCCLPP_BENCH_PUT_UNROLL": "8"}, func(e Env) bool {
+			return e.Put.Blocks == 16 && e.Put.Threads == 512 && e.Put.Unroll == 8
+		}, ""},
+		{"knobs that do not parse keep the defaults", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": "-3", "MSCCLPP_BENCH_PUT_THREADS": "x"},
+			func(e Env) bool { return e.Put.Blocks == 0 && e.Put.Threads == 0 }, ""},
+		{"sockets out of range", map[string]string{"MSCCLPP_BENCH_SOCKETS": "65"}, nil, `MSCCLPP_BENCH_SOCKETS="65": want a number from 1 to 64`},
+		{"chunk not a size", map[string]string{"MSCCLPP_BENCH_ETH_CHUNK": "lots"}, nil, "MSCCLPP_BENCH_ETH_CHUNK"},
+		{"chunk not a multiple of 4096", map[string]string{"MSCCLPP_BENCH_ETH_CHUNK": "100000"}, nil, "multiple of 4096"},
+		{"depth zero", map[string]string{"MSCCLPP_BENCH_ETH_DEPTH": "0"}, nil, "MSCCLPP_BENCH_ETH_DEPTH"},
+		{"gid index", map[string]string{"MSCCLPP_BENCH_IB_GID_INDEX": "256"}, nil, "MSCCLPP_BENCH_IB_GID_INDEX"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, err := ReadEnv(func(k string) string { return c.env[k] })
+			if c.err != "" {
+				if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("ReadEnv = %v, want a usage error with %q", err, c.err)
+				}
+				return
+			}
+			if err != nil || !c.check(e) {
+				t.Fatalf("ReadEnv = %+v, %v", e, err)
+			}
+		})
+	}
+}
+
+// TestBadEnvIsUsage: a bad variable is refused by the command line, before any GPU work.
+func TestBadEnvIsUsage(t *testing.T) {
+	t.Setenv("MSCCLPP_BENCH_SOCKETS", "0")
+	var out, errOut strings.Builder
+	code := Main(App{Name: "mb", Stdout: &out, Stderr: &errOut, Run: nil}, []string{"allreduce"})
+	if code != ExitUsage || !strings.Contains(errOut.String(), "MSCCLPP_BENCH_SOCKETS") {
+		t.Fatalf("exit %d, stderr %q; want 2 naming MSCCLPP_BENCH_SOCKETS", code, errOut.String())
+	}
+}

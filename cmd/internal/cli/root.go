@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+)
+
+// Runner runs a validated benchmark subcommand.
+type Runner func(ctx context.Context, cfg *Config) error
+
+// App wires the command tree to its environment.
+type App struct {
+	Name    string // program name in messages
+	Version string // version string for `version` and reports
+	Run     Runner // runs the collectives, pingpong and acceptance
+	Stdout  io.Writer
+	Stderr  io.Writer
+	// Extra adds subcommands (compare, plot, ...) that need no GPU.
+	Extra []func(app *App) *cobra.Command
+}
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // the run failed: an error, a timeout or wrong results
+	ExitUsage   = 2 // bad flags or combinations; nothing ran
+)
+
+// runFailure marks errors that come from running, not from the command line.
+type runFailure struct{ err error }
+
+func (f *runFailure) Error() string { return f.err.Error() }
+func (f *runFailure) Unwrap() error { return f.err }
+
+// Main runs the command line args (without the program name) and returns the exit code.
+// Errors are printed as one line on Stderr.
+func Main(app App, args []string) int {
+	if app.Stdout == nil {
+		app.Stdout = os.Stdout
+	}
+	if app.Stderr == nil {
+		app.Stderr = os.Stderr
+	}
+	root := NewRoot(&app)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(app.Stderr, "%s: %s\n", app.Name, oneLine(err.Error()))
+	var rf *runFailure
+	if errors.As(err, &rf) && !IsUsage(rf.err) {
+		return ExitFailure
+	}
+	return ExitUsage
+}
+
+// Failure marks err as a failed run rather than bad input: a subcommand that returns it
+// makes Main exit with ExitFailure (1), unless err is itself a UsageError. nil stays nil.
+func Failure(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &runFailure{err}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// NewRoot builds the command tree.
+func NewRoot(app *App) *cobra.Command {
+	root := &cobra.Command{
+		Use:           app.Name,
+		Short:         "GPU collective-communication benchmark and test suite (MSCCL++ in Go)",
+		Long:          app.Name + " runs MSCCL++-style collectives over NVLink memory and port channels and reports\nthem in nccl-tests' format. Launch one process per GPU: mpirun -np 8 " + app.Name + " allgather -b 8 -e 1G -f 2",
+		Version:       app.Version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetVersionTemplate("{{.Name}} {{.Version}}\n") // as the version command prints it
+	root.SetOut(app.Stdout)
+	root.SetErr(app.Stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	// One command per registered collective (collective.go), then the others, each built
+	// in its own file with its own flags.
+	for _, c := range collectives.Collectives() {
+		root.AddCommand(collectiveCommand(app, c))
+	}
+	root.AddCommand(pingpongCommand(app), acceptanceCommand(app), versionCommand(app))
+	for _, extra := range app.Extra {
+		root.AddCommand(extra(app))
+	}
+	refuseUnknownTopics(root)
+	return root
+}
+
+func versionCommand(app *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(app.Stdout, "%s %s\n", app.Name, app.Version)
+			return nil
+		},
+	}
+}
+
+// run hands a validated Config to the App's runner.
+func run(app *App, cmd *cobra.Command, cfg *Config) error {
+	if app.Run == nil {
+		return &runFailure{fmt.Errorf("%s needs a GPU runner, and none is built in", cfg.Command)}
+	}
+	cfg.Args = append([]string{app.Name}, os.Args[1:]...)
+	if err := app.Run(cmd.Context(), cfg); err != nil {
+		return &runFailure{err}
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+// Package sweep runs a collective's subcommand (any registered one) on a rank that has joined the
+// job: it turns the command line into the harness's options, checks the algorithm's
+// limits against the job's rank count, prints the nccl-tests report (rank 0), writes -J,
+// and fails the run when any element was wrong. It needs no GPU of its own (everything
+// goes through device.GPU and channels.Mesh), so it is tested on the CPU; the GPU worker
+// calls it with the real device.
+package sweep
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
+	"github.com/mscclpp-bench/mscclpp-bench/results"
+)
+
+// Rank is what a sweep needs from a joined rank.
+type Rank struct {
+	Cfg    *cli.Config
+	GPU    device.GPU
+	Mesh   *channels.Mesh
+	Stream device.Stream
+	SMs    int       // multiprocessors this rank's kernels may fill
+	Out    io.Writer // rank 0's stdout; io.Discard on the other ranks
+	// Header returns the report header for a collective's test name.
+	Header func(testName string) results.Header
+	// Meter is the progress line (nil: none); Run closes it.
+	Meter *progress.Meter
+	// WriteJSON writes the -J file (it decides which rank writes).
+	WriteJSON func(*results.Report) error
+	// Barrier is blocking mode's per-iteration barrier (nil: the bootstrap's).
+	Barrier func() error
+	// AfterCycle, when set, is called after each cycle of a repeated sweep (-N other than
+	// 1) with the report's printer.
+	AfterCycle func(p *results.TextPrinter, cycle int) error
+}
+
+// Options turns the command line into the harness's options for a rank whose kernels
+// may fill sms multiprocessors.
+func Options(c *cli.Config, sms int) collectives.Options {
+	o := collectives.Options{
+		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, AggIters: c.AggIters, Check: c.Check,
+		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops,
+		Kernel: c.Kernel, SMs: sms, Cycles: c.Cycles,
+	}
+	if c.Cycles == 0 { // nccl-tests' "until stopped"
+		o.Cycles = -1
+	}
+	return o
+}
+
+// Run runs the collective sweep r.Cfg asks for. An algorithm that cannot run on this
+// job's rank count is a usage error, found before the header is printed; wrong elements,
+// summed over every rank, fail the run after the report is written.
+func Run(r Rank) error {
+	defer r.Meter.Close()
+	c := r.Cfg
+	coll, err := collectives.Lookup(c.Command)
+	if err != nil {
+		return err
+	}
+	if err := collectives.CheckSweep(c.Command, c.Kernel, c.Sizes(), c.Datatypes, r.Mesh.NRanks); err != nil {
+		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
+	}
+	if err := collectives.CheckLayout(c.Command, c.Kernel, collectives.LayoutOf(r.Mesh)); err != nil {
+		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
+	}
+	p := results.NewTextPrinter(r.Out)
+	h := r.Header(coll.TestName())
+	p.Header(h)
+	opts := Options(c, r.SMs)
+	opts.Progress, opts.Barrier = r.Meter.Update, r.Barrier
+	if c.Cycles != 1 && r.AfterCycle != nil {
+		opts.AfterCycle = func(cycle int) error { return r.AfterCycle(p, cycle) }
+	}
+	harness, err := collectives.NewHarness(coll, r.GPU, r.Mesh, r.Stream, opts, p)
+	if err != nil {
+		return err
+	}
+	defer harness.Close()
+	report := &results.Report{Header: h, Args: c.Args, Start: time.Now()}
+	sum, err := harness.Run(clearingReporter{p, r.Meter})
+	if err != nil {
+		return err
+	}
+	footer := results.Footer{OutOfBounds: sum.Wrong, AvgBusBw: sum.AvgBusBw}
+	p.Footer(footer)
+	report.Rows, report.Footer, report.End = sum.Rows, footer, time.Now()
+	if c.Summary && r.Mesh.Rank == 0 {
+		if err := results.WriteBestSummary(r.Out, sum.Rows); err != nil {
+			return err
+		}
+	}
+	if err := r.WriteJSON(report); err != nil {
+		return err
+	}
+	if err := p.Err(); err != nil {
+		return err
+	}
+	if sum.Wrong > 0 {
+		return fmt.Errorf("%s: %d wrong elements", c.Command, sum.Wrong)
+	}
+	return nil
+}
+
+// clearingReporter erases the progress line before each row goes to stdout, so that on a
+// terminal the row is not printed behind it.
+type clearingReporter struct {
+	*results.TextPrinter
+	meter *progress.Meter
+}
+
+// Row implements collectives.Reporter.
+func (r clearingReporter) Row(row results.Row) {
+	r.meter.Clear()
+	r.TextPrinter.Row(row)
+}

@@ -1,0 +1,33 @@
+package worker
+
+import (
+	"fmt"
+
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/mscclpp-bench-gpu/internal/sweep"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/results"
+)
+
+// runCollective runs a registered collective on this rank (sweep, tested on the
+// CPU, does the work).
+func runCollective(j *Job) error {
+	return sweep.Run(sweep.Rank{
+		Cfg: j.Cfg, GPU: j.GPU, Mesh: j.Mesh, Stream: j.Stream, SMs: j.SMs, Out: j.Out,
+		Header: j.Header, Meter: j.Meter(), WriteJSON: j.WriteJSON, Barrier: j.Barrier(),
+		AfterCycle: func(p *results.TextPrinter, cycle int) error { return j.noteMemory(p, cycle) },
+	})
+}
+
+// dispatch runs the subcommand: pingpong, acceptance, or any collective the registry has.
+func dispatch(j *Job) error {
+	switch j.Cfg.Command {
+	case "pingpong":
+		return runPingPong(j)
+	case "acceptance":
+		return runAcceptance(j)
+	}
+	if _, err := collectives.Lookup(j.Cfg.Command); err == nil {
+		return runCollective(j) // every registered collective
+	}
+	return fmt.Errorf("the GPU worker does not run %q", j.Cfg.Command)
+}

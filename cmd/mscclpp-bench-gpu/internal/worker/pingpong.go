@@ -1,0 +1,101 @@
+package worker
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/pingpong"
+	"github.com/mscclpp-bench/mscclpp-bench/results"
+)
+
+func runPingPong(j *Job) error {
+	c := j.Cfg
+	if j.Mesh.NRanks < 2 {
+		return fmt.Errorf("pingpong needs at least 2 ranks, this job has %d (launch with mpirun -np 2 or more)", j.Mesh.NRanks)
+	}
+	var only *[2]int
+	if c.Pair != "" {
+		a, b, err := cli.ParsePair(c.Pair)
+		if err != nil {
+			return err
+		}
+		only = &[2]int{a, b}
+	}
+	pairs, err := pingpong.Pairs(j.Mesh.NRanks, only)
+	if err != nil {
+		return err
+	}
+	opts := pingpong.Options{
+		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, Check: c.Check > 0, Pairs: pairs,
+		Memory: c.Channels != "port", Port: c.Channels != "memory", Seed: 7, SMs: j.SMs,
+		Put: c.Env.Put,
+	}
+	bench, err := pingpong.New(j.GPU, j.Mesh, j.Stream, opts)
+	if err != nil {
+		return err
+	}
+	defer bench.Close()
+	p := results.NewTextPrinter(j.Out)
+	h := j.Header("pingpong")
+	p.Header(h)
+	p.Note("mesh set-up: %.3f s after start (%d ranks)", j.SetupDur.Seconds(), j.Mesh.NRanks)
+	if err := noteRawTCP(j, p, pairs); err != nil {
+		return err
+	}
+	p.PingPongHeader()
+	report := &results.Report{Header: h, Args: c.Args, Start: time.Now()}
+	wrong, err := bench.Run(func(r results.PingPongRow) {
+		p.PingPongRow(r)
+		report.PingPong = append(report.PingPong, r)
+	})
+	if err != nil {
+		return err
+	}
+	p.Footer(results.Footer{OutOfBounds: wrong})
+	report.End = time.Now()
+	report.Footer = results.Footer{OutOfBounds: wrong}
+	if err := j.WriteJSON(report); err != nil {
+		return err
+	}
+	if err := p.Err(); err != nil {
+		return err
+	}
+	if wrong > 0 {
+		return fmt.Errorf("pingpong: %d bytes arrived wrong", wrong)
+	}
+	return nil
+}
+
+// noteRawTCP measures, for every pair connected over Ethernet, the raw rate of its
+// sockets from the first rank to the second (best of three transfers of the sweep's
+// largest size, at least 16 MiB) and notes it under the header, as the ceiling the
+// port-channel figures are to be read against.
+func noteRawTCP(j *Job, p *results.TextPrinter, pairs [][2]int) error {
+	bytes := uint64(max(j.Cfg.MaxBytes, 16<<20))
+	for _, pr := range pairs {
+		if j.Mesh.PairTransport(pr[0], pr[1]) != channels.TransportEthernet {
+			continue
+		}
+		var best float64
+		if j.Rank() == pr[0] || j.Rank() == pr[1] {
+			for i := 0; i < 3; i++ {
+				rate, err := j.Mesh.MeasureTCP(pr[0], pr[1], bytes)
+				if err != nil {
+					return err
+				}
+				best = max(best, rate)
+			}
+		}
+		all, err := j.Boot.AllGather(binary.LittleEndian.AppendUint64(nil, math.Float64bits(best)))
+		if err != nil {
+			return err
+		}
+		rate := math.Float64frombits(binary.LittleEndian.Uint64(all[pr[0]]))
+		p.Note("raw TCP %d -> %d: %.2f GB/s (%d sockets, %d bytes, no GPU copies)", pr[0], pr[1], rate, min(j.Mesh.Endpoints[pr[0]].Sockets, j.Mesh.Endpoints[pr[1]].Sockets), bytes)
+	}
+	return nil
+}

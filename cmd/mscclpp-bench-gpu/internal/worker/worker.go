@@ -1,0 +1,337 @@
+// Package worker runs GPU subcommands inside the GPU worker binary: it joins the job
+// (MPI, environment variables, or a single process), picks this rank's GPU from the ranks
+// that share its host, builds the channel mesh and hands over to the benchmark. It is the
+// only package besides internal/gpu and internal/mpi that needs a GPU and libmpi, and it is
+// linked only into cmd/mscclpp-bench-gpu.
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/mpi"
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/gpu"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/ibverbs"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels"
+	"github.com/mscclpp-bench/mscclpp-bench/results"
+)
+
+// minProcs is the fewest Go Ps a rank runs with: the proxy, the main goroutine, and the
+// bootstrap's goroutines.
+const minProcs = 4
+
+// Job is a joined rank with its GPU and mesh.
+type Job struct {
+	Cfg      *cli.Config
+	Version  string
+	Out      io.Writer // rank 0's stdout; io.Discard elsewhere
+	Boot     *bootstrap.TcpBootstrap
+	GPU      *gpu.GPU
+	Mesh     *channels.Mesh
+	Stream   device.Stream
+	Devices  []results.Device
+	Hostname string
+	Launcher string // "mpirun", "env", "torchrun", "pytorch-env", "slurm" or "single"
+	usedMPI  bool
+	Started  time.Time
+	SetupDur time.Duration
+	// SMs is this rank's share of its GPU's multiprocessors: ranks that share a GPU split
+	// them, so that their kernels, which wait for each other, can all be resident at once.
+	SMs int
+
+	// HostBarrier is a shared-memory barrier of all ranks when they share one host, else nil.
+	HostBarrier *bootstrap.HostBarrier
+
+	cpus  affinity.Set       // the CPUs this rank was bound to at start
+	proxy affinity.Placement // where its proxy thread runs
+	// helpers: where its Ethernet sender and receiver threads run (empty: its own CPUs)
+	helpers affinity.Set
+}
+
+// Rank returns this process's rank.
+func (j *Job) Rank() int { return j.Boot.Rank() }
+
+// Run is the worker's cli.Runner.
+func Run(version string) cli.Runner {
+	return func(ctx context.Context, cfg *cli.Config) error {
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		// Go sizes GOMAXPROCS from the CPU binding: 1 under mpirun's default. The proxy
+		// goroutine spins on a P of its own, so the main goroutine and the bootstrap's
+		// readers need more, or they wait for the proxy's preemption (every 10 ms).
+		if runtime.GOMAXPROCS(0) < minProcs {
+			runtime.GOMAXPROCS(minProcs)
+		}
+		j, err := Join(ctx, cfg, version)
+		if err != nil {
+			return err
+		}
+		runErr := dispatch(j)
+		closeErr := j.Close(runErr == nil)
+		if runErr != nil {
+			return runErr
+		}
+		return closeErr
+	}
+}
+
+// Join makes this process a rank of the job: bootstrap, GPU, mesh and stream.
+func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
+	j := &Job{Cfg: cfg, Version: version, Out: io.Discard, Started: time.Now()}
+	opts := bootstrap.Options{Timeout: cfg.BootstrapTimeout}
+	if opts.Timeout == 0 {
+		opts.Timeout = bootstrap.DefaultTimeout() // a bad $MSCCLPP_BENCH_BOOTSTRAP_TIMEOUT fails in New
+	}
+	var err error
+	switch launch, ok, envErr := bootstrap.DetectLaunch(); {
+	case mpi.Launched():
+		if _, _, err = mpi.Init(); err != nil {
+			return nil, err
+		}
+		j.usedMPI, j.Launcher = true, "mpirun"
+		if j.Boot, err = mpi.Bootstrap(ctx, opts, rootAddr(cfg.BootstrapAddr)); err != nil {
+			return nil, err
+		}
+	case envErr != nil:
+		return nil, envErr
+	case ok:
+		j.Launcher = launch.Launcher
+		if j.Boot, err = bootstrap.New(launch.Rank, launch.NRanks, opts); err != nil {
+			return nil, err
+		}
+		if err = j.Boot.InitializeAddr(ctx, launch.Root, ""); err != nil {
+			return nil, err
+		}
+	default: // one process, one rank
+		j.Launcher = "single"
+		if j.Boot, err = bootstrap.New(0, 1, opts); err != nil {
+			return nil, err
+		}
+		id, err := j.Boot.CreateUniqueID("127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		if err = j.Boot.Initialize(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	if j.Rank() == 0 {
+		j.Out = os.Stdout
+	}
+	if j.Hostname, err = os.Hostname(); err != nil {
+		return nil, fmt.Errorf("rank %d: hostname: %w", j.Rank(), err)
+	}
+	local, localSize, err := j.Boot.LocalRank(j.Hostname)
+	if err != nil {
+		return nil, err
+	}
+	n, err := gpu.DeviceCount()
+	if err != nil {
+		return nil, fmt.Errorf("rank %d: %w", j.Rank(), err)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("rank %d on %s: no GPU is visible", j.Rank(), j.Hostname)
+	}
+	images, err := kernels.Images()
+	if err != nil {
+		return nil, err
+	}
+	if j.GPU, err = gpu.Open(local%n, images); err != nil {
+		return nil, fmt.Errorf("rank %d on %s: %w", j.Rank(), j.Hostname, err)
+	}
+	if j.HostBarrier, err = bootstrap.NewHostBarrier(j.Boot, j.Hostname, ""); err != nil {
+		return nil, err
+	}
+	proxy, err := j.planProxy()
+	if err != nil {
+		return nil, err
+	}
+	perGPU := (localSize + n - 1) / n
+	j.SMs = max(j.GPU.Info().SMs/perGPU, 1)
+	mode, err := channels.ParseMode(cfg.Transport)
+	if err != nil {
+		return nil, err
+	}
+	meshOpts := cfg.Env.Mesh // what the environment sets (cli.ReadEnv)
+	meshOpts.Mode, meshOpts.Timeout, meshOpts.Hostname, meshOpts.Proxy = mode, cfg.Timeout, j.Hostname, proxy
+	meshOpts.Verbs = ibverbs.Library{GIDIndex: cfg.Env.IBGIDIndex}
+	meshOpts.Ethernet.CPUs = j.helpers
+	if j.Mesh, err = channels.NewMesh(j.GPU, j.Boot, meshOpts); err != nil {
+		if errors.Is(err, channels.ErrNoHCA) {
+			return nil, cli.Usagef("%v", err) // names the rank and host
+		}
+		return nil, fmt.Errorf("rank %d: %w", j.Rank(), err)
+	}
+	if j.Stream, err = j.GPU.NewStream(); err != nil {
+		return nil, err
+	}
+	if err := j.gatherDevices(); err != nil {
+		return nil, err
+	}
+	j.SetupDur = time.Since(j.Started)
+	return j, nil
+}
+
+// planProxy learns every rank's CPU binding and places this rank's proxy thread on a CPU
+// that no rank of the host is bound to, when the rank itself has a single CPU (mpirun's
+// default binding): sharing that CPU with the main thread halved port-channel throughput.
+func (j *Job) planProxy() (affinity.Placement, error) {
+	var err error
+	if j.cpus, err = affinity.Current(); err != nil {
+		return affinity.Placement{}, fmt.Errorf("rank %d: %w", j.Rank(), err)
+	}
+	type binding struct {
+		Host string
+		CPUs string
+	}
+	mine, _ := json.Marshal(binding{j.Hostname, j.cpus.String()})
+	all, err := j.Boot.AllGather(mine)
+	if err != nil {
+		return affinity.Placement{}, err
+	}
+	var host []affinity.Set
+	index := 0
+	for r, b := range all {
+		var other binding
+		if err := json.Unmarshal(b, &other); err != nil {
+			return affinity.Placement{}, fmt.Errorf("CPU binding of rank %d: %w", r, err)
+		}
+		if other.Host != j.Hostname {
+			continue
+		}
+		s, err := affinity.Parse(other.CPUs)
+		if err != nil {
+			return affinity.Placement{}, fmt.Errorf("CPU binding of rank %d: %w", r, err)
+		}
+		if r == j.Rank() {
+			index = len(host)
+		}
+		host = append(host, s)
+	}
+	hostCPUs := affinity.ReadHost("")
+	j.proxy = affinity.Plan(host, index, hostCPUs)
+	j.helpers = affinity.Helpers(host, index, hostCPUs)
+	return j.proxy, nil
+}
+
+// gatherDevices collects every rank's device line for the report.
+func (j *Job) gatherDevices() error {
+	info := j.GPU.Info()
+	mine, _ := json.Marshal(results.Device{Rank: j.Rank(), Pid: os.Getpid(), Hostname: j.Hostname, Device: info.Ordinal, BusID: shortBusID(info.BusID), Name: info.Name,
+		CPUs: j.cpus.String(), ProxyCPUs: j.proxy.String()})
+	all, err := j.Boot.AllGather(mine)
+	if err != nil {
+		return err
+	}
+	j.Devices = make([]results.Device, len(all))
+	for r, b := range all {
+		if err := json.Unmarshal(b, &j.Devices[r]); err != nil {
+			return fmt.Errorf("device info of rank %d: %w", r, err)
+		}
+	}
+	return nil
+}
+
+// shortBusID turns "0000:00:06.0" into nccl-tests' "0000:00:06".
+func shortBusID(id string) string {
+	if len(id) > 2 && id[len(id)-2] == '.' {
+		return id[:len(id)-2]
+	}
+	return id
+}
+
+// Close tears down in order; on success ranks first meet at a barrier so nobody frees
+// memory a peer may still read.
+func (j *Job) Close(ok bool) error {
+	var first error
+	keep := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	if ok && j.Boot != nil {
+		keep(j.Boot.Barrier())
+	}
+	if j.Mesh != nil {
+		keep(j.Mesh.Close())
+	}
+	keep(j.HostBarrier.Close())
+	if j.GPU != nil {
+		if j.Stream != 0 {
+			keep(j.GPU.DestroyStream(j.Stream))
+		}
+		keep(j.GPU.Close())
+	}
+	if j.Boot != nil {
+		keep(j.Boot.Close())
+	}
+	if j.usedMPI {
+		mpi.Finalize()
+	}
+	return first
+}
+
+// Barrier returns the fastest barrier of all ranks: the host barrier when there is one.
+func (j *Job) Barrier() func() error {
+	if j.HostBarrier != nil {
+		return j.HostBarrier.Wait
+	}
+	return j.Boot.Barrier
+}
+
+// Header returns the report header common to every subcommand.
+func (j *Job) Header(collective string) results.Header {
+	c := j.Cfg
+	return results.Header{
+		Program: "mscclpp-bench", Version: j.Version, Collective: collective,
+		NThreads: 1, NGpus: 1, MinBytes: c.MinBytes, MaxBytes: c.MaxBytes,
+		StepFactor: c.StepFactor, StepBytes: c.StepBytes, Warmup: c.Warmup, Iters: c.Iters,
+		AggIters: max(c.AggIters, 1), Check: c.Check, Graph: c.Graph, Devices: j.Devices,
+		Extra: "launcher=" + j.Launcher + " " + channels.DescribeTransports(j.Mesh.Endpoints, j.Mesh.PairTransport),
+	}
+}
+
+// rootAddr is the bootstrap root address under MPI: the one given, else the interface
+// that $MSCCLPP_BENCH_SOCKET_IFNAME picks (any port), else "" (automatic).
+func rootAddr(given string) string {
+	if given != "" || os.Getenv(bootstrap.SocketIfnameEnv) == "" {
+		return given
+	}
+	if name, _, err := bootstrap.MatchInterface(os.Getenv(bootstrap.SocketIfnameEnv)); err == nil {
+		return name + ":0"
+	}
+	return given // CreateUniqueID then picks; the data sockets report the bad variable
+}
+
+// WriteJSON writes the report to the -J file (rank 0 only).
+func (j *Job) WriteJSON(r *results.Report) error {
+	if j.Cfg.JSONPath == "" || j.Rank() != 0 {
+		return nil
+	}
+	err := safefile.Write(j.Cfg.JSONPath, func(w io.Writer) error { return results.WriteJSON(w, r) })
+	if err != nil {
+		return fmt.Errorf("write JSON %s: %w", j.Cfg.JSONPath, err)
+	}
+	return nil
+}
+
+// Meter returns rank 0's progress line on stderr, or nil (no progress) on other ranks, when
+// --progress is off, or in auto mode away from a terminal.
+func (j *Job) Meter() *progress.Meter {
+	on, err := progress.Enabled(j.Cfg.Progress)
+	return progress.New(os.Stderr, err == nil && on && j.Rank() == 0)
+}

@@ -1,0 +1,48 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// allgather portput: port channels only, so any layout of hosts (kernels/allgather_portput.cu):
+// one put-with-signal of my chunk into every peer's scratch over the pair's connection
+// (copy engine inside a host, Ethernet or InfiniBand between hosts), then a local copy of
+// the gathered slots into the output. Automatic where nothing on one host applies.
+func init() {
+	Register(&Algorithm{
+		Collective: "allgather", Name: "portput", Number: 5,
+		Doc:      "port channels only (any hosts): put-with-signal of my chunk to every peer",
+		MinRanks: 2, Needs: AnyLayout,
+		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 20,
+		New: newAllgatherPortput,
+	})
+}
+
+type allgatherPortput struct {
+	*base
+	k           params.Kernel[params.AllgatherPortputArgs]
+	portScatter // one slot: the gathered chunks at r*chunk; fromIn carries every signal
+}
+
+func newAllgatherPortput(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &allgatherPortput{base: b}
+	if a.k, err = params.AllgatherPortput.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	a.portScatter, err = newPortScatter(b, roundUp(uint64(max(env.MaxBytes, 16)), 256), 1)
+	return a, err
+}
+
+func (a *allgatherPortput) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 1<<20), Block: 1024}, s, &params.AllgatherPortputArgs{
+		// in place, l.InOff is my slot's offset in the output buffer
+		Chans: a.from(l), SigChans: a.fromIn, Scratch: a.scratch, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: l.InOff,
+		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}

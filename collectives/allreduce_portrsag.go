@@ -1,0 +1,56 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// allreduce portrsag: port channels only, so any layout of hosts
+// (kernels/allreduce_portrsag.cu): a reduce-scatter by puts of each peer's share into its
+// scratch over the pair's connection (copy engine inside a host, Ethernet or InfiniBand
+// between hosts), a reduction of my share on the GPU, and an all-gather by puts of my
+// reduced share into every peer's output. Automatic where nothing on one host applies.
+func init() {
+	Register(&Algorithm{
+		Collective: "allreduce", Name: "portrsag", Number: 5,
+		Doc:      "port channels only (any hosts): reduce-scatter by puts, GPU reduction, all-gather by puts",
+		MinRanks: 2, Needs: AnyLayout,
+		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 20,
+		New: newAllreducePortRSAG,
+	})
+}
+
+type allreducePortRSAG struct {
+	*base
+	k           *typedKernels[params.AllreducePortRSAGArgs]
+	portScatter            // the reduce-scatter: scratch, channels into the peers' from my input / output
+	ag          device.Ptr // port channels from my output to the peers' outputs
+}
+
+func newAllreducePortRSAG(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &allreducePortRSAG{base: b}
+	if a.k, err = loadTyped(env.GPU, params.AllreducePortRSAG, nil); err != nil {
+		return nil, err
+	}
+	if a.portScatter, err = newPortScatter(b, roundUp(uint64(env.MaxBytes)/uint64(env.NRanks)+16, 256), env.NRanks); err != nil {
+		return nil, err
+	}
+	a.ag, err = b.portChannelSets(1, env.Out, env.Out.Ptrs[env.Rank], env.OutBytes)
+	return a, err
+}
+
+func (a *allreducePortRSAG) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.k.get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
+	e := a.env
+	return k.Launch(device.Dim{Grid: a.blocks(l.SendBytes/uint64(e.NRanks), 256<<10), Block: 1024}, s, &params.AllreducePortRSAGArgs{
+		RSChans: a.from(l), AGChans: a.ag, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		InOff: l.InOff, OutOff: l.OutOff, Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}

@@ -1,0 +1,177 @@
+package collectives
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+)
+
+// Needs is what an algorithm needs of the job's layout: which ranks share a host and how
+// pairs are connected (Algorithm.Needs).
+type Needs int
+
+const (
+	// OneHost: memory channels to every peer, so every pair of ranks is connected by CUDA
+	// IPC (all ranks on one host, --transport auto or nvlink). The zero value: the default.
+	OneHost Needs = iota
+	// HostGroups: memory channels among the ranks of each host and port channels between
+	// the ranks of equal local index on different hosts, so every host has the same number
+	// of ranks and the ranks of a host are connected by CUDA IPC.
+	HostGroups
+	// AnyLayout: port channels only, over whatever connects each pair.
+	AnyLayout
+)
+
+// String names what the algorithm needs, for error messages and help.
+func (n Needs) String() string {
+	switch n {
+	case OneHost:
+		return "every rank on one host, connected by CUDA IPC"
+	case HostGroups:
+		return "hosts with equal rank counts, the ranks of each host connected by CUDA IPC"
+	case AnyLayout:
+		return "any layout"
+	}
+	return fmt.Sprintf("Needs(%d)", int(n))
+}
+
+// Layout is how a job's ranks are spread over hosts, as algorithms see it.
+type Layout struct {
+	// Hosts lists the ranks of each host in rank order, hosts in order of their lowest
+	// rank (channels.Hosts).
+	Hosts [][]int
+	// HostIPC says every pair of ranks that share a host is connected by CUDA IPC (not so
+	// under --transport ethernet or ib).
+	HostIPC bool
+}
+
+// OneHostLayout is nranks ranks on one host, connected by CUDA IPC.
+func OneHostLayout(nranks int) Layout {
+	host := make([]int, nranks)
+	for r := range host {
+		host[r] = r
+	}
+	return Layout{Hosts: [][]int{host}, HostIPC: true}
+}
+
+// NewLayout builds the layout of ranks whose host ids are hostIDs (rank r on host
+// hostIDs[r]); ipc(i, j) says whether ranks i < j are connected by CUDA IPC.
+func NewLayout(hostIDs []string, ipc func(i, j int) bool) Layout {
+	eps := make([]channels.Endpoint, len(hostIDs))
+	for r, h := range hostIDs {
+		eps[r] = channels.Endpoint{Rank: r, HostID: h}
+	}
+	l := Layout{Hosts: channels.Hosts(eps), HostIPC: true}
+	for i := range hostIDs {
+		for j := i + 1; j < len(hostIDs); j++ {
+			if hostIDs[i] == hostIDs[j] && !ipc(i, j) {
+				l.HostIPC = false
+			}
+		}
+	}
+	return l
+}
+
+// LayoutOf returns the layout of the mesh's job.
+func LayoutOf(m *channels.Mesh) Layout {
+	ids := make([]string, m.NRanks)
+	for r, e := range m.Endpoints {
+		ids[r] = e.HostID
+	}
+	return NewLayout(ids, func(i, j int) bool { return m.PairTransport(i, j) == channels.TransportCudaIpc })
+}
+
+// NRanks is the job's rank count.
+func (l Layout) NRanks() int {
+	n := 0
+	for _, h := range l.Hosts {
+		n += len(h)
+	}
+	return n
+}
+
+// Local returns the host of rank r, its index there, and the host's ranks.
+func (l Layout) Local(r int) (host, index int, ranks []int) {
+	for h, rs := range l.Hosts {
+		for i, q := range rs {
+			if q == r {
+				return h, i, rs
+			}
+		}
+	}
+	return -1, -1, nil
+}
+
+// Rail returns the ranks of local index i on every host, in host order: the ranks a
+// hierarchical algorithm connects across hosts.
+func (l Layout) Rail(i int) []int {
+	var out []int
+	for _, rs := range l.Hosts {
+		if i < len(rs) {
+			out = append(out, rs[i])
+		}
+	}
+	return out
+}
+
+// String says how the ranks spread: "2 hosts (0,1 | 2,3), CUDA IPC inside each".
+func (l Layout) String() string {
+	var hosts []string
+	for _, rs := range l.Hosts {
+		var s []string
+		for _, r := range rs {
+			s = append(s, fmt.Sprint(r))
+		}
+		hosts = append(hosts, strings.Join(s, ","))
+	}
+	within := "CUDA IPC inside each"
+	if !l.HostIPC {
+		within = "not all by CUDA IPC inside a host"
+	}
+	noun := "hosts"
+	if len(l.Hosts) == 1 {
+		noun = "host"
+	}
+	return fmt.Sprintf("%d %s (%s), %s", len(l.Hosts), noun, strings.Join(hosts, " | "), within)
+}
+
+// Fits says whether a can run on layout l, and if not, why.
+func (a *Algorithm) Fits(l Layout) error {
+	ok := true
+	switch a.Needs {
+	case OneHost:
+		ok = len(l.Hosts) <= 1 && l.HostIPC
+	case HostGroups:
+		ok = l.HostIPC
+		for _, rs := range l.Hosts {
+			ok = ok && len(rs) == len(l.Hosts[0])
+		}
+	}
+	if !ok {
+		return fmt.Errorf("%s %s needs %s; this job has %v", a.Collective, a.Name, a.Needs, l)
+	}
+	return nil
+}
+
+// supportsIn says whether a runs size bytes of dtype on layout l.
+func (a *Algorithm) supportsIn(size int64, l Layout, dtype string) error {
+	if err := a.Supports(size, l.NRanks(), dtype); err != nil {
+		return err
+	}
+	return a.Fits(l)
+}
+
+// CheckLayout says, once the job has started and before the header, whether -k k of
+// collective can run on layout l: a named algorithm must fit it; auto and all pick among
+// those that do.
+func CheckLayout(collective, k string, l Layout) error {
+	if k == "auto" || k == "all" {
+		return nil
+	}
+	a, err := Find(collective, k)
+	if err != nil {
+		return err
+	}
+	return a.Fits(l)
+}

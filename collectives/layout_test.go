@@ -1,0 +1,139 @@
+package collectives
+
+import (
+	"strings"
+	"testing"
+)
+
+// layoutOf builds a layout from host ids, with CUDA IPC inside every host unless noIPC.
+func layoutOf(noIPC bool, hosts ...string) Layout {
+	return NewLayout(hosts, func(i, j int) bool { return !noIPC })
+}
+
+func TestNewLayout(t *testing.T) {
+	tests := []struct {
+		hosts []string
+		noIPC bool
+		want  string
+	}{
+		{[]string{"a"}, false, "1 host (0), CUDA IPC inside each"},
+		{[]string{"a", "a"}, false, "1 host (0,1), CUDA IPC inside each"},
+		{[]string{"a", "b"}, false, "2 hosts (0 | 1), CUDA IPC inside each"},
+		{[]string{"a", "b", "a", "b"}, false, "2 hosts (0,2 | 1,3), CUDA IPC inside each"},
+		{[]string{"a", "a"}, true, "1 host (0,1), not all by CUDA IPC inside a host"},
+		// nothing shares a host, so no pair inside one can lack CUDA IPC
+		{[]string{"a", "b"}, true, "2 hosts (0 | 1), CUDA IPC inside each"},
+	}
+	for _, tt := range tests {
+		l := layoutOf(tt.noIPC, tt.hosts...)
+		if got := l.String(); got != tt.want {
+			t.Errorf("layout of %v (noIPC %v) = %q, want %q", tt.hosts, tt.noIPC, got, tt.want)
+		}
+		if l.NRanks() != len(tt.hosts) {
+			t.Errorf("layout of %v: NRanks %d", tt.hosts, l.NRanks())
+		}
+	}
+	l := layoutOf(false, "a", "b", "a", "b")
+	if h, i, rs := l.Local(3); h != 1 || i != 1 || len(rs) != 2 {
+		t.Errorf("Local(3) = %d, %d, %v; want host 1, index 1, 2 ranks", h, i, rs)
+	}
+	if got := l.Rail(1); len(got) != 2 || got[0] != 2 || got[1] != 3 {
+		t.Errorf("Rail(1) = %v, want [2 3]", got)
+	}
+}
+
+func TestFits(t *testing.T) {
+	layouts := map[string]Layout{
+		"one host":          OneHostLayout(4),
+		"one host, no IPC":  layoutOf(true, "a", "a"),
+		"two hosts of 1":    layoutOf(false, "a", "b"),
+		"two hosts of 2":    layoutOf(false, "a", "a", "b", "b"),
+		"uneven hosts":      layoutOf(false, "a", "a", "b"),
+		"two hosts, no IPC": layoutOf(true, "a", "a", "b", "b"),
+	}
+	tests := []struct {
+		needs Needs
+		fits  []string
+	}{
+		{OneHost, []string{"one host"}},
+		{HostGroups, []string{"one host", "two hosts of 1", "two hosts of 2"}},
+		{AnyLayout, []string{"one host", "one host, no IPC", "two hosts of 1", "two hosts of 2", "uneven hosts", "two hosts, no IPC"}},
+	}
+	for _, tt := range tests {
+		a := &Algorithm{Collective: "allgather", Name: "x", Needs: tt.needs}
+		for name, l := range layouts {
+			want := strings.Contains(","+strings.Join(tt.fits, ",")+",", ","+name+",")
+			err := a.Fits(l)
+			if (err == nil) != want {
+				t.Errorf("needs %v on %s: Fits = %v, want fits %v", tt.needs, name, err, want)
+			}
+			if err != nil && !strings.Contains(err.Error(), tt.needs.String()) {
+				t.Errorf("needs %v on %s: error %q does not say what is needed", tt.needs, name, err)
+			}
+		}
+	}
+}
+
+// TestSelectTwoHosts: on two simulated hosts, auto and all offer only the algorithms that
+// need no memory channel between hosts, at every size and type; on one host the choices
+// are those of Select.
+func TestSelectTwoHosts(t *testing.T) {
+	layouts := []Layout{layoutOf(false, "h0", "h1"), layoutOf(false, "h0", "h0", "h1", "h1"), layoutOf(true, "h0", "h0")}
+	for _, l := range layouts {
+		for _, coll := range []string{"allgather", "allreduce"} {
+			for _, dt := range Datatypes {
+				for _, size := range sweepSizes() {
+					auto, err := SelectIn(coll, "auto", size, l, dt.Name)
+					if err != nil || len(auto) != 1 {
+						t.Fatalf("SelectIn(%s, auto, %d, %v, %s) = %v, %v", coll, size, l, dt.Name, algNames(auto), err)
+					}
+					if auto[0].Needs == OneHost {
+						t.Errorf("SelectIn(%s, auto, %d, %v, %s) = %s, which needs one host", coll, size, l, dt.Name, auto[0].Name)
+					}
+					all, err := SelectIn(coll, "all", size, l, dt.Name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, a := range all {
+						if a.Fits(l) != nil {
+							t.Errorf("SelectIn(%s, all, %d, %v) offers %s", coll, size, l, a.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	two := layoutOf(false, "h0", "h1")
+	for coll, want := range map[string]string{"allgather": "portput", "allreduce": "portrsag"} {
+		for _, size := range []int64{8, 64 << 10, 1 << 30} {
+			got, err := SelectIn(coll, "auto", size, two, "float")
+			if err != nil || got[0].Name != want {
+				t.Errorf("SelectIn(%s, auto, %d, two hosts) = %v, %v; want %s", coll, size, algNames(got), err, want)
+			}
+		}
+		all, _ := SelectIn(coll, "all", 1<<20, two, "float")
+		if names := strings.Join(algNames(all), ","); names != want {
+			t.Errorf("SelectIn(%s, all, 1 MiB, two hosts) = %s, want %s", coll, names, want)
+		}
+		if _, err := SelectIn(coll, "port", 1<<30, two, "float"); err == nil || !strings.Contains(err.Error(), "one host") {
+			t.Errorf("SelectIn(%s, port, two hosts) = %v, want an error naming one host", coll, err)
+		}
+		if err := CheckLayout(coll, "port", two); err == nil {
+			t.Errorf("CheckLayout(%s, port, two hosts) accepted a one-host algorithm", coll)
+		}
+		for _, k := range []string{"auto", "all", want} {
+			if err := CheckLayout(coll, k, two); err != nil {
+				t.Errorf("CheckLayout(%s, %s, two hosts): %v", coll, k, err)
+			}
+		}
+	}
+	// one host: the new algorithms never win auto where a one-host algorithm applies
+	for _, coll := range []string{"allgather", "allreduce"} {
+		for _, size := range sweepSizes() {
+			got, err := SelectIn(coll, "auto", size, OneHostLayout(2), "float")
+			if err != nil || got[0].Needs != OneHost {
+				t.Errorf("SelectIn(%s, auto, %d, one host) = %v, %v; want a one-host algorithm", coll, size, algNames(got), err)
+			}
+		}
+	}
+}

@@ -1,0 +1,388 @@
+package collectives
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
+)
+
+// The port-channel algorithms end to end on the CPU: ranks on simulated hosts (their own
+// MSCCLPP_BENCH_HOSTID-style host ids), so the mesh connects them over Ethernet (loopback
+// sockets, staging through the stand-in's host memory) and the real proxy serves the FIFO.
+// The kernels are Go transcriptions of kernels/allgather_portput.cu and
+// kernels/allreduce_portrsag.cu (int32 sum): the same triggers, in the same order, and the
+// same semaphore counts. What runs for real is the algorithms' host side (channels,
+// scratch, offsets, arguments), the proxy, the Ethernet connection and the data it moves.
+
+// devPort drives one port channel from a stand-in kernel, as port_channel_device.cuh does.
+type devPort struct {
+	g *devicetest.GPU
+	h channels.PortChannelHandle
+}
+
+func word(g *devicetest.GPU, p uint64) *uint64 {
+	b, err := g.Space().Bytes(device.Ptr(p), 8)
+	if err != nil {
+		panic(err) // the stand-in's segmentation fault
+	}
+	return (*uint64)(unsafe.Pointer(&b[0]))
+}
+
+func spin(what string, done func() bool) error {
+	deadline := time.Now().Add(20 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Microsecond)
+	}
+	return nil
+}
+
+func (c devPort) push(typ uint32, dstOff, srcOff, size uint64) (uint64, error) {
+	f := c.h.Fifo
+	pos := atomic.AddUint64(word(c.g, f.Head), 1) - 1
+	if err := spin("a FIFO slot", func() bool { return pos < atomic.LoadUint64(word(c.g, f.Tail))+uint64(f.Size) }); err != nil {
+		return 0, err
+	}
+	t := channels.MakeTrigger(typ, c.h.ID, dstOff, srcOff, size)
+	slot := f.Triggers + (pos&uint64(f.Size-1))*16
+	atomic.StoreUint64(word(c.g, slot), t.Fst)
+	atomic.StoreUint64(word(c.g, slot+8), t.Snd)
+	return pos, nil
+}
+
+func (c devPort) sync(pos uint64) error {
+	return spin("the proxy", func() bool { return atomic.LoadUint64(word(c.g, c.h.Fifo.Tail)) > pos })
+}
+
+// waitCount waits until the inbound token reaches expected+n (expected is not advanced).
+func (c devPort) waitCount(n uint64) error {
+	want := *word(c.g, c.h.Sem.Expected) + n
+	return spin(fmt.Sprintf("signal %d from rank %d", want, c.h.Peer), func() bool { return atomic.LoadUint64(word(c.g, c.h.Sem.Inbound)) >= want })
+}
+
+func (c devPort) advance(n uint64) { *word(c.g, c.h.Sem.Expected) += n }
+
+func ports(g *devicetest.GPU, p uint64, n int) []devPort {
+	size := uint64(unsafe.Sizeof(channels.PortChannelHandle{}))
+	b, err := g.Space().Bytes(device.Ptr(p), size*uint64(n))
+	if err != nil {
+		panic(err)
+	}
+	out := make([]devPort, n)
+	for i := range out {
+		out[i] = devPort{g, *(*channels.PortChannelHandle)(unsafe.Pointer(&b[uint64(i)*size]))}
+	}
+	return out
+}
+
+func launchState(g *devicetest.GPU, p uint64) *channels.LaunchState {
+	b, err := g.Space().Bytes(device.Ptr(p), uint64(unsafe.Sizeof(channels.LaunchState{})))
+	if err != nil {
+		panic(err)
+	}
+	return (*channels.LaunchState)(unsafe.Pointer(&b[0]))
+}
+
+func bytesAt(g *devicetest.GPU, p, n uint64) []byte {
+	b, err := g.Space().Bytes(device.Ptr(p), n)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// split is copy_device.cuh's split.
+func split(total, parts, i, align uint64) (uint64, uint64) {
+	units := (total + align - 1) / align
+	per, extra := units/parts, units%parts
+	b := i*per + min(i, extra)
+	e := b + per
+	if i < extra {
+		e++
+	}
+	return min(b*align, total), min(e*align, total)
+}
+
+// allgatherPortputKernel: (chans, sigChans, scratch, in, out, srcOff, chunk, rank, nranks, state).
+func allgatherPortputKernel(g *devicetest.GPU, a []uint64) error {
+	scratch, in, out, srcOff, chunk, rank, nranks := a[2], a[3], a[4], a[5], a[6], a[7], a[8]
+	st := launchState(g, a[9])
+	chans, sigs := ports(g, a[0], int(nranks-1)), ports(g, a[1], int(nranks-1))
+	credit := uint64(0)
+	if st.Launches > 0 {
+		credit = 1
+	}
+	for i, c := range chans {
+		if credit > 0 {
+			if err := sigs[i].waitCount(1); err != nil {
+				return err
+			}
+		}
+		if a[0] == a[1] {
+			if _, err := c.push(channels.TriggerData|channels.TriggerFlag, rank*chunk, srcOff, chunk); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := c.push(channels.TriggerData, rank*chunk, srcOff, chunk); err != nil {
+			return err
+		}
+		if _, err := sigs[i].push(channels.TriggerFlag, 0, 0, 0); err != nil {
+			return err
+		}
+	}
+	chans = sigs
+	for _, c := range chans {
+		if err := c.waitCount(credit + 1); err != nil {
+			return err
+		}
+	}
+	for r := uint64(0); r < nranks; r++ {
+		src := scratch + r*chunk
+		if r == rank {
+			src = in
+		}
+		if dst := out + r*chunk; src != dst {
+			copy(bytesAt(g, dst, chunk), bytesAt(g, src, chunk))
+		}
+	}
+	for _, c := range chans {
+		c.advance(credit + 1)
+		pos, err := c.push(channels.TriggerFlag|channels.TriggerSync, 0, 0, 0)
+		if err != nil {
+			return err
+		}
+		if err := c.sync(pos); err != nil {
+			return err
+		}
+	}
+	st.Launches++
+	return nil
+}
+
+// allreducePortRSAGKernel (int32 sum): (rsChans, agChans, scratch, slotBytes, in, out,
+// inOff, outOff, count, rank, nranks, state).
+func allreducePortRSAGKernel(g *devicetest.GPU, a []uint64) error {
+	scratch, slot, in, out, inOff, outOff, count, rank, nranks := a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]
+	st := launchState(g, a[11])
+	rs, ag := ports(g, a[0], int(nranks-1)), ports(g, a[1], int(nranks-1))
+	bytes := count * 4
+	mb, me := split(bytes, nranks, rank, 16)
+	for i, c := range rs {
+		peer := uint64(i)
+		if peer >= rank {
+			peer++
+		}
+		b, e := split(bytes, nranks, peer, 16)
+		typ, size := uint32(channels.TriggerData|channels.TriggerFlag), e-b
+		if size == 0 {
+			typ = channels.TriggerFlag
+		}
+		if _, err := c.push(typ, rank*slot, inOff+b, size); err != nil {
+			return err
+		}
+	}
+	for _, c := range rs {
+		if err := c.waitCount(1); err != nil {
+			return err
+		}
+	}
+	res := bytesAt(g, out+mb, me-mb)
+	for k := uint64(0); k+4 <= me-mb; k += 4 {
+		var sum int32
+		for r := uint64(0); r < nranks; r++ {
+			src := scratch + r*slot + k
+			if r == rank {
+				src = in + mb + k
+			}
+			sum += int32(binary.LittleEndian.Uint32(bytesAt(g, src, 4)))
+		}
+		binary.LittleEndian.PutUint32(res[k:], uint32(sum))
+	}
+	for i, c := range ag {
+		rs[i].advance(1)
+		typ := uint32(channels.TriggerData | channels.TriggerFlag)
+		if me == mb {
+			typ = channels.TriggerFlag
+		}
+		if _, err := c.push(typ, outOff+mb, outOff+mb, me-mb); err != nil {
+			return err
+		}
+		if err := c.waitCount(1); err != nil {
+			return err
+		}
+		c.advance(1)
+		pos, err := c.push(channels.TriggerSync, 0, 0, 0)
+		if err != nil {
+			return err
+		}
+		if err := c.sync(pos); err != nil {
+			return err
+		}
+	}
+	st.Launches++
+	return nil
+}
+
+// portJob is n ranks on n simulated hosts, with the shared input and output buffers.
+func portJob(t *testing.T, n int, bufBytes uint64) []*Env {
+	t.Helper()
+	kernels := map[string]devicetest.Kernel{"allgather_portput": allgatherPortputKernel}
+	for _, dt := range Datatypes { // the set-up looks every kernel of the family up
+		for _, op := range Ops {
+			kernels[fmt.Sprintf("allreduce_portrsag_%s_%s", dt.Name, op)] = func(*devicetest.GPU, []uint64) error {
+				return fmt.Errorf("only int32 sum is transcribed for the stand-in")
+			}
+		}
+	}
+	kernels["allreduce_portrsag_int32_sum"] = allreducePortRSAGKernel
+	space := devicetest.NewSpace(kernels)
+	boots := make([]*bootstrap.TcpBootstrap, n)
+	for r := range boots {
+		b, err := bootstrap.New(r, n, bootstrap.Options{Timeout: 20 * time.Second, Logf: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		boots[r] = b
+		t.Cleanup(func() { b.Close() })
+	}
+	id, err := boots[0].CreateUniqueID("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	envs := make([]*Env, n)
+	errs := bounded.Ranks(t, n, 30*time.Second, func(r int) error {
+		if err := boots[r].Initialize(context.Background(), id); err != nil {
+			return err
+		}
+		g := space.NewGPU(r)
+		m, err := channels.NewMesh(g, boots[r], channels.MeshOptions{Timeout: 20 * time.Second, Hostname: "node", HostID: fmt.Sprintf("h%d", r),
+			Ethernet: channels.EthernetOptions{Sockets: 2, Chunk: 64 << 10, Depth: 2}})
+		if err != nil {
+			return err
+		}
+		t.Cleanup(func() { m.Close() })
+		e := &Env{GPU: g, Mesh: m, Rank: r, NRanks: n, SMs: 4, MaxBytes: int64(bufBytes), InBytes: bufBytes, OutBytes: bufBytes, Layout: LayoutOf(m)}
+		for _, buf := range []**channels.Buffer{&e.In, &e.Out} {
+			p, err := m.Alloc(bufBytes)
+			if err != nil {
+				return err
+			}
+			if *buf, err = m.Share(p, bufBytes); err != nil {
+				return err
+			}
+		}
+		envs[r] = e
+		return nil
+	})
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	for r, e := range envs {
+		if tr := e.Mesh.PairTransport(0, 1); tr != channels.TransportEthernet {
+			t.Fatalf("rank %d: ranks 0 and 1 connect over %v, want Ethernet", r, tr)
+		}
+	}
+	return envs
+}
+
+// onAll runs fn on every rank at once (a launch blocks until its peers' data arrived).
+func onAll(t *testing.T, envs []*Env, fn func(e *Env) error) {
+	t.Helper()
+	for r, err := range bounded.Ranks(t, len(envs), 60*time.Second, func(r int) error { return fn(envs[r]) }) {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+}
+
+func fillInput(e *Env, a *LaunchArgs, launch int) {
+	in := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.InPtr(a, e.Rank)), a.SendBytes)
+	for i := range in {
+		in[i] = byte(i*7 + e.Rank*31 + launch*13)
+	}
+}
+
+func TestPortAlgorithmsAcrossHostsOnStandin(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprintf("%d hosts", n), func(t *testing.T) {
+			const bufBytes = 1 << 20
+			envs := portJob(t, n, bufBytes)
+			ags, ars := make([]Instance, n), make([]Instance, n)
+			onAll(t, envs, func(e *Env) error {
+				var err error
+				if ags[e.Rank], err = newAllgatherPortput(e); err != nil {
+					return err
+				}
+				ars[e.Rank], err = newAllreducePortRSAG(e)
+				return err
+			})
+			int32T, err := LookupDatatype("int32")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Odd sizes, in and out of place, at offsets; several launches per instance so
+			// that the credits and counts carry over.
+			for launch, count := range []uint64{1, 5, 1000, 4097, 60000} {
+				for _, inPlace := range []bool{false, true} {
+					off := uint64(launch) * 256
+					// all-gather: count int32 per rank
+					// The offsets as the harness sets them (Harness.at): Shift, the in-place
+					// strides of nccl-tests' counts, then this rank's own offsets.
+					ag := &LaunchArgs{Type: int32T, Count: int64(count), SendBytes: 4 * count, RecvBytes: 4 * count * uint64(n), InPlace: inPlace, Shift: off, SendInPlace: 4 * count}
+					onAll(t, envs, func(e *Env) error {
+						a := *ag
+						a.InOff, a.OutOff = a.InOffOf(e.Rank), a.OutOffOf(e.Rank)
+						fillInput(e, &a, launch)
+						return ags[e.Rank].Launch(&a, 0)
+					})
+					for _, e := range envs {
+						got := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.OutPtr(ag, e.Rank)), ag.RecvBytes)
+						for i, b := range got {
+							r, j := i/int(ag.SendBytes), i%int(ag.SendBytes)
+							if want := byte(j*7 + r*31 + launch*13); b != want {
+								t.Fatalf("allgather %d x int32 (in place %v) rank %d: byte %d (rank %d's %d) = %d, want %d", count, inPlace, e.Rank, i, r, j, b, want)
+							}
+						}
+					}
+					// all-reduce: count int32, sum
+					ar := &LaunchArgs{Type: int32T, Op: OpSum, Count: int64(count), SendBytes: 4 * count, RecvBytes: 4 * count, InPlace: inPlace, Shift: off, InOff: off, OutOff: off}
+					onAll(t, envs, func(e *Env) error {
+						fillInput(e, ar, launch)
+						return ars[e.Rank].Launch(ar, 0)
+					})
+					for _, e := range envs {
+						got := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.OutPtr(ar, e.Rank)), ar.RecvBytes)
+						for k := 0; k < int(count); k++ {
+							var want int32
+							for r := 0; r < n; r++ {
+								var w [4]byte
+								for j := range w {
+									w[j] = byte((4*k+j)*7 + r*31 + launch*13)
+								}
+								want += int32(binary.LittleEndian.Uint32(w[:]))
+							}
+							if v := int32(binary.LittleEndian.Uint32(got[4*k:])); v != want {
+								t.Fatalf("allreduce %d x int32 (in place %v) rank %d: element %d = %d, want %d", count, inPlace, e.Rank, k, v, want)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,30 @@
+package affinity
+
+// Helpers returns the CPUs for the helper threads of the index-th rank of a host: threads
+// that block in socket calls and wait for staging copies (the Ethernet transport's senders
+// and receivers). ranks and h are as for Plan.
+//
+// A rank bound to two or more CPUs keeps them (nil: the OS schedules the helpers within the
+// rank's binding). A rank bound to a single CPU gets every CPU that no rank of the host is
+// bound to, near the GPU first, less those the host's proxies are pinned to (each spins on
+// its CPU) while any remain; the helpers then never wait for the rank's main thread. With
+// no free CPU at all, nil: the helpers share the rank's CPU.
+func Helpers(ranks []Set, index int, h Host) Set {
+	if len(ranks[index]) >= 2 {
+		return nil
+	}
+	free := Minus(h.Allowed, Union(ranks...))
+	if len(free) == 0 {
+		return nil
+	}
+	var proxies Set
+	for i := range ranks {
+		proxies = Union(proxies, Plan(ranks, i, h).CPUs)
+	}
+	for _, pool := range []Set{Intersect(free, h.Near), free} {
+		if rest := Minus(pool, proxies); len(rest) > 0 {
+			return rest
+		}
+	}
+	return free
+}
