@@ -16,7 +16,7 @@ type Algorithm struct {
 	Number     int    // unique within the collective, also accepted by -k
 	Doc        string // one line for help and reports
 
-	// Bytes is the collective's message size (nccl-tests' "size" column) it handles;
+	// MinBytes..MaxBytes are the message sizes (nccl-tests' "size" column) it handles;
 	// MaxBytes 0 means no upper limit.
 	MinBytes, MaxBytes int64
 	MinRanks, MaxRanks int // MaxRanks 0 means no upper limit

@@ -270,7 +270,8 @@ __device__ void allreducePort(PortChannelHandle* rsChans, MemoryChannelHandle* o
                          nranks, state);                                                                            \
   }
 
-// LL8 carries 4 bytes per packet: types of up to 4 bytes only.
+// LL8 carries 4 bytes per packet: types of up to 4 bytes only (collectives/allreduce_ll.go
+// ll8Types; TestKernelTypes checks this list against it).
 #define AR_LL8_KERNEL(name, T, opname, OP)                                                                          \
   extern "C" __global__ void __launch_bounds__(1024) allreduce_ll8_##name##_##opname(                               \
       MemoryChannelHandle* chans, const char* scratch, uint64_t slotBytes, const char* in, char* out,               \

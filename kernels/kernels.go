@@ -1,7 +1,10 @@
 // Package kernels holds the CUDA sources of mscclpp-bench and embeds their compiled
 // fatbins (built by `make` into kernels/fatbin/). Device headers live in include/mscclpp:
-// handles.h defines the structs shared with Go; *_device.cuh hold the device halves of the
-// channels. This package is plain Go: it needs neither a GPU nor the CUDA toolkit.
+// handles.h defines the structs shared with Go (kernels/layout checks them); the
+// *_device.cuh headers hold the device halves of the channels and what the collective
+// kernels share. Every kernel's name and parameters are declared in Go in kernels/params
+// (checked against these sources by a CPU test through kernels/cproto). This package is
+// plain Go: it needs neither a GPU nor the CUDA toolkit.
 package kernels
 
 import (

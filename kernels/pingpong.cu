@@ -1,4 +1,4 @@
-// pingpong.cu: point-to-point kernels for `mscclpp-bench pingpong` and the channel tests.
+// pingpong.cu: point-to-point kernels for `mscclpp-bench pingpong` and acceptance.
 // Each kernel runs `iters` rounds inside one launch so launch overhead stays out of the
 // per-round figure. The initiator is the rank that starts each round.
 #include "mscclpp/memory_channel_device.cuh"
@@ -36,14 +36,13 @@ extern "C" __global__ void pingpong_port_signal(PortChannelHandle* ch, int iters
   signalRoundTrips<false>(PortChannel{*ch}, iters, initiator);
 }
 
-// memory_put_rounds: `sender` ranks put bytes into the peer each round and signal (one
-// signal per block), `receiver` ranks wait for every block's signal. After the last round
-// the receiver acknowledges once, so the sender's kernel time covers delivery.
-// Both flags set = both directions at once. The put uses all threads of all blocks.
+// memoryPutRounds: `send` ranks put bytes into the peer each round and signal (one
+// signal per block), `recv` ranks wait for every block's signal. Both flags set = both
+// directions at once. The put uses all threads of all blocks. The host follows it with
+// pingpong_memory_handshake, so the sender's time covers delivery.
 template <int Unroll>
 __device__ void memoryPutRounds(MemoryChannelHandle* ch, uint64_t bytes, int iters, int send, int recv) {
   MemoryChannel c{*ch};
-  const uint64_t nthreads = (uint64_t)gridDim.x * blockDim.x;
   const uint64_t tid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   // Block b moves a contiguous share so that each block's signal covers its own bytes.
   mb::Range r = mb::split(bytes, gridDim.x, blockIdx.x, 16);
@@ -59,7 +58,6 @@ __device__ void memoryPutRounds(MemoryChannelHandle* ch, uint64_t bytes, int ite
       __syncthreads();
     }
   }
-  (void)nthreads;
 }
 
 extern "C" __global__ void pingpong_memory_put(MemoryChannelHandle* ch, uint64_t bytes, int iters, int send,
@@ -72,8 +70,9 @@ extern "C" __global__ void pingpong_memory_put_u8(MemoryChannelHandle* ch, uint6
   memoryPutRounds<8>(ch, bytes, iters, send, recv);
 }
 
-// Final handshake used after bandwidth rounds: each side signals and waits once on a second
-// channel, so neither kernel ends before the other's data has landed.
+// Final handshake used after bandwidth rounds: each side signals and waits once on the
+// put's channel (stream order keeps it after the rounds), so neither side's timed work ends
+// before the other's data has landed.
 extern "C" __global__ void pingpong_memory_handshake(MemoryChannelHandle* ch) {
   MemoryChannel c{*ch};
   c.signal();

@@ -112,7 +112,7 @@ MB_DEVICE W finishWord(W a, uint32_t nranks) {
 }  // namespace mb
 
 // MB_FOR_EACH_TYPE(X) calls X(name, C type) for every element type, in the order of the
-// datatype table in collectives/datatype.go.
+// datatype table in collectives/datatype.go (collectives' TestKernelTypes checks both).
 #define MB_FOR_EACH_TYPE(X)   \
   X(int8, int8_t)             \
   X(uint8, uint8_t)           \
@@ -125,7 +125,8 @@ MB_DEVICE W finishWord(W a, uint32_t nranks) {
   X(double, double)           \
   X(bfloat16, __nv_bfloat16)
 
-// MB_FOR_EACH_OP(X, ...) calls X(..., name, mb::Op) for every reduction operator.
+// MB_FOR_EACH_OP(X, name, T) calls X(name, T, op name, mb::RedOp value) for every reduction
+// operator (collectives.Ops).
 #define MB_FOR_EACH_OP(X, name, T) \
   X(name, T, sum, mb::OpSum)       \
   X(name, T, prod, mb::OpProd)     \
