@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"math"
 	"os"
 	"path/filepath"
@@ -134,13 +135,10 @@ func (r *commonFlags) build(command string, inputs ...string) (*Config, error) {
 	if c.Env, err = ReadEnv(os.Getenv); err != nil {
 		return nil, err
 	}
-	switch r.transport {
-	case "nvlink", "cudaipc":
-		c.Transport = "nvlink"
-	case "auto", "ethernet", "ib":
-		c.Transport = r.transport
-	default:
-		return nil, usagef("--transport %q: want auto, nvlink, ethernet or ib", r.transport)
+	mode, err := channels.ParseMode(r.transport) // the one list of transport names
+	if err != nil {
+		return nil, usagef("--transport: %v", err)
 	}
+	c.Transport = mode.String()
 	return c, nil
 }
