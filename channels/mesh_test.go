@@ -1,7 +1,6 @@
 package channels
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,45 +12,14 @@ import (
 	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/bootstraptest"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
 // newBoots starts n connected bootstraps in this process.
 func newBoots(t testing.TB, n int) []*bootstrap.TcpBootstrap {
 	t.Helper()
-	bs := make([]*bootstrap.TcpBootstrap, n)
-	for r := range bs {
-		b, err := bootstrap.New(r, n, bootstrap.Options{Timeout: 10 * time.Second, Logf: t.Logf})
-		if err != nil {
-			t.Fatal(err)
-		}
-		bs[r] = b
-	}
-	id, err := bs[0].CreateUniqueID("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for r := range bs {
-		wg.Add(1)
-		go func(r int) {
-			defer wg.Done()
-			errs[r] = bs[r].Initialize(context.Background(), id)
-		}(r)
-	}
-	wg.Wait()
-	for r, err := range errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
-		}
-	}
-	t.Cleanup(func() {
-		for _, b := range bs {
-			_ = b.Close()
-		}
-	})
-	return bs
+	return bootstraptest.Loopback(t, n, 10*time.Second)
 }
 
 // onRanks runs fn on n ranks concurrently and fails the test on any error.

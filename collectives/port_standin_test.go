@@ -1,15 +1,14 @@
 package collectives
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/bootstraptest"
 	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
 
-	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
@@ -249,24 +248,9 @@ func portJob(t *testing.T, n int, bufBytes uint64) []*Env {
 	}
 	kernels["allreduce_portrsag_int32_sum"] = allreducePortRSAGKernel
 	space := devicetest.NewSpace(kernels)
-	boots := make([]*bootstrap.TcpBootstrap, n)
-	for r := range boots {
-		b, err := bootstrap.New(r, n, bootstrap.Options{Timeout: 20 * time.Second, Logf: t.Logf})
-		if err != nil {
-			t.Fatal(err)
-		}
-		boots[r] = b
-		t.Cleanup(func() { b.Close() })
-	}
-	id, err := boots[0].CreateUniqueID("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	boots := bootstraptest.Loopback(t, n, 20*time.Second)
 	envs := make([]*Env, n)
 	errs := bounded.Ranks(t, n, 30*time.Second, func(r int) error {
-		if err := boots[r].Initialize(context.Background(), id); err != nil {
-			return err
-		}
 		g := space.NewGPU(r)
 		m, err := channels.NewMesh(g, boots[r], channels.MeshOptions{Timeout: 20 * time.Second, Hostname: "node", HostID: fmt.Sprintf("h%d", r),
 			Ethernet: channels.EthernetOptions{Sockets: 2, Chunk: 64 << 10, Depth: 2}})

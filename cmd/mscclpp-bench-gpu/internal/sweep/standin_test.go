@@ -1,15 +1,14 @@
 package sweep
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/bootstraptest"
 	"math"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
@@ -308,24 +307,9 @@ type job struct {
 func newJob(t *testing.T, n int) *job {
 	t.Helper()
 	space := devicetest.NewSpace(kernels())
-	boots := make([]*bootstrap.TcpBootstrap, n)
-	for r := range boots {
-		b, err := bootstrap.New(r, n, bootstrap.Options{Timeout: 10 * time.Second, Logf: t.Logf})
-		if err != nil {
-			t.Fatal(err)
-		}
-		boots[r] = b
-		t.Cleanup(func() { b.Close() })
-	}
-	id, err := boots[0].CreateUniqueID("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	boots := bootstraptest.Loopback(t, n, 10*time.Second)
 	j := &job{gpus: make([]*devicetest.GPU, n), meshes: make([]*channels.Mesh, n)}
 	errs := bounded.Ranks(t, n, 30*time.Second, func(r int) error {
-		if err := boots[r].Initialize(context.Background(), id); err != nil {
-			return err
-		}
 		j.gpus[r] = space.NewGPU(r)
 		m, err := channels.NewMesh(j.gpus[r], boots[r], channels.MeshOptions{Mode: channels.ModeNVLink, Timeout: 10 * time.Second, Hostname: "node"})
 		j.meshes[r] = m
