@@ -27,7 +27,7 @@ func TestRootedCounts(t *testing.T) {
 		{256 << 20, "bfloat16", 2, 128 << 20},
 		{17, "int8", 1, 17},
 	}
-	for _, name := range []string{"broadcast"} {
+	for _, name := range []string{"broadcast", "reduce"} {
 		c := mustLookup(t, name)
 		for _, tt := range tests {
 			dt := mustType(t, tt.dtype)
@@ -46,7 +46,7 @@ func TestRootedCounts(t *testing.T) {
 // TestRootedBandwidth: algbw is count*size/time and busbw equals it (factor 1), worked by
 // hand from nccl-tests' getBw.
 func TestRootedBandwidth(t *testing.T) {
-	for _, name := range []string{"broadcast"} {
+	for _, name := range []string{"broadcast", "reduce"} {
 		for _, n := range []int{1, 2, 8} {
 			alg, bus := mustLookup(t, name).Bandwidth(Counts{Send: 1024, Recv: 1024, Param: 1024}, 4, 1e-3, n)
 			if alg != 0.004096 || bus != 0.004096 {
@@ -62,7 +62,7 @@ func TestRootedRegistry(t *testing.T) {
 	for _, tt := range []struct {
 		name, testName string
 		hasOp          bool
-	}{{"broadcast", "broadcast_perf", false}} {
+	}{{"broadcast", "broadcast_perf", false}, {"reduce", "reduce_perf", true}} {
 		c := mustLookup(t, tt.name)
 		if !c.HasRoot() || c.HasOp() != tt.hasOp || c.TestName() != tt.testName {
 			t.Errorf("%s: HasRoot %v, HasOp %v, TestName %s", tt.name, c.HasRoot(), c.HasOp(), c.TestName())
@@ -82,14 +82,16 @@ func TestRootedRegistry(t *testing.T) {
 // launchRecorder is a device.GPU stand-in that keeps the last launch's grid and arguments.
 type launchRecorder struct {
 	device.GPU
-	dim  device.Dim
-	args []uint64
+	dim      device.Dim
+	args     []uint64
+	launches int
 }
 
 func (g *launchRecorder) Kernel(name string) (device.Kernel, error) { return 1, nil }
 
 func (g *launchRecorder) Launch(k device.Kernel, d device.Dim, s device.Stream, args ...uint64) error {
 	g.dim, g.args = d, append([]uint64(nil), args...)
+	g.launches++
 	return nil
 }
 
@@ -149,6 +151,102 @@ func TestBroadcastReadLaunch(t *testing.T) {
 		}
 		if shift == 0 || g.dim.Grid != tt.grid || g.dim.Block != 1024 {
 			t.Errorf("%+v: shift %d, grid %d x %d; want a shift, grid %d x 1024", tt, shift, g.dim.Grid, g.dim.Block, tt.grid)
+		}
+	}
+}
+
+// TestReduceReadLaunch: the root gets a grid by size, the other ranks one block (they only
+// meet the root); every rank gets the inputs' offset, the count in elements and the root.
+func TestReduceReadLaunch(t *testing.T) {
+	const inChans, outChans = device.Ptr(0x1000), device.Ptr(0x2000)
+	for _, tt := range []struct {
+		rank, nranks, root int
+		inPlace            bool
+		dtype              string
+		bytes              uint64
+		grid               int
+	}{
+		{0, 2, 0, false, "float", 1 << 20, 64},
+		{1, 2, 0, true, "float", 1 << 20, 1},
+		{1, 3, 1, true, "double", 100000, 7},
+		{7, 8, 7, false, "half", 1 << 30, 132},
+	} {
+		g := &launchRecorder{}
+		env := &Env{GPU: g, Rank: tt.rank, NRanks: tt.nranks, SMs: 132, In: fakeBuffers(tt.nranks, 1<<40), Out: fakeBuffers(tt.nranks, 2<<40)}
+		k, err := loadTyped(g, params.ReduceRead, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := &reduceRead{base: &base{env: env, state: 0x3000}, peerBuffers: peerBuffers{inChans, outChans}, k: k}
+		dt := mustType(t, tt.dtype)
+		c := mustLookup(t, "reduce").Counts(int64(tt.bytes), dt, tt.nranks)
+		elt := uint64(dt.Size)
+		h := &Harness{env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: 4 << 30}}
+		l := h.at(&LaunchArgs{Type: dt, Op: OpMax, Root: tt.root, Count: c.Send, SendBytes: uint64(c.Send) * elt,
+			RecvBytes: uint64(c.Recv) * elt, InPlace: tt.inPlace}, 2)
+		if err := a.Launch(l, 0); err != nil {
+			t.Fatal(err)
+		}
+		chans, in := inChans, env.In.Ptrs[tt.rank]
+		if tt.inPlace {
+			chans, in = outChans, env.Out.Ptrs[tt.rank]
+		}
+		shift := l.Shift
+		want := []uint64{uint64(chans), uint64(in) + shift, uint64(env.Out.Ptrs[tt.rank]) + shift, shift, tt.bytes / elt,
+			uint64(tt.root), uint64(tt.rank), uint64(tt.nranks), 0x3000}
+		if len(g.args) != len(want) {
+			t.Fatalf("%+v: %d arguments, want %d", tt, len(g.args), len(want))
+		}
+		for i := range want {
+			if g.args[i] != want[i] {
+				t.Errorf("%+v: argument %d = %#x, want %#x", tt, i, g.args[i], want[i])
+			}
+		}
+		if shift == 0 || g.dim.Grid != tt.grid || g.dim.Block != 1024 {
+			t.Errorf("%+v: shift %d, grid %d x %d; want a shift, grid %d x 1024", tt, shift, g.dim.Grid, g.dim.Block, tt.grid)
+		}
+	}
+}
+
+// TestRootedChecks: broadcast checks every rank's output against the root's pattern;
+// reduce checks the root's output against the reduction from element 0, and nothing on
+// the other ranks.
+func TestRootedChecks(t *testing.T) {
+	for _, tt := range []struct {
+		coll       string
+		rank, root int
+		launches   int
+		want       map[int]uint64 // argument index: value
+	}{
+		// check_pattern(buf, chunkBytes, nchunks, firstRank, seed, eltSize, wrong)
+		{"broadcast", 0, 1, 1, map[int]uint64{1: 4096, 2: 1, 3: 1, 4: 9, 5: 4}},
+		{"broadcast", 1, 1, 1, map[int]uint64{1: 4096, 2: 1, 3: 1, 4: 9, 5: 4}},
+		{"broadcast", 2, 0, 1, map[int]uint64{1: 4096, 2: 1, 3: 0}},
+		// check_<type>_<op>(buf, count, first, nranks, seed, wrong)
+		{"reduce", 1, 1, 1, map[int]uint64{1: 1024, 2: 0, 3: 3, 4: 9}},
+		{"reduce", 0, 1, 0, nil},
+		{"reduce", 2, 0, 0, nil},
+	} {
+		g := &launchRecorder{}
+		env := &Env{GPU: g, Rank: tt.rank, NRanks: 3, Out: fakeBuffers(3, 2<<40)}
+		v := &Verifier{GPU: g, Env: env, Wrong: 0x5000, Grid: 4}
+		a := &LaunchArgs{Type: mustType(t, "float"), Op: OpSum, Root: tt.root, Count: 1024, SendBytes: 4096, RecvBytes: 4096, Shift: 512}
+		if err := mustLookup(t, tt.coll).Check(v, a, 9); err != nil {
+			t.Fatal(err)
+		}
+		if g.launches != tt.launches {
+			t.Fatalf("%s rank %d root %d: %d launches, want %d", tt.coll, tt.rank, tt.root, g.launches, tt.launches)
+		}
+		if tt.launches == 0 {
+			continue
+		}
+		if g.args[0] != uint64(env.Out.Ptrs[tt.rank])+512 {
+			t.Errorf("%s rank %d: checks %#x, want my output %#x", tt.coll, tt.rank, g.args[0], uint64(env.Out.Ptrs[tt.rank])+512)
+		}
+		for i, w := range tt.want {
+			if g.args[i] != w {
+				t.Errorf("%s rank %d root %d: argument %d = %d, want %d", tt.coll, tt.rank, tt.root, i, g.args[i], w)
+			}
 		}
 	}
 }
