@@ -1,6 +1,6 @@
 // broadcast.cu: broadcast kernels (host side: collectives/broadcast_*.go). Every rank's
 // output receives the root's input.
-#include "mscclpp/collective_device.cuh"
+#include "mscclpp/rooted_device.cuh"
 
 using namespace mb;
 
@@ -14,14 +14,11 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
     broadcast_read(MemoryChannelHandle* chans, const char* in, char* out, uint64_t rootInOff, uint64_t bytes,
                    uint32_t root, uint32_t rank, uint32_t nranks, LaunchState* state) {
   const uint32_t flag = launchFlag(state);
-  const bool isRoot = rank == root;
-  // the channels this rank meets: every peer's at the root, the root's elsewhere
-  MemoryChannelHandle* meet = isRoot ? chans : chans + (root < rank ? root : root - 1);
-  const uint32_t nmeet = isRoot ? nranks - 1 : 1;
-  startBarrier(state, flag, meet, nmeet);
+  const RootMeet meet = rootMeet(chans, root, rank, nranks);
+  startBarrier(state, flag, meet.chans, meet.n);
   Range blk = split(bytes, gridDim.x, blockIdx.x, 16);
-  const char* src = isRoot ? in : reinterpret_cast<const char*>(meet[0].remote) + rootInOff;
+  const char* src = rank == root ? in : reinterpret_cast<const char*>(meet.chans[0].remote) + rootInOff;
   if (src != out) copy(out + blk.begin, src + blk.begin, blk.size(), threadIdx.x, blockDim.x);
-  endBarrier(state, meet, nmeet);
+  endBarrier(state, meet.chans, meet.n);
   finishLaunch(state, flag);
 }
