@@ -104,95 +104,65 @@ func fakeBuffers(nranks int, base device.Ptr) *channels.Buffer {
 	return b
 }
 
-// TestBroadcastReadLaunch: the kernel gets my input and output, the root's input offset
-// (the same as mine: in place too, broadcast's in-place offsets are 0), the channels that
-// reach the inputs of the placement, the root from the launch, and a grid within the SMs.
-func TestBroadcastReadLaunch(t *testing.T) {
-	const inChans, outChans = device.Ptr(0x1000), device.Ptr(0x2000)
-	for _, tt := range []struct {
-		rank, nranks, root int
-		inPlace            bool
-		bytes              uint64
-		grid               int
-	}{
-		{1, 2, 0, false, 8, 1},
-		{0, 2, 0, true, 1 << 20, 64},
-		{2, 3, 1, true, 100000, 7},
-		{5, 8, 7, false, 1 << 30, 132},
-	} {
-		g := &launchRecorder{}
-		env := &Env{GPU: g, Rank: tt.rank, NRanks: tt.nranks, SMs: 132, In: fakeBuffers(tt.nranks, 1<<40), Out: fakeBuffers(tt.nranks, 2<<40)}
-		k, err := params.BroadcastRead.Load(g)
+// newRootedInstance sets up a rooted collective's read algorithm on a stand-in GPU, with
+// made-up channel arrays to the peers' inputs and outputs.
+func newRootedInstance(t *testing.T, coll string, env *Env) Instance {
+	t.Helper()
+	b, p := &base{env: env, state: 0x3000}, peerBuffers{inChans: 0x1000, outChans: 0x2000}
+	if coll == "broadcast" {
+		k, err := params.BroadcastRead.Load(env.GPU)
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := &broadcastRead{base: &base{env: env, state: 0x3000}, peerBuffers: peerBuffers{inChans, outChans}, k: k}
-		c := mustLookup(t, "broadcast").Counts(int64(tt.bytes), mustType(t, "int8"), tt.nranks)
-		h := &Harness{env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: 4 << 30}}
-		l := h.at(&LaunchArgs{Type: mustType(t, "int8"), Root: tt.root, Count: c.Send, SendBytes: uint64(c.Send),
-			RecvBytes: uint64(c.Recv), InPlace: tt.inPlace}, 1)
-		if err := a.Launch(l, 0); err != nil {
-			t.Fatal(err)
-		}
-		chans, in := inChans, env.In.Ptrs[tt.rank]
-		if tt.inPlace {
-			chans, in = outChans, env.Out.Ptrs[tt.rank]
-		}
-		shift := l.Shift
-		want := []uint64{uint64(chans), uint64(in) + shift, uint64(env.Out.Ptrs[tt.rank]) + shift, shift, tt.bytes,
-			uint64(tt.root), uint64(tt.rank), uint64(tt.nranks), 0x3000}
-		if len(g.args) != len(want) {
-			t.Fatalf("%+v: %d arguments, want %d", tt, len(g.args), len(want))
-		}
-		for i := range want {
-			if g.args[i] != want[i] {
-				t.Errorf("%+v: argument %d = %#x, want %#x", tt, i, g.args[i], want[i])
-			}
-		}
-		if shift == 0 || g.dim.Grid != tt.grid || g.dim.Block != 1024 {
-			t.Errorf("%+v: shift %d, grid %d x %d; want a shift, grid %d x 1024", tt, shift, g.dim.Grid, g.dim.Block, tt.grid)
-		}
+		return &broadcastRead{base: b, peerBuffers: p, k: k}
 	}
+	k, err := loadTyped(env.GPU, params.ReduceRead, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &reduceRead{base: b, peerBuffers: p, k: k}
 }
 
-// TestReduceReadLaunch: the root gets a grid by size, the other ranks one block (they only
-// meet the root); every rank gets the inputs' offset, the count in elements and the root.
-func TestReduceReadLaunch(t *testing.T) {
-	const inChans, outChans = device.Ptr(0x1000), device.Ptr(0x2000)
+// TestRootedLaunch: each kernel gets the channels that reach the inputs of the placement,
+// my input and output, the inputs' offset (the root's is mine: both in-place offsets are
+// 0), the bytes (broadcast) or elements (reduce), the root from the launch, and a grid
+// within the SMs: by size, except reduce's non-root ranks, which only meet the root.
+func TestRootedLaunch(t *testing.T) {
 	for _, tt := range []struct {
+		coll               string
 		rank, nranks, root int
 		inPlace            bool
 		dtype              string
-		bytes              uint64
+		bytes, size        uint64 // bytes moved; the kernel's size argument
 		grid               int
 	}{
-		{0, 2, 0, false, "float", 1 << 20, 64},
-		{1, 2, 0, true, "float", 1 << 20, 1},
-		{1, 3, 1, true, "double", 100000, 7},
-		{7, 8, 7, false, "half", 1 << 30, 132},
+		{"broadcast", 1, 2, 0, false, "int8", 8, 8, 1},
+		{"broadcast", 0, 2, 0, true, "float", 1 << 20, 1 << 20, 64},
+		{"broadcast", 2, 3, 1, true, "int8", 100000, 100000, 7},
+		{"broadcast", 5, 8, 7, false, "double", 1 << 30, 1 << 30, 132},
+		{"reduce", 0, 2, 0, false, "float", 1 << 20, 1 << 18, 64},
+		{"reduce", 1, 2, 0, true, "float", 1 << 20, 1 << 18, 1},
+		{"reduce", 1, 3, 1, true, "double", 100000, 12500, 7},
+		{"reduce", 7, 8, 7, false, "half", 1 << 30, 1 << 29, 132},
 	} {
 		g := &launchRecorder{}
 		env := &Env{GPU: g, Rank: tt.rank, NRanks: tt.nranks, SMs: 132, In: fakeBuffers(tt.nranks, 1<<40), Out: fakeBuffers(tt.nranks, 2<<40)}
-		k, err := loadTyped(g, params.ReduceRead, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := &reduceRead{base: &base{env: env, state: 0x3000}, peerBuffers: peerBuffers{inChans, outChans}, k: k}
+		inst := newRootedInstance(t, tt.coll, env)
 		dt := mustType(t, tt.dtype)
-		c := mustLookup(t, "reduce").Counts(int64(tt.bytes), dt, tt.nranks)
+		c := mustLookup(t, tt.coll).Counts(int64(tt.bytes), dt, tt.nranks)
 		elt := uint64(dt.Size)
 		h := &Harness{env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: 4 << 30}}
 		l := h.at(&LaunchArgs{Type: dt, Op: OpMax, Root: tt.root, Count: c.Send, SendBytes: uint64(c.Send) * elt,
-			RecvBytes: uint64(c.Recv) * elt, InPlace: tt.inPlace}, 2)
-		if err := a.Launch(l, 0); err != nil {
+			RecvBytes: uint64(c.Recv) * elt, InPlace: tt.inPlace}, 1)
+		if err := inst.Launch(l, 0); err != nil {
 			t.Fatal(err)
 		}
-		chans, in := inChans, env.In.Ptrs[tt.rank]
+		chans, in := uint64(0x1000), env.In.Ptrs[tt.rank]
 		if tt.inPlace {
-			chans, in = outChans, env.Out.Ptrs[tt.rank]
+			chans, in = 0x2000, env.Out.Ptrs[tt.rank]
 		}
 		shift := l.Shift
-		want := []uint64{uint64(chans), uint64(in) + shift, uint64(env.Out.Ptrs[tt.rank]) + shift, shift, tt.bytes / elt,
+		want := []uint64{chans, uint64(in) + shift, uint64(env.Out.Ptrs[tt.rank]) + shift, shift, tt.size,
 			uint64(tt.root), uint64(tt.rank), uint64(tt.nranks), 0x3000}
 		if len(g.args) != len(want) {
 			t.Fatalf("%+v: %d arguments, want %d", tt, len(g.args), len(want))
