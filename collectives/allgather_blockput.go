@@ -1,7 +1,6 @@
 package collectives
 
 import (
-	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
@@ -37,15 +36,7 @@ func newAllgatherBlockput(env *Env) (Instance, error) {
 	if a.k, err = params.AllgatherBlockput.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	var all []channels.MemoryChannelHandle
-	for i := 0; i < env.SMs; i++ {
-		hs, err := env.Mesh.MemoryChannels(env.Out, env.Out.Ptrs[env.Rank])
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, hs...)
-	}
-	a.chans, err = env.Mesh.Upload(channels.HandlesBytes(all))
+	a.chans, err = b.blockChannels()
 	return a, err
 }
 

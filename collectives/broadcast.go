@@ -1,10 +1,5 @@
 package collectives
 
-import (
-	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
-)
-
 // broadcast is the broadcast collective: every rank's output receives the root's input
 // (-r). Algorithms: broadcast_*.go.
 type broadcast struct{}
@@ -39,18 +34,8 @@ func (broadcast) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 	return v.FillPattern(v.Env.InPtr(a, v.Env.Rank), a.SendBytes, v.Env.Rank, seed)
 }
 
-// Check counts the elements of my output that differ from the root's pattern.
+// Check counts the elements of my output that differ from the root's pattern
+// (checkPatternOf: alltoall.go).
 func (broadcast) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
 	return v.checkPatternOf(v.Env.OutPtr(a, v.Env.Rank), a.RecvBytes, a.Root, seed, a.Type.Size)
-}
-
-// checkPatternOf counts the elements of eltSize bytes in bytes at p that differ from
-// rank's pattern.
-func (v *Verifier) checkPatternOf(p device.Ptr, bytes uint64, rank int, seed uint32, eltSize int) error {
-	k, err := v.kernels()
-	if err != nil {
-		return err
-	}
-	return k.checkPattern.Launch(v.dim(), v.Stream, &params.CheckPatternArgs{Buf: p, ChunkBytes: bytes,
-		NChunks: 1, FirstRank: uint32(rank), Seed: seed, EltSize: uint32(eltSize), Wrong: v.Wrong})
 }

@@ -28,6 +28,13 @@ func TestHarnessAtOffsets(t *testing.T) {
 		{"reducescatter", 3000, "half", 4, 3, 3072},
 		{"reducescatter", 64 << 10, "double", 8, 5, 64 << 10},
 		{"reducescatter", 1 << 20, "float", 2, 1, 1 << 20},
+		{"alltoall", 8, "float", 2, 1, 256}, // nothing to send
+		{"alltoall", 1000, "int8", 3, 2, 1024},
+		{"alltoall", 4096, "half", 8, 7, 4096},
+		{"alltoall", 1 << 20, "double", 2, 1, 1 << 20},
+		{"sendrecv", 8, "float", 2, 1, 256},
+		{"sendrecv", 1001, "int8", 3, 2, 1024},
+		{"sendrecv", 1 << 20, "float", 2, 1, 1 << 20},
 	}
 	for _, tt := range tests {
 		coll := mustLookup(t, tt.coll)

@@ -60,6 +60,20 @@ func (p peerBuffers) inputs(l *LaunchArgs) device.Ptr {
 	return p.inChans
 }
 
+// blockChannels makes one set of memory channels to the peers' outputs per block the grid
+// may have (env.SMs), uploaded as one array indexed [block][peer].
+func (b *base) blockChannels() (device.Ptr, error) {
+	var all []channels.MemoryChannelHandle
+	for i := 0; i < b.env.SMs; i++ {
+		hs, err := b.env.Mesh.MemoryChannels(b.env.Out, b.env.Out.Ptrs[b.env.Rank])
+		if err != nil {
+			return 0, err
+		}
+		all = append(all, hs...)
+	}
+	return b.env.Mesh.Upload(channels.HandlesBytes(all))
+}
+
 // portChannelSets makes `sets` groups of port channels (one per peer each, so each group
 // has its own semaphores) from local[0, localBytes) to the peers' copies of remote, and
 // uploads them as one array indexed [set][peer].

@@ -57,6 +57,14 @@ func TestBandwidthAsNCCLTests(t *testing.T) {
 		{"allgather", 1024, 4, 4, 0.016384, 0.012288},
 		{"allreduce", 1024, 4, 4, 0.004096, 0.006144}, // 1024*4 bytes; factor 2*3/4
 		{"reducescatter", 0, 4, 2, 0, 0},
+		// alltoall: paramcount*typesize*nranks bytes; factor (n-1)/n
+		{"alltoall", 1024, 4, 4, 0.016384, 0.012288},
+		{"alltoall", 1024, 2, 2, 0.004096, 0.002048},
+		{"alltoall", 1024, 4, 1, 0.004096, 0},
+		// sendrecv: count*typesize bytes; factor 1
+		{"sendrecv", 1024, 4, 4, 0.004096, 0.004096},
+		{"sendrecv", 1000, 8, 2, 0.008, 0.008},
+		{"sendrecv", 0, 4, 2, 0, 0},
 	}
 	for _, tt := range tests {
 		alg, bus := mustLookup(t, tt.coll).Bandwidth(Counts{Param: tt.param}, tt.elt, sec, tt.nranks)

@@ -283,6 +283,9 @@ func kernels() map[string]devicetest.Kernel {
 	for _, dt := range collectives.Datatypes {
 		ks["host_allgather_"+dt.Name] = gather(dt.Size)
 	}
+	for name, k := range moverKernels() { // movers_standin_test.go
+		ks[name] = k
+	}
 	for name, k := range rootedKernels() { // rooted_standin_test.go
 		ks[name] = k
 	}

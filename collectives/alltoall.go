@@ -1,0 +1,80 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// allToAll is the all-to-all collective: every rank's input holds nranks chunks of Param
+// elements, and chunk q of rank r's input goes to chunk r of rank q's output.
+// Algorithms: alltoall_*.go.
+type allToAll struct{}
+
+func init() { RegisterCollective(allToAll{}) }
+
+func (allToAll) Name() string     { return "alltoall" }
+func (allToAll) TestName() string { return "alltoall_perf" }
+func (allToAll) Doc() string {
+	return "All-to-all: every rank sends a distinct block of its buffer to each rank"
+}
+func (allToAll) HasOp() bool   { return false }
+func (allToAll) HasRoot() bool { return false }
+
+// Counts follows nccl-tests: the chunk for each rank is the size's share, rounded down to a
+// multiple of 16 bytes; every rank sends and receives nranks chunks; in place, input and
+// output both start at the output buffer's start on every rank.
+func (allToAll) Counts(size int64, dt Datatype, nranks int) Counts {
+	count := size / int64(dt.Size)
+	chunk := (count / int64(nranks)) &^ (16/int64(dt.Size) - 1)
+	return Counts{Send: chunk * int64(nranks), Recv: chunk * int64(nranks), Param: chunk}
+}
+
+// Bandwidth: every rank sends Param elements to each of n ranks; bus factor (n-1)/n.
+func (allToAll) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return scaledBw(c, eltSize, sec, int64(nranks), ringFactor(nranks))
+}
+
+// patternID is the pattern that chunk `to` of rank from's input holds: a distinct pattern
+// for every (sender, receiver) pair, so a chunk delivered to the wrong rank or slot is caught.
+func patternID(from, to, nranks int) int { return from*nranks + to }
+
+// InitData poisons the output, then fills input chunk q with the pattern of (me, q). In
+// place the fills replace the poison.
+func (allToAll) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
+	me, n := v.Env.Rank, v.Env.NRanks
+	if err := v.Poison(v.Env.OutPtr(a, me), a.RecvBytes); err != nil {
+		return err
+	}
+	chunk := a.SendBytes / uint64(n)
+	in := v.Env.InPtr(a, me)
+	for q := 0; q < n; q++ {
+		if err := v.FillPattern(in.Add(uint64(q)*chunk), chunk, patternID(me, q, n), seed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Check counts the elements of output chunk q that do not hold the pattern of (q, me).
+func (allToAll) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
+	me, n := v.Env.Rank, v.Env.NRanks
+	chunk := a.RecvBytes / uint64(n)
+	out := v.Env.OutPtr(a, me)
+	for q := 0; q < n; q++ {
+		if err := v.checkPatternOf(out.Add(uint64(q)*chunk), chunk, patternID(q, me, n), seed, a.Type.Size); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkPatternOf counts the wrong elements of bytes at p that must hold pattern id's bytes
+// (FillPattern with rank id).
+func (v *Verifier) checkPatternOf(p device.Ptr, bytes uint64, id int, seed uint32, eltSize int) error {
+	k, err := v.kernels()
+	if err != nil {
+		return err
+	}
+	return k.checkPattern.Launch(v.dim(), v.Stream, &params.CheckPatternArgs{Buf: p, ChunkBytes: bytes,
+		NChunks: 1, FirstRank: uint32(id), Seed: seed, EltSize: uint32(eltSize), Wrong: v.Wrong})
+}

@@ -1,0 +1,48 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// alltoall blockput: over memory channels, each block puts its share of my chunks into the
+// peers' outputs (in place: swaps them pairwise), meeting only the peers' blocks of the same
+// index before and after (kernels/alltoall.cu).
+func init() {
+	Register(&Algorithm{
+		Collective: "alltoall", Name: "blockput", Number: 1,
+		Doc:      "memory channels: SM puts (in place: pairwise swaps), per-block handshakes",
+		MinRanks: 2,
+		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,
+		New: newAlltoallBlockput,
+	})
+}
+
+type alltoallBlockput struct {
+	*base
+	k     params.Kernel[params.AlltoallArgs]
+	chans device.Ptr // [block][peer] to the peers' outputs
+}
+
+func newAlltoallBlockput(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &alltoallBlockput{base: b}
+	if a.k, err = params.AlltoallBlockput.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	a.chans, err = b.blockChannels()
+	return a, err
+}
+
+func (a *alltoallBlockput) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	grid := a.blocks(l.SendBytes, blockputBytesPerBlock)
+	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AlltoallArgs{
+		Chans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
+		Chunk: l.SendBytes / uint64(e.NRanks), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
+		InPlace: b2u(l.InPlace), State: a.state,
+	})
+}

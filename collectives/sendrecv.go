@@ -1,0 +1,46 @@
+package collectives
+
+// sendRecv is nccl-tests' sendrecv: every rank sends its buffer to the next rank and
+// receives the previous rank's (a ring, modulo the rank count). Algorithms: sendrecv_*.go.
+type sendRecv struct{}
+
+func init() { RegisterCollective(sendRecv{}) }
+
+func (sendRecv) Name() string     { return "sendrecv" }
+func (sendRecv) TestName() string { return "sendrecv_perf" }
+func (sendRecv) Doc() string {
+	return "Send-receive: every rank sends its buffer to the next rank and receives the previous rank's"
+}
+func (sendRecv) HasOp() bool   { return false }
+func (sendRecv) HasRoot() bool { return false }
+
+// Counts follows nccl-tests: the whole size, not rounded; in place, input and output both
+// start at the output buffer's start.
+func (sendRecv) Counts(size int64, dt Datatype, nranks int) Counts {
+	count := size / int64(dt.Size)
+	return Counts{Send: count, Recv: count, Param: count}
+}
+
+// Bandwidth: Param elements cross one link per rank; bus factor 1.
+func (sendRecv) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return scaledBw(c, eltSize, sec, 1, 1)
+}
+
+// prevRank is the rank that sends to rank r.
+func prevRank(r, nranks int) int { return (r + nranks - 1) % nranks }
+
+// InitData poisons the output, then fills the input with my pattern (in place the fill
+// replaces the poison).
+func (sendRecv) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
+	me := v.Env.Rank
+	if err := v.Poison(v.Env.OutPtr(a, me), a.RecvBytes); err != nil {
+		return err
+	}
+	return v.FillPattern(v.Env.InPtr(a, me), a.SendBytes, me, seed)
+}
+
+// Check counts the output elements that do not hold the previous rank's pattern.
+func (sendRecv) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
+	me := v.Env.Rank
+	return v.checkPatternOf(v.Env.OutPtr(a, me), a.RecvBytes, prevRank(me, v.Env.NRanks), seed, a.Type.Size)
+}

@@ -1,0 +1,48 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// sendrecv put: over memory channels, each block puts its share of my buffer into the next
+// rank's output (in place: moves it through registers, piece by piece), meeting only the
+// neighbours' blocks of the same index (kernels/sendrecv.cu).
+func init() {
+	Register(&Algorithm{
+		Collective: "sendrecv", Name: "put", Number: 1,
+		Doc:      "memory channels: SM puts to the next rank, per-block handshakes",
+		MinRanks: 2,
+		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,
+		New: newSendRecvPut,
+	})
+}
+
+type sendRecvPut struct {
+	*base
+	k     params.Kernel[params.SendRecvArgs]
+	chans device.Ptr // [block][peer] to the peers' outputs
+}
+
+func newSendRecvPut(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &sendRecvPut{base: b}
+	if a.k, err = params.SendRecvPut.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	a.chans, err = b.blockChannels()
+	return a, err
+}
+
+func (a *sendRecvPut) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	grid := a.blocks(l.SendBytes, blockputBytesPerBlock)
+	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.SendRecvArgs{
+		Chans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
+		Bytes: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
+		InPlace: b2u(l.InPlace), State: a.state,
+	})
+}

@@ -1,0 +1,113 @@
+// alltoall.cu: all-to-all over memory channels (host side: collectives/alltoall_*.go).
+//
+// Every rank's buffer holds nranks chunks of `chunk` bytes: chunk q of rank r's input goes
+// to chunk r of rank q's output. Block b of every rank owns share b of every chunk and has
+// its own semaphore with every peer (channels [block][peer], to the peers' output buffers),
+// so it meets only block b of the peers, as allgather_blockput does: no block waits for
+// another block of its own grid.
+//
+// Out of place, block b signals the peers' block b and waits for theirs (the peers' launches
+// have started, so stream order has finished their earlier use of their outputs), puts its
+// share of chunk q of my input into chunk `rank` of peer q's output for every peer, copies
+// its share of my own chunk locally, then signals with release semantics and waits for the
+// peers' block b: once every block has passed that wait, every peer's data has landed here.
+//
+// In place (input and output are the same buffer, at the same offset on every rank), a put
+// would overwrite data the peer has not sent yet. Instead the two ranks of a pair swap
+// chunks: my chunk q and peer q's chunk `rank` trade places, the lower rank of the pair
+// swapping the first half of the chunk and the higher rank the second half, so each element
+// is read and written once and no two ranks touch the same bytes. The start handshake has
+// acquire semantics there, since the peers' inputs are read.
+#include "mscclpp/collective_device.cuh"
+
+using namespace mb;
+
+namespace {
+
+// swapVec16 exchanges n 16-byte vectors of a and b, Unroll of each in flight per thread.
+template <int Unroll = 4>
+__device__ __forceinline__ void swapVec16(int4* a, int4* b, uint64_t n, uint64_t tid, uint64_t nthreads) {
+  uint64_t i = tid;
+  const uint64_t step = nthreads * Unroll;
+  for (; i + (Unroll - 1) * nthreads < n; i += step) {
+    int4 x[Unroll], y[Unroll];
+#pragma unroll
+    for (int u = 0; u < Unroll; u++) {
+      x[u] = a[i + u * nthreads];
+      y[u] = b[i + u * nthreads];
+    }
+#pragma unroll
+    for (int u = 0; u < Unroll; u++) {
+      a[i + u * nthreads] = y[u];
+      b[i + u * nthreads] = x[u];
+    }
+  }
+  for (; i < n; i += nthreads) {
+    int4 x = a[i];
+    a[i] = b[i];
+    b[i] = x;
+  }
+}
+
+// swapBytes exchanges bytes of a and b using threads tid of nthreads: 16-byte vectors when
+// both are 16-byte aligned, 4-byte words when 4-byte aligned, bytes for the rest.
+__device__ __forceinline__ void swapBytes(char* a, char* b, uint64_t bytes, uint64_t tid, uint64_t nthreads) {
+  const uintptr_t align = reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b);
+  uint64_t done = 0;
+  if ((align & 15) == 0) {
+    done = bytes / 16 * 16;
+    swapVec16(reinterpret_cast<int4*>(a), reinterpret_cast<int4*>(b), bytes / 16, tid, nthreads);
+  } else if ((align & 3) == 0) {
+    done = bytes / 4 * 4;
+    uint32_t* a4 = reinterpret_cast<uint32_t*>(a);
+    uint32_t* b4 = reinterpret_cast<uint32_t*>(b);
+    for (uint64_t i = tid; i < bytes / 4; i += nthreads) {
+      uint32_t x = a4[i];
+      a4[i] = b4[i];
+      b4[i] = x;
+    }
+  }
+  for (uint64_t i = done + tid; i < bytes; i += nthreads) {
+    char x = a[i];
+    a[i] = b[i];
+    b[i] = x;
+  }
+}
+
+}  // namespace
+
+// alltoall_blockput: off is the buffers' offset (the same on every rank; in place in == out).
+extern "C" __global__ void __launch_bounds__(1024, 1)
+    alltoall_blockput(MemoryChannelHandle* chans, const char* in, char* out, uint64_t off, uint64_t chunk,
+                      uint32_t rank, uint32_t nranks, uint32_t inPlace, LaunchState* state) {
+  const uint32_t npeers = nranks - 1;
+  const uint32_t flag = launchFlag(state);
+  MemoryChannelHandle* mine = chans + (uint64_t)blockIdx.x * npeers;
+  peerBarrier(mine, npeers, !inPlace);
+  __syncthreads();
+  const uint64_t slot = off + (uint64_t)rank * chunk;  // my chunk in every peer's output
+  if (!inPlace) {
+    Range r = split(chunk, gridDim.x, blockIdx.x, 16);
+    for (uint32_t j = 0; j < npeers; j++) {
+      const uint32_t i = (j + rank) % npeers;  // ranks start with different peers
+      const uint64_t q = mine[i].peer;
+      copy(reinterpret_cast<char*>(mine[i].remote) + slot + r.begin, in + q * chunk + r.begin, r.size(), threadIdx.x,
+           blockDim.x);
+    }
+    const uint64_t own = (uint64_t)rank * chunk + r.begin;
+    copy(out + own, in + own, r.size(), threadIdx.x, blockDim.x);
+  } else {
+    const uint64_t half = chunk / 32 * 16;  // the lower rank's part of each chunk
+    for (uint32_t j = 0; j < npeers; j++) {
+      const uint32_t i = (j + rank) % npeers;
+      const uint64_t q = mine[i].peer;
+      const uint64_t lo = rank < q ? 0 : half, hi = rank < q ? half : chunk;
+      Range r = split(hi - lo, gridDim.x, blockIdx.x, 16);
+      swapBytes(out + q * chunk + lo + r.begin, reinterpret_cast<char*>(mine[i].remote) + slot + lo + r.begin,
+                r.size(), threadIdx.x, blockDim.x);
+    }
+  }
+  __syncthreads();
+  peerBarrier(mine, npeers, false);
+  finishLaunch(state, flag);
+}

@@ -1,0 +1,18 @@
+package params
+
+import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
+
+// AlltoallArgs are alltoall_blockput's parameters (kernels/alltoall.cu).
+type AlltoallArgs struct {
+	Chans        device.Ptr // MemoryChannelHandle[block][peer] to the peers' outputs
+	In, Out      device.Ptr // in place, the same buffer
+	Off          uint64     // the buffers' offset, the same on every rank
+	Chunk        uint64     // bytes each rank sends to each rank
+	Rank, NRanks uint32
+	InPlace      uint32
+	State        device.Ptr // LaunchState
+}
+
+// AlltoallBlockput is the all-to-all by SM puts (in place: pairwise swaps) with per-block
+// handshakes.
+var AlltoallBlockput = declareFunc[AlltoallArgs]("alltoall_blockput")
