@@ -204,7 +204,7 @@ func TestSelectByNameAndNumber(t *testing.T) {
 		// unknown kernels
 		{"allreduce", "nope", 1024, 2, "float", "", "unknown allreduce algorithm"},
 		{"allreduce", "7", 1024, 2, "float", "", "unknown allreduce algorithm"},
-		{"broadcast", "auto", 1024, 2, "float", "", "no broadcast algorithm"},
+		{"nosuchcollective", "auto", 1024, 2, "float", "", "no nosuchcollective algorithm"},
 	}
 	for _, tt := range tests {
 		algs, err := Select(tt.coll, tt.k, tt.size, tt.nranks, tt.dtype)
@@ -264,8 +264,8 @@ func TestFindAndValidKernel(t *testing.T) {
 		}
 	}
 	for _, k := range []string{"auto", "all", "0"} {
-		if err := ValidKernel("broadcast", k); err == nil || !strings.Contains(err.Error(), "no algorithms are registered for broadcast") {
-			t.Errorf("ValidKernel(broadcast, %s) = %v, want 'no algorithms are registered'", k, err)
+		if err := ValidKernel("nosuchcollective", k); err == nil || !strings.Contains(err.Error(), "no algorithms are registered for nosuchcollective") {
+			t.Errorf("ValidKernel(nosuchcollective, %s) = %v, want 'no algorithms are registered'", k, err)
 		}
 	}
 }

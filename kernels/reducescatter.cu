@@ -3,11 +3,9 @@
 // of `count` elements; rank r's output is block r of every rank's input, reduced in rank
 // order (rank 0's value first), so the result is the same whichever rank computes it.
 // In place, rank r's output is block r of its own input.
-#include "mscclpp/collective_device.cuh"
+#include "mscclpp/rooted_device.cuh"
 
 using namespace mb;
-
-__device__ __forceinline__ uint32_t rsPeerIndex(uint32_t q, uint32_t rank) { return q < rank ? q : q - 1; }
 
 // ---- Read and reduce over memory channels ----------------------------------------------
 // After a start barrier (the peers' inputs are ready), each block reads its share of block
@@ -22,31 +20,10 @@ __device__ void reduceScatterRead(MemoryChannelHandle* chans, const char* in, ch
   startBarrier(state, flag, chans, npeers);
   const uint64_t bytes = count * sizeof(T);
   const uint64_t mine = (uint64_t)rank * bytes;  // my block's offset in every rank's input
-  Range blk = split(bytes, gridDim.x, blockIdx.x, 16);
-  const uint64_t nvec = bytes % 16 == 0 ? blk.size() / 16 : 0;
   auto src = [&](uint32_t r) {
-    return r == rank ? in + mine : reinterpret_cast<const char*>(chans[rsPeerIndex(r, rank)].remote) + inOff + mine;
+    return r == rank ? in + mine : reinterpret_cast<const char*>(chans[chanOf(r, rank)].remote) + inOff + mine;
   };
-  for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
-    const uint64_t off = blk.begin + v * 16;
-    int4 acc;
-    for (uint32_t r = 0; r < nranks; r++) {
-      int4 x = *reinterpret_cast<const int4*>(src(r) + off);
-      acc = r == 0 ? x : applyWord<T, Op>(acc, x);
-    }
-    *reinterpret_cast<int4*>(out + off) = finishWord<T, Op>(acc, nranks);
-  }
-  const uint64_t tail = blk.begin + nvec * 16;
-  const uint64_t nelem = (blk.end - tail) / sizeof(T);
-  for (uint64_t e = threadIdx.x; e < nelem; e += blockDim.x) {
-    const uint64_t off = tail + e * sizeof(T);
-    T acc;
-    for (uint32_t r = 0; r < nranks; r++) {
-      T x = *reinterpret_cast<const T*>(src(r) + off);
-      acc = r == 0 ? x : Apply<T, Op>::f(acc, x);
-    }
-    *reinterpret_cast<T*>(out + off) = finish<T, Op>(acc, nranks);
-  }
+  readReduce<T, Op>(src, out, bytes, nranks);
   endBarrier(state, chans, npeers);
   finishLaunch(state, flag);
 }

@@ -1,0 +1,45 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// broadcast read: over memory channels, every rank reads the root's input over NVLink
+// into its output (kernels/broadcast.cu).
+func init() {
+	Register(&Algorithm{
+		Collective: "broadcast", Name: "read", Number: 1,
+		Doc:      "memory channels: every rank reads the root's buffer",
+		MinRanks: 2,
+		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,
+		New: newBroadcastRead,
+	})
+}
+
+type broadcastRead struct {
+	*base
+	peerBuffers
+	k params.Kernel[params.BroadcastReadArgs]
+}
+
+func newBroadcastRead(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &broadcastRead{base: b}
+	if a.k, err = params.BroadcastRead.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	a.peerBuffers, err = b.peerBuffers()
+	return a, err
+}
+
+func (a *broadcastRead) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 16<<10), Block: 1024}, s, &params.BroadcastReadArgs{
+		Chans: a.inputs(l), In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), RootInOff: l.InOffOf(l.Root),
+		Bytes: l.RecvBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}

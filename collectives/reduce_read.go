@@ -1,0 +1,53 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// reduce read: over memory channels, the root reads every peer's input over NVLink and
+// reduces them in rank order into its output (kernels/reduce.cu).
+func init() {
+	Register(&Algorithm{
+		Collective: "reduce", Name: "read", Number: 1,
+		Doc:      "memory channels: the root reads every rank's buffer and reduces",
+		MinRanks: 2,
+		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,
+		New: newReduceRead,
+	})
+}
+
+type reduceRead struct {
+	*base
+	peerBuffers
+	k *typedKernels[params.ReduceReadArgs]
+}
+
+func newReduceRead(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &reduceRead{base: b}
+	if a.k, err = loadTyped(env.GPU, params.ReduceRead, nil); err != nil {
+		return nil, err
+	}
+	a.peerBuffers, err = b.peerBuffers()
+	return a, err
+}
+
+func (a *reduceRead) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.k.get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
+	e := a.env
+	grid := 1 // the other ranks only meet the root
+	if e.Rank == l.Root {
+		grid = a.blocks(l.RecvBytes, 16<<10)
+	}
+	return k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.ReduceReadArgs{
+		Chans: a.inputs(l), In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: l.InOffOf(0),
+		Count: l.RecvBytes / uint64(l.Type.Size), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}
