@@ -59,11 +59,11 @@ check_wrong pingpong zero
 # program), every algorithm x type (x op) x placement, at powers of two and at odd sizes
 # whose counts are not multiples of any vector width, then in graph mode.
 collectives=$(bin/mscclpp-bench __complete "" 2>/dev/null | cut -f1 | while read -r c; do
-  bin/mscclpp-bench "$c" --help 2>/dev/null | grep -q "^nccl-tests' .*_perf" && echo "$c"; done)
+  bin/mscclpp-bench "$c" --help 2>/dev/null | grep "^nccl-tests' .*_perf" >/dev/null && echo "$c"; done)
 [ -n "$collectives" ] || { echo "--- FAIL no collective commands found in bin/mscclpp-bench"; fail=1; }
 echo "collectives: $(echo $collectives)"
 for coll in $collectives; do
-  ops=(); bin/mscclpp-bench "$coll" --help | grep -q -- '--op' && ops=(-o all)
+  ops=(); bin/mscclpp-bench "$coll" --help | grep -- '--op' >/dev/null && ops=(-o all)
   step "$coll-all" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -d all "${ops[@]}" -b 8 -e 16M -f 4 -n 2 -w 1 -c 1
   check_wrong "$coll-all" zero
   step "$coll-odd" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -d all "${ops[@]}" -b 1000 -e 100000 -i 33337 -n 2 -w 1 -c 1
