@@ -3,6 +3,7 @@ package channels
 import (
 	"errors"
 	"fmt"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"os"
 	"strings"
 	"sync"
@@ -22,20 +23,11 @@ func newBoots(t testing.TB, n int) []*bootstrap.TcpBootstrap {
 	return bootstraptest.Loopback(t, n, 10*time.Second)
 }
 
-// onRanks runs fn on n ranks concurrently and fails the test on any error.
+// onRanks runs fn on n ranks concurrently and fails the test on any error, or when the
+// ranks have not all returned within a minute.
 func onRanks(t testing.TB, n int, fn func(r int) error) {
 	t.Helper()
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for r := 0; r < n; r++ {
-		wg.Add(1)
-		go func(r int) {
-			defer wg.Done()
-			errs[r] = fn(r)
-		}(r)
-	}
-	wg.Wait()
-	for r, err := range errs {
+	for r, err := range bounded.Ranks(t, n, time.Minute, fn) {
 		if err != nil {
 			t.Errorf("rank %d: %v", r, err)
 		}
