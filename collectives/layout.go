@@ -164,10 +164,17 @@ func (a *Algorithm) supportsIn(size int64, l Layout, dtype string) error {
 
 // CheckLayout says, once the job has started and before the header, whether -k k of
 // collective can run on layout l: a named algorithm must fit it; auto and all pick among
-// those that do.
+// those that do, so at least one of the collective's algorithms must.
 func CheckLayout(collective, k string, l Layout) error {
 	if k == "auto" || k == "all" {
-		return nil
+		var needs []string
+		for _, a := range Algorithms(collective) {
+			if a.Fits(l) == nil {
+				return nil
+			}
+			needs = append(needs, fmt.Sprintf("%s needs %s", a.Name, a.Needs))
+		}
+		return fmt.Errorf("no %s algorithm runs on this job's layout (%v): %s", collective, l, strings.Join(needs, ", "))
 	}
 	a, err := Find(collective, k)
 	if err != nil {

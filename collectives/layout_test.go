@@ -127,6 +127,15 @@ func TestSelectTwoHosts(t *testing.T) {
 			}
 		}
 	}
+	// a collective with one-host algorithms only: auto and all are refused across hosts
+	for _, k := range []string{"auto", "all"} {
+		if err := CheckLayout("alltoall", k, two); err == nil || !strings.Contains(err.Error(), "no alltoall algorithm runs") {
+			t.Errorf("CheckLayout(alltoall, %s, two hosts) = %v, want no algorithm", k, err)
+		}
+		if err := CheckLayout("alltoall", k, OneHostLayout(2)); err != nil {
+			t.Errorf("CheckLayout(alltoall, %s, one host): %v", k, err)
+		}
+	}
 	// one host: the new algorithms never win auto where a one-host algorithm applies
 	for _, coll := range []string{"allgather", "allreduce"} {
 		for _, size := range sweepSizes() {
