@@ -43,6 +43,30 @@ type Collective interface {
 	Check(v *Verifier, a *LaunchArgs, seed uint32) error
 }
 
+// OpLabeler is implemented by a collective without an operator whose report's redop
+// column is not "none" (hypercube: nccl-tests leaves it blank).
+type OpLabeler interface{ OpLabel() string }
+
+// opLabel is the redop column of collective c run with op.
+func opLabel(c Collective, op Op) string {
+	if l, ok := c.(OpLabeler); ok && !c.HasOp() {
+		return l.OpLabel()
+	}
+	return string(op)
+}
+
+// RankChecker is implemented by a collective that runs only on some rank counts
+// (hypercube: powers of two); the sweep refuses the others before the header.
+type RankChecker interface{ CheckRanks(nranks int) error }
+
+// CheckRanks says whether collective c runs on nranks ranks, and if not, why.
+func CheckRanks(c Collective, nranks int) error {
+	if rc, ok := c.(RankChecker); ok {
+		return rc.CheckRanks(nranks)
+	}
+	return nil
+}
+
 // scaledBw is nccl-tests' getBw for the collectives whose algorithm bandwidth is
 // c.Param*eltSize*scale bytes per second, and bus bandwidth that times factor.
 func scaledBw(c Counts, eltSize int, seconds float64, scale int64, factor float64) (float64, float64) {

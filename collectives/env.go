@@ -36,6 +36,7 @@ type LaunchArgs struct {
 	Op        Op
 	Root      int    // the root rank, for collectives that have one (Collective.HasRoot)
 	Count     int64  // elements of each rank's input (Counts.Send)
+	Param     int64  // the report's count (Counts.Param)
 	SendBytes uint64 // bytes each rank sends
 	RecvBytes uint64 // bytes each rank receives
 	InPlace   bool

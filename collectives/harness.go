@@ -284,14 +284,14 @@ func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 	if h.Coll.HasRoot() {
 		root = h.Opts.Root
 	}
-	row := results.Row{Size: c.SizeBytes(dt.Size), Count: c.Param, Type: dt.Name, Op: string(op), Root: root, Algorithm: st.alg.Name}
+	row := results.Row{Size: c.SizeBytes(dt.Size), Count: c.Param, Type: dt.Name, Op: opLabel(h.Coll, op), Root: root, Algorithm: st.alg.Name}
 	inst, err := h.instance(st.alg)
 	if err != nil {
 		return row, err
 	}
 	elt := uint64(dt.Size)
 	for _, inPlace := range []bool{false, true} {
-		a := &LaunchArgs{Type: dt, Op: op, Root: max(root, 0), Count: c.Send, SendBytes: uint64(c.Send) * elt,
+		a := &LaunchArgs{Type: dt, Op: op, Root: max(root, 0), Count: c.Send, Param: c.Param, SendBytes: uint64(c.Send) * elt,
 			RecvBytes: uint64(c.Recv) * elt, InPlace: inPlace,
 			SendInPlace: uint64(c.SendInPlace) * elt, RecvInPlace: uint64(c.RecvInPlace) * elt}
 		p, err := h.measurePlacement(inst, a)

@@ -73,6 +73,9 @@ func Run(r Rank) error {
 	if err := collectives.CheckLayout(c.Command, c.Kernel, collectives.LayoutOf(r.Mesh)); err != nil {
 		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
 	}
+	if err := collectives.CheckRanks(coll, r.Mesh.NRanks); err != nil {
+		return cli.Usagef("%v", err)
+	}
 	if coll.HasRoot() && c.NCCLTests.Root >= r.Mesh.NRanks {
 		return cli.Usagef("-r/--root %d: this job has ranks 0 to %d", c.NCCLTests.Root, r.Mesh.NRanks-1)
 	}

@@ -1,0 +1,53 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// gather read: over memory channels, the root reads every peer's input over NVLink into
+// its slot of the root's output (kernels/gather.cu).
+func init() {
+	Register(&Algorithm{
+		Collective: "gather", Name: "read", Number: 1,
+		Doc:      "memory channels: the root reads every rank's buffer",
+		MinRanks: 2,
+		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,
+		New: newGatherRead,
+	})
+}
+
+type gatherRead struct {
+	*base
+	peerBuffers
+	k params.Kernel[params.GatherReadArgs]
+}
+
+func newGatherRead(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &gatherRead{base: b}
+	if a.k, err = params.GatherRead.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	a.peerBuffers, err = b.peerBuffers()
+	return a, err
+}
+
+func (a *gatherRead) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	grid := 1 // the other ranks only meet the root
+	if e.Rank == l.Root {
+		grid = a.blocks(l.RecvBytes, 16<<10)
+	}
+	var stride uint64 // rank r's input is slot r of its output in place
+	if l.InPlace {
+		stride = l.SendInPlace
+	}
+	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.GatherReadArgs{
+		Chans: a.inputs(l), In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: l.InOffOf(0), InStride: stride,
+		Bytes: l.SendBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}

@@ -1,0 +1,46 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// hypercube put: over memory channels, log2(n) steps in which each block puts its share
+// of every slot it holds into the same slots of the step's partner, meeting only the
+// partners' blocks of the same index (kernels/hypercube.cu).
+func init() {
+	Register(&Algorithm{
+		Collective: "hypercube", Name: "put", Number: 1,
+		Doc:      "memory channels: SM puts to the partner of each step, per-block handshakes",
+		MinRanks: 2,
+		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,
+		New: newHypercubePut,
+	})
+}
+
+type hypercubePut struct {
+	*base
+	k     params.Kernel[params.HypercubeArgs]
+	chans device.Ptr // [block][peer] to the peers' outputs
+}
+
+func newHypercubePut(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &hypercubePut{base: b}
+	if a.k, err = params.HypercubePut.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	a.chans, err = b.blockChannels()
+	return a, err
+}
+
+func (a *hypercubePut) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, blockputBytesPerBlock), Block: 1024}, s, &params.HypercubeArgs{
+		Chans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
+		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}

@@ -1,0 +1,47 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// scatter read: over memory channels, every rank reads its slot of the root's input over
+// NVLink into its output. That is broadcast's read kernel (kernels/broadcast.cu) given
+// slot `rank` of the root's input instead of the whole of it.
+func init() {
+	Register(&Algorithm{
+		Collective: "scatter", Name: "read", Number: 1,
+		Doc:      "memory channels: every rank reads its slot of the root's buffer",
+		MinRanks: 2,
+		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,
+		New: newScatterRead,
+	})
+}
+
+type scatterRead struct {
+	*base
+	peerBuffers
+	k params.Kernel[params.BroadcastReadArgs]
+}
+
+func newScatterRead(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &scatterRead{base: b}
+	if a.k, err = params.BroadcastRead.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	a.peerBuffers, err = b.peerBuffers()
+	return a, err
+}
+
+func (a *scatterRead) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	slot := uint64(e.Rank) * l.RecvBytes // my slot of the root's input
+	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 16<<10), Block: 1024}, s, &params.BroadcastReadArgs{
+		Chans: a.inputs(l), In: e.InPtr(l, e.Rank).Add(slot), Out: e.OutPtr(l, e.Rank), RootInOff: l.InOffOf(l.Root) + slot,
+		Bytes: l.RecvBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}
