@@ -77,6 +77,13 @@ func TestBandwidthAsNCCLTests(t *testing.T) {
 	for _, c := range Collectives() {
 		for _, n := range []int{1, 2, 3, 8} {
 			alg, bus := c.Bandwidth(Counts{Send: 4096, Recv: 4096, Param: 4096}, 4, sec, n)
+			if c.Name() == "hypercube" && n == 1 {
+				// nothing moves between ranks: nccl-tests' algbw and busbw are 0
+				if alg != 0 || bus != 0 {
+					t.Errorf("hypercube on 1 rank: Bandwidth = %g, %g; want 0, 0", alg, bus)
+				}
+				continue
+			}
 			if want := results.BusBwFactor(c.TestName(), n); alg <= 0 || math.Abs(bus/alg-want) > 1e-12 {
 				t.Errorf("%s on %d ranks: busbw/algbw = %g/%g, want factor %g", c.Name(), n, bus, alg, want)
 			}

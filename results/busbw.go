@@ -25,11 +25,13 @@ var collectiveKinds = map[string]busBwKind{
 	"allgather":     factorNm1OverN,
 	"reducescatter": factorNm1OverN,
 	"alltoall":      factorNm1OverN,
+	"alltoallv":     factorNm1OverN,
 	"gather":        factorNm1OverN,
 	"scatter":       factorNm1OverN,
 	"broadcast":     factorOne,
 	"reduce":        factorOne,
 	"sendrecv":      factorOne,
+	"hypercube":     factorOne,
 }
 
 // KnownCollective reports whether BusBwFactor has a specific formula for the
@@ -45,8 +47,8 @@ func KnownCollective(collective string) bool {
 //
 //	all_reduce                                   2(n-1)/n
 //	all_gather, reduce_scatter, alltoall,
-//	gather, scatter                              (n-1)/n
-//	broadcast, reduce, sendrecv                  1
+//	alltoallv, gather, scatter                   (n-1)/n
+//	broadcast, reduce, sendrecv, hypercube       1
 //
 // Names are matched case-insensitively, with or without underscores and with
 // or without nccl-tests' "_perf" suffix ("all_reduce", "allreduce" and

@@ -23,6 +23,8 @@ func TestBusBwFactor(t *testing.T) {
 		{"alltoall", 8, 0.875},
 		{"gather", 4, 0.75},
 		{"scatter", 4, 0.75},
+		{"alltoallv_perf", 8, 0.875},
+		{"hypercube_perf", 8, 1},
 		{"broadcast", 8, 1},
 		{"reduce", 8, 1},
 		{"sendrecv", 2, 1},
@@ -44,7 +46,8 @@ func TestKnownCollective(t *testing.T) {
 		want bool
 	}{
 		{"all_reduce", true}, {"all_gather_perf", true}, {"reduce-scatter", true},
-		{"alltoall", true}, {"sendrecv", true}, {"hypercube", false}, {"", false},
+		{"alltoall", true}, {"sendrecv", true}, {"hypercube_perf", true}, {"alltoallv", true},
+		{"gather", true}, {"scatter_perf", true}, {"all_to_all_w", false}, {"", false},
 	}
 	for _, tt := range tests {
 		if got := KnownCollective(tt.coll); got != tt.want {

@@ -93,6 +93,9 @@ func compareLines(t *testing.T, got, want string) {
 func parseBaselineRow(t *testing.T, line string) Row {
 	t.Helper()
 	f := strings.Fields(line)
+	if len(f) == 12 { // hypercube's blank redop column
+		f = append(f[:3], append([]string{""}, f[3:]...)...)
+	}
 	if len(f) != 13 {
 		t.Fatalf("unexpected data line %q", line)
 	}
