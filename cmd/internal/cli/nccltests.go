@@ -44,6 +44,14 @@ func invokedAs(argv0 string) string {
 // that mscclpp-bench does not have yet is a usage error. Otherwise argv[1:] is returned
 // as it is.
 func Args(argv []string) ([]string, error) {
+	return args(argv, func(sub string) bool {
+		_, err := collectives.Lookup(sub)
+		return err == nil
+	})
+}
+
+// args is Args with built saying which subcommands mscclpp-bench has.
+func args(argv []string, built func(sub string) bool) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, nil
 	}
@@ -52,14 +60,14 @@ func Args(argv []string) ([]string, error) {
 		return argv[1:], nil
 	}
 	sub := NCCLTestsBinaries[name]
-	if _, err := collectives.Lookup(sub); err != nil {
-		var built []string
+	if !built(sub) {
+		var have []string
 		for _, n := range slices.Sorted(maps.Values(NCCLTestsBinaries)) {
-			if _, err := collectives.Lookup(n); err == nil {
-				built = append(built, n)
+			if built(n) {
+				have = append(have, n)
 			}
 		}
-		return nil, usagef("%s: the %s collective is not built in this mscclpp-bench yet (built: %s)", name, sub, strings.Join(built, ", "))
+		return nil, usagef("%s: the %s collective is not built in this mscclpp-bench yet (built: %s)", name, sub, strings.Join(have, ", "))
 	}
 	return append([]string{sub}, argv[1:]...), nil
 }

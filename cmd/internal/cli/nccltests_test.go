@@ -169,6 +169,15 @@ func TestArgsDispatch(t *testing.T) {
 			t.Errorf("Args(%v) = %v, %v; want %v", argv, got, err, argv[1:])
 		}
 	}
+	// a name whose collective is missing (every one of nccl-tests' is built now)
+	without := func(sub string) bool { return sub != "hypercube" }
+	want := "hypercube_perf: the hypercube collective is not built in this mscclpp-bench yet (built: allgather, allreduce,"
+	if got, err := args([]string{"./hypercube_perf", "-b", "8"}, without); err == nil || !IsUsage(err) || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "hypercube,") {
+		t.Errorf("args(hypercube_perf) without hypercube = %v, %v; want a usage error starting %q", got, err, want)
+	}
+	if got, err := args([]string{"gather_perf", "-r", "1"}, without); err != nil || !slices.Equal(got, []string{"gather", "-r", "1"}) {
+		t.Errorf("args(gather_perf) = %v, %v", got, err)
+	}
 	if got, err := Args(nil); err != nil || got != nil {
 		t.Errorf("Args(nil) = %v, %v", got, err)
 	}
