@@ -1,30 +1,42 @@
 #!/usr/bin/env bash
-# compare-nccl.sh NCCL_TESTS_BUILD_DIR COLLECTIVE [nccl-tests flags...]
+# compare-nccl.sh NCCL_TESTS_BUILD_DIR COLLECTIVE|all [nccl-tests flags...]
 #
-# Runs nccl-tests' COLLECTIVE (allreduce or allgather) from an existing build and
-# mscclpp-bench on the same sizes, flags and ranks, then prints them side by side with the
-# ratio per size (time: NCCL/ours, > 1 means we are faster; busbw: ours/NCCL). It builds
-# nothing. NP ranks (default 2); text and JSON of both runs are kept in OUT (default out/).
+# Runs nccl-tests' program of COLLECTIVE (any collective mscclpp-bench registers: allreduce,
+# allgather, reducescatter, alltoall, alltoallv, sendrecv, broadcast, reduce, gather,
+# scatter, hypercube; `all` runs each in turn) from an existing build and mscclpp-bench on
+# the same sizes, flags and ranks, then prints them side by side with the ratio per size
+# (time: NCCL/ours, > 1 means we are faster; busbw: ours/NCCL). The program is the one the
+# collective's --help names (all_reduce_perf, ...). It builds nothing. NP ranks (default 2);
+# text and JSON of both runs are kept in OUT (default out/).
 # Both run under mpirun's default CPU binding, as users launch them (OpenMPI binds each rank
 # to one core for 2 ranks); BIND=none adds --bind-to none to both, and MPIRUN_ARGS adds any
-# other mpirun options (for example "--map-by slot:PE=2").
+# other mpirun options (for example "--map-by slot:PE=2"). A collective that cannot run on
+# NP ranks (hypercube needs a power of two) is reported and left out of `all`.
 # Example: NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build allreduce -b 8 -e 2G -f 2 -G 10
+#          NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build all -b 8 -e 2G -f 4 -r 1
 set -euo pipefail
 if [ $# -lt 2 ]; then
-  echo "usage: $0 NCCL_TESTS_BUILD_DIR allreduce|allgather [flags...]" >&2
+  echo "usage: $0 NCCL_TESTS_BUILD_DIR COLLECTIVE|all [flags...]" >&2
   exit 2
 fi
-dir=$1 coll=$2
+dir=$1 want=$2
 shift 2
-case $coll in
-  allreduce) nccl=$dir/all_reduce_perf ;;
-  allgather) nccl=$dir/all_gather_perf ;;
-  *) echo "$0: unknown collective $coll (want allreduce or allgather)" >&2; exit 2 ;;
-esac
-[ -x "$nccl" ] || { echo "$0: $nccl is not an executable nccl-tests binary" >&2; exit 2; }
 here=$(cd "$(dirname "$0")/.." && pwd)
 bench=$here/bin/mscclpp-bench
 [ -x "$bench" ] || { echo "$0: $bench is missing: run make" >&2; exit 2; }
+# program COLL prints the nccl-tests program that COLL's --help names (nothing if none).
+program() {
+  "$bench" "$1" --help 2>/dev/null | sed -n "s/^nccl-tests' \([a-z_]*_perf\):.*/\1/p" | head -1
+}
+collectives=$("$bench" __complete "" 2>/dev/null | cut -f1 | while read -r c; do
+  if [ -n "$(program "$c")" ]; then echo "$c"; fi; done)
+if [ "$want" = all ]; then
+  colls=$collectives
+elif grep -qx -- "$want" <<<"$collectives"; then
+  colls=$want
+else
+  echo "$0: unknown collective $want (want all or one of: $(echo $collectives))" >&2; exit 2
+fi
 NP=${NP:-2}
 OUT=${OUT:-out}
 mkdir -p "$OUT"
@@ -37,28 +49,49 @@ case ${BIND:-} in
 esac
 # shellcheck disable=SC2206 # MPIRUN_ARGS is a list of words on purpose
 mpi+=(${MPIRUN_ARGS:-})
-tag=$coll$(printf '%s' "$*" | tr -c 'A-Za-z0-9' '_')${BIND:+_bind-$BIND}
-mpirun "${mpi[@]}" -x NCCL_NVLS_ENABLE "$nccl" "$@" -J "$OUT/nccl-$tag.json" >"$OUT/nccl-$tag.txt"
-rc=0
-mpirun "${mpi[@]}" "$bench" "$coll" "$@" -J "$OUT/mscclpp-$tag.json" >"$OUT/mscclpp-$tag.txt" || rc=$?
-# Data rows: size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong
-awk -v title="$coll $*" -v bind="${BIND:-mpirun default}" '
-  FNR == 1 { file++ }
-  /^ *[0-9]/ && NF >= 13 {
-    key = $1 " " $3 " " $4
-    if (file == 1) { nt[key] = $6; nb[key] = $8; nti[key] = $10; nbi[key] = $12; order[++n] = key }
-    else { mt[key] = $6; mb[key] = $8; mti[key] = $10; mbi[key] = $12; mw[key] = $9 + $13 }
-  }
-  END {
-    printf "# %s (binding: %s): NCCL vs mscclpp-bench (time ratio = NCCL/ours; > 1: ours faster)\n", title, bind
-    printf "%12s %8s %6s | %9s %9s %6s %8s %8s | %9s %9s %6s | %6s\n", "size", "type", "op", "nccl(us)", "ours(us)", "ratio", "nccl-bus", "ours-bus", "ip-nccl", "ip-ours", "ratio", "#wrong"
-    for (i = 1; i <= n; i++) {
-      k = order[i]
-      if (!(k in mt)) continue
-      split(k, f, " ")
-      r = (mt[k] > 0) ? nt[k] / mt[k] : 0
-      ri = (mti[k] > 0) ? nti[k] / mti[k] : 0
-      printf "%12s %8s %6s | %9s %9s %6.2f %8s %8s | %9s %9s %6.2f | %6d\n", f[1], f[2], f[3], nt[k], mt[k], r, nb[k], mb[k], nti[k], mti[k], ri, mw[k]
+
+# compare COLL FLAGS...: both runs of one collective and their table; returns ours' status.
+compare() {
+  local coll=$1 nccl tag rc=0
+  shift
+  nccl=$dir/$(program "$coll")
+  [ -x "$nccl" ] || { echo "$0: $nccl is not an executable nccl-tests binary" >&2; return 2; }
+  tag=$coll$(printf '%s' "$*" | tr -c 'A-Za-z0-9' '_')${BIND:+_bind-$BIND}
+  mpirun "${mpi[@]}" -x NCCL_NVLS_ENABLE "$nccl" "$@" -J "$OUT/nccl-$tag.json" >"$OUT/nccl-$tag.txt" ||
+    { echo "$0: $nccl failed (exit $?): $OUT/nccl-$tag.txt" >&2; return 1; }
+  mpirun "${mpi[@]}" "$bench" "$coll" "$@" -J "$OUT/mscclpp-$tag.json" >"$OUT/mscclpp-$tag.txt" || rc=$?
+  # Data rows: size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong;
+  # hypercube's redop is blank (12 fields), so the columns after it start one earlier.
+  awk -v title="$coll $*" -v bind="${BIND:-mpirun default}" '
+    FNR == 1 { file++ }
+    /^ *[0-9]/ && NF >= 12 {
+      o = (NF == 12) ? -1 : 0
+      key = $1 " " $3 " " ((NF == 12) ? "-" : $4)
+      if (file == 1) { nt[key] = $(6+o); nb[key] = $(8+o); nti[key] = $(10+o); nbi[key] = $(12+o); order[++n] = key }
+      else { mt[key] = $(6+o); mb[key] = $(8+o); mti[key] = $(10+o); mbi[key] = $(12+o); mw[key] = $(9+o) + $(13+o) }
     }
-  }' "$OUT/nccl-$tag.txt" "$OUT/mscclpp-$tag.txt" | tee "$OUT/compare-$tag.txt"
-exit $rc
+    END {
+      printf "# %s (binding: %s): NCCL vs mscclpp-bench (time ratio = NCCL/ours; > 1: ours faster)\n", title, bind
+      printf "%12s %8s %6s | %9s %9s %6s %8s %8s | %9s %9s %6s | %6s\n", "size", "type", "op", "nccl(us)", "ours(us)", "ratio", "nccl-bus", "ours-bus", "ip-nccl", "ip-ours", "ratio", "#wrong"
+      for (i = 1; i <= n; i++) {
+        k = order[i]
+        if (!(k in mt)) continue
+        split(k, f, " ")
+        r = (mt[k] > 0) ? nt[k] / mt[k] : 0
+        ri = (mti[k] > 0) ? nti[k] / mti[k] : 0
+        printf "%12s %8s %6s | %9s %9s %6.2f %8s %8s | %9s %9s %6.2f | %6d\n", f[1], f[2], f[3], nt[k], mt[k], r, nb[k], mb[k], nti[k], mti[k], ri, mw[k]
+      }
+    }' "$OUT/nccl-$tag.txt" "$OUT/mscclpp-$tag.txt" | tee "$OUT/compare-$tag.txt"
+  return $rc
+}
+
+status=0
+for coll in $colls; do
+  if [ "$coll" = hypercube ] && (( NP & (NP - 1) )); then
+    echo "# hypercube: left out, it needs a power-of-two rank count (NP=$NP)"
+    [ "$want" = all ] && continue
+    exit 2
+  fi
+  compare "$coll" "$@" || status=$?
+done
+exit $status

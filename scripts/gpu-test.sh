@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # gpu-test.sh: the GPU suite, run on a GPU machine from the repository root after
 # `make gpu-test-bin` (here or elsewhere; bin/ must be present). NP ranks (default 2),
-# BIND (empty: mpirun's default binding; none: --bind-to none).
+# BIND (empty: mpirun's default binding; none: --bind-to none). More ranks than GPUs
+# (NP=3 or NP=8 on two GPUs: ranks share a GPU) check correctness, not speed; mpirun then
+# gets --oversubscribe.
 # Logs go to $OUT (default ./out). Exits non-zero if anything failed.
 set -uo pipefail
 NP=${NP:-2}
@@ -12,7 +14,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export NCCL_NVLS_ENABLE=0
 # mpirun's default CPU binding, as users run it; BIND=none runs unbound.
 MPIRUN=(mpirun -np "$NP" ${BIND:+--bind-to "$BIND"} -x NCCL_NVLS_ENABLE -x MSCCLPP_BENCH_PUT_BLOCKS -x MSCCLPP_BENCH_PUT_THREADS -x MSCCLPP_BENCH_PUT_UNROLL)
-[ "$NP" -gt "$(nvidia-smi -L | wc -l)" ] && MPIRUN+=(--oversubscribe)
+gpus=$(nvidia-smi -L | wc -l)
+[ "$NP" -gt "$gpus" ] && MPIRUN+=(--oversubscribe)
+echo "NP=$NP ranks on $gpus GPUs: ${MPIRUN[*]}"
 fail=0
 step() {
   local name=$1; shift
@@ -25,9 +29,10 @@ step() {
 }
 # wrong_cells LOG prints every #wrong cell of the result rows in LOG, one a line: collective
 # rows have 13 fields (size count type redop root, then time algbw busbw #wrong out of place
-# and in place), ping-pong rows 8 (pair channel mode size time lat algbw #wrong).
+# and in place; 12 for hypercube, whose redop is blank), ping-pong rows 8 (pair channel mode
+# size time lat algbw #wrong).
 wrong_cells() {
-  awk '$1 ~ /^[0-9]+$/ && NF == 13 { print $9; print $13 }
+  awk '$1 ~ /^[0-9]+$/ && (NF == 13 || NF == 12) { print $(NF-4); print $NF }
        $1 ~ /^[0-9]+-[0-9]+$/ && NF == 8 { print $8 }' "$1"
 }
 # check_wrong NAME zero|some: every #wrong cell in NAME's log must be a number (-c 1 checks
@@ -62,10 +67,32 @@ collectives=$(bin/mscclpp-bench __complete "" 2>/dev/null | cut -f1 | while read
   bin/mscclpp-bench "$c" --help 2>/dev/null | grep "^nccl-tests' .*_perf" >/dev/null && echo "$c"; done)
 [ -n "$collectives" ] || { echo "--- FAIL no collective commands found in bin/mscclpp-bench"; fail=1; }
 echo "collectives: $(echo $collectives)"
+# refused NAME CMD...: CMD must be refused as a usage error (exit 2) naming why.
+refused() {
+  local name=$1 why=$2 rc=0; shift 2
+  echo "=== $name: $*"
+  "$@" >"$OUT/$name.log" 2>&1 || rc=$?
+  if [ "$rc" -eq 2 ] && grep -- "$why" "$OUT/$name.log" >/dev/null; then
+    echo "--- PASS $name (refused: $(grep -m1 -- "$why" "$OUT/$name.log"))"
+  else
+    echo "--- FAIL $name: exit $rc, want 2 and a line with '$why'"; tail -5 "$OUT/$name.log"; fail=1
+  fi
+}
 for coll in $collectives; do
+  if [ "$coll" = hypercube ] && (( NP & (NP - 1) )); then
+    # nccl-tests skips hypercube when the rank count is not a power of two; we refuse it
+    refused "$coll-refused" "power-of-two rank count" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -b 8 -e 1M -c 1
+    continue
+  fi
   ops=(); bin/mscclpp-bench "$coll" --help | grep -- '--op' >/dev/null && ops=(-o all)
   step "$coll-all" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -d all "${ops[@]}" -b 8 -e 16M -f 4 -n 2 -w 1 -c 1
   check_wrong "$coll-all" zero
+  # a rooted collective (its root column is -r's, not -1) again with the last rank as root
+  root=$(awk '$1 ~ /^[0-9]+$/ && NF == 13 { print $5; exit }' "$OUT/$coll-all.log")
+  if [ -n "$root" ] && [ "$root" != -1 ] && [ "$NP" -gt 1 ]; then
+    step "$coll-root" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -d all "${ops[@]}" -b 8 -e 16M -f 4 -n 2 -w 1 -c 1 -r $((NP - 1))
+    check_wrong "$coll-root" zero
+  fi
   step "$coll-odd" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -d all "${ops[@]}" -b 1000 -e 100000 -i 33337 -n 2 -w 1 -c 1
   check_wrong "$coll-odd" zero
   step "$coll-graph" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -b 8 -e 16M -f 8 -n 4 -w 1 -c 1 -G 2
