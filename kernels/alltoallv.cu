@@ -13,8 +13,8 @@
 // (no peer reuses its input while another may still read it). In place, input and output
 // are the same bytes, and a segment written there could overwrite one a peer has not read
 // yet; so the input is first copied into a scratch buffer (chans then reach the peers'
-// scratch), and the last block of the grid to finish that copy meets the peers, so that
-// every block's copy is visible before any peer reads it.
+// scratch), and the last block of the grid to finish that copy meets the peers
+// (gridStartBarrier), so that every block's copy is visible before any peer reads it.
 #include "mscclpp/collective_device.cuh"
 
 using namespace mb;
@@ -28,26 +28,6 @@ __device__ __forceinline__ uint64_t peerBytes(uint32_t from, uint32_t to, uint32
   const uint64_t sum = (uint64_t)nranks * (nranks - 1) / 2;
   const double bytes = __ddiv_rn(__dmul_rn((double)distance, (double)total), (double)sum);
   return (uint64_t)bytes & ~(uint64_t)15;
-}
-
-// gridMeet: once every block of the grid has got here, the last one meets every peer
-// (release/acquire), then lets the other blocks go on.
-__device__ void gridMeet(LaunchState* st, uint32_t flag, MemoryChannelHandle* chans, uint32_t npeers) {
-  if (lastBlock(st)) {
-    peerBarrier(chans, npeers, false);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      __threadfence();
-      atomicExch(&st->go, flag);
-    }
-  } else if (threadIdx.x == 0) {
-    SpinGuard g;
-    while (*reinterpret_cast<volatile uint32_t*>(&st->go) != flag) {
-      if (g.expired(DEVERR_SEMAPHORE_WAIT, chans[0].peer, chans[0].index)) break;
-    }
-    __threadfence();
-  }
-  __syncthreads();
 }
 
 }  // namespace
@@ -64,7 +44,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
   const char* local = in;  // my own segment's source
   if (inPlace) {
     copy(scratch, in, sendBytes, globalThread(), globalThreads());
-    gridMeet(state, flag, chans, npeers);
+    gridStartBarrier(state, flag, chans, npeers);
     local = scratch;
   } else {
     startBarrier(state, flag, chans, npeers);

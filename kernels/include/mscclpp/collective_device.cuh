@@ -62,22 +62,47 @@ MB_DEVICE void peerBarrier(MemoryChannelHandle* chans, uint32_t npeers, bool rel
   }
 }
 
-// startBarrier: block 0 meets every peer (release/acquire: what the peers wrote before
-// their launch is visible after it); the other blocks wait for block 0.
-MB_DEVICE void startBarrier(LaunchState* st, uint32_t flag, MemoryChannelHandle* chans, uint32_t npeers) {
-  if (blockIdx.x == 0) {
-    peerBarrier(chans, npeers, false);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      __threadfence();
-      atomicExch(&st->go, flag);
-    }
-  } else if (threadIdx.x == 0) {
+// openGate: once this block has met the peers, thread 0 lets the grid's other blocks go on
+// (go = flag). awaitGate: thread 0 of another block waits for that.
+MB_DEVICE void openGate(LaunchState* st, uint32_t flag) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicExch(&st->go, flag);
+  }
+}
+
+MB_DEVICE void awaitGate(LaunchState* st, uint32_t flag, MemoryChannelHandle* chans) {
+  if (threadIdx.x == 0) {
     SpinGuard g;
     while (*reinterpret_cast<volatile uint32_t*>(&st->go) != flag) {
       if (g.expired(DEVERR_SEMAPHORE_WAIT, chans[0].peer, chans[0].index)) break;
     }
     __threadfence();
+  }
+}
+
+// startBarrier: block 0 meets every peer (release/acquire: what the peers wrote before
+// their launch is visible after it); the other blocks wait for block 0.
+MB_DEVICE void startBarrier(LaunchState* st, uint32_t flag, MemoryChannelHandle* chans, uint32_t npeers) {
+  if (blockIdx.x == 0) {
+    peerBarrier(chans, npeers, false);
+    openGate(st, flag);
+  } else {
+    awaitGate(st, flag, chans);
+  }
+  __syncthreads();
+}
+
+// gridStartBarrier: like startBarrier, but the last block of the grid to get here meets the
+// peers, so that what every block wrote before it (e.g. a copy the peers will read) is
+// visible to them after it.
+MB_DEVICE void gridStartBarrier(LaunchState* st, uint32_t flag, MemoryChannelHandle* chans, uint32_t npeers) {
+  if (lastBlock(st)) {
+    peerBarrier(chans, npeers, false);
+    openGate(st, flag);
+  } else {
+    awaitGate(st, flag, chans);
   }
   __syncthreads();
 }
