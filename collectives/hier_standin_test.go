@@ -3,6 +3,7 @@ package collectives
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"unsafe"
@@ -280,5 +281,23 @@ func TestHierAlgorithmsOnStandin(t *testing.T) {
 			})
 			checkGatherReduce(t, envs, ags, ars)
 		})
+	}
+}
+
+// TestPeerSubsetsRefused: memory channels only to ranks of this host; no peer list names
+// this rank, a rank outside the job, or a rank twice.
+func TestPeerSubsetsRefused(t *testing.T) {
+	envs := standinJob(t, []string{"a", "a", "b", "b"}, 4096, hierKernels())
+	m, out := envs[0].Mesh, envs[0].Out
+	if _, err := m.MemoryChannelsTo([]int{2}, out, out.Ptrs[0]); err == nil || !strings.Contains(err.Error(), "reaches rank 2 over ethernet") {
+		t.Errorf("memory channel from host a to host b: %v, want an error naming the transport", err)
+	}
+	for _, peers := range [][]int{{0}, {4}, {-1}, {1, 1}} {
+		if _, err := m.MemoryChannelsTo(peers, out, out.Ptrs[0]); err == nil || !strings.Contains(err.Error(), "bad peer list") {
+			t.Errorf("MemoryChannelsTo(%v): %v, want a bad peer list", peers, err)
+		}
+		if _, err := m.PortChannelsTo(peers, out, out.Ptrs[0], 4096); err == nil || !strings.Contains(err.Error(), "bad peer list") {
+			t.Errorf("PortChannelsTo(%v): %v, want a bad peer list", peers, err)
+		}
 	}
 }
