@@ -92,6 +92,7 @@ func parseSpec(data []byte, base Spec) (Spec, error) {
 	}
 	spec := base
 	spec.Collectives = append([]CollectiveLimit(nil), base.Collectives...)
+	spec.NetworkCollectives = append([]CollectiveLimit(nil), base.NetworkCollectives...)
 	if spec.PutBytes == 0 {
 		spec.PutBytes = DefaultPutBytes
 	}
@@ -118,6 +119,12 @@ func parseSpec(data []byte, base Spec) (Spec, error) {
 			spec.MinPortPutGBs, err = decodeFloat(v)
 		case "collectives":
 			spec.Collectives, err = decodeLimits(v, key)
+		case "max_network_signal_us":
+			spec.MaxNetworkSignalUs, err = decodeFloat(v)
+		case "min_network_put_gbs":
+			spec.MinNetworkPutGBs, err = decodeFloat(v)
+		case "network_collectives":
+			spec.NetworkCollectives, err = decodeLimits(v, key)
 		default:
 			err = unknownKey(specKeys)
 		}
@@ -131,6 +138,7 @@ var (
 	specKeys = []string{
 		"model", "ranks", "require_peer_access", "min_nvlinks", "put_bytes", "max_memory_signal_us",
 		"max_port_signal_us", "min_memory_put_gbs", "min_port_put_gbs", "collectives",
+		"max_network_signal_us", "min_network_put_gbs", "network_collectives",
 	}
 	limitKeys = []string{"collective", "size", "max_time_us", "min_bus_bw"}
 )
