@@ -88,8 +88,10 @@ func TestEvaluateAcrossHosts(t *testing.T) {
 				"measurement|allgather 1K across hosts|not measured", "measurement|allgather 64M across hosts|not measured"},
 		},
 		{
-			name:   "a pair across hosts failed",
-			change: func(f *Figures) { *pair(f, 1, 2) = PairFigures{A: 1, B: 2, Transport: "ethernet", AcrossHosts: true, Err: "timed out"} },
+			name: "a pair across hosts failed",
+			change: func(f *Figures) {
+				*pair(f, 1, 2) = PairFigures{A: 1, B: 2, Transport: "ethernet", AcrossHosts: true, Err: "timed out"}
+			},
 			failed: []string{"measurement|1-2|timed out"},
 		},
 	}
