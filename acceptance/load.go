@@ -17,7 +17,8 @@ import (
 )
 
 // LoadSpec reads a spec file over base: the settings present in the file replace base's,
-// the others are kept (a "collectives" list replaces base's whole list). The file is YAML
+// the others are kept (a "collectives" or "network_collectives" list replaces base's whole
+// list). The file is YAML
 // (.yaml, .yml) or JSON (.json); other extensions are refused. A .json file must be
 // strict JSON (no trailing commas, comments or YAML syntax) before its keys are read like
 // YAML's. It must be a regular file (a FIFO is refused, never waited on). Keys are the
@@ -28,6 +29,9 @@ import (
 //	put_bytes: 256M
 //	collectives:
 //	  - {collective: allreduce, size: 256M, min_bus_bw: 280}
+//	min_network_put_gbs: 10 # pairs on different hosts
+//	network_collectives:    # on every rank of a job on several hosts
+//	  - {collective: allreduce, size: 64M, min_bus_bw: 5}
 //
 // A base without PutBytes (Spec{}, for GPUs DefaultSpec does not know) gets
 // DefaultPutBytes unless the file sets put_bytes.
