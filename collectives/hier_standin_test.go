@@ -269,17 +269,7 @@ func TestHierAlgorithmsOnStandin(t *testing.T) {
 					}
 				}
 			}
-			n := len(envs)
-			ags, ars := make([]Instance, n), make([]Instance, n)
-			onAll(t, envs, func(e *Env) error {
-				var err error
-				if ags[e.Rank], err = newAllgatherHier(e); err != nil {
-					return err
-				}
-				ars[e.Rank], err = newAllreduceHier(e)
-				return err
-			})
-			checkGatherReduce(t, envs, ags, ars)
+			checkGatherReduce(t, envs, newAllgatherHier, newAllreduceHier)
 		})
 	}
 }

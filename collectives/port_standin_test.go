@@ -325,27 +325,27 @@ func TestPortAlgorithmsAcrossHostsOnStandin(t *testing.T) {
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d hosts", n), func(t *testing.T) {
 			const bufBytes = 1 << 20
-			envs := portJob(t, n, bufBytes)
-			ags, ars := make([]Instance, n), make([]Instance, n)
-			onAll(t, envs, func(e *Env) error {
-				var err error
-				if ags[e.Rank], err = newAllgatherPortput(e); err != nil {
-					return err
-				}
-				ars[e.Rank], err = newAllreducePortRSAG(e)
-				return err
-			})
-			checkGatherReduce(t, envs, ags, ars)
+			checkGatherReduce(t, portJob(t, n, bufBytes), newAllgatherPortput, newAllreducePortRSAG)
 		})
 	}
 }
 
-// checkGatherReduce runs every rank's all-gather ags[r] and all-reduce ars[r] (int32 sum) at
-// odd sizes, in and out of place, at offsets, several launches per instance so that credits
-// and semaphore counts carry over, and checks every byte of every rank's output.
-func checkGatherReduce(t *testing.T, envs []*Env, ags, ars []Instance) {
+// checkGatherReduce sets up an all-gather (newAG) and an all-reduce (newAR) on every rank,
+// runs them (int32 sum) at odd sizes, in and out of place, at offsets, several launches
+// per instance so that credits and semaphore counts carry over, and checks every byte of
+// every rank's output.
+func checkGatherReduce(t *testing.T, envs []*Env, newAG, newAR func(*Env) (Instance, error)) {
 	t.Helper()
 	n := len(envs)
+	ags, ars := make([]Instance, n), make([]Instance, n)
+	onAll(t, envs, func(e *Env) error {
+		var err error
+		if ags[e.Rank], err = newAG(e); err != nil {
+			return err
+		}
+		ars[e.Rank], err = newAR(e)
+		return err
+	})
 	int32T, err := LookupDatatype("int32")
 	if err != nil {
 		t.Fatal(err)
