@@ -78,7 +78,8 @@ const (
 // start with the host's name), each host's collective figures (Host) are checked against
 // Collectives, pairs across hosts against the network limits (MaxNetworkSignalUs on
 // PortSignalUs, MinNetworkPutGBs on PortPutGBs) instead of the others, and the collectives
-// run across hosts (AcrossHosts) against NetworkCollectives.
+// run across hosts (AcrossHosts) against NetworkCollectives. A host of one rank (Node.Ranks)
+// has no collective checks of its own.
 func Evaluate(spec Spec, f Figures) []Check {
 	var checks []Check
 	checks = append(checks, nodeChecks(spec, f)...)
@@ -96,7 +97,11 @@ func Evaluate(spec Spec, f Figures) []Check {
 		}
 	}
 	for _, n := range f.Hosts {
-		checks = append(checks, collectiveChecks(spec.Collectives, byHost[n.Hostname], " on "+n.Hostname)...)
+		limits := spec.Collectives
+		if len(n.Ranks) == 1 {
+			limits = nil // a host of one rank runs no collective of its own
+		}
+		checks = append(checks, collectiveChecks(limits, byHost[n.Hostname], " on "+n.Hostname)...)
 		delete(byHost, n.Hostname)
 	}
 	for host, figs := range byHost { // figures of no known host still fail on errors

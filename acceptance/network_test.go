@@ -122,6 +122,46 @@ func TestEvaluateAcrossHosts(t *testing.T) {
 	}
 }
 
+// TestEvaluateHostsOfOneRank: two hosts of one rank each have node checks but no pair or
+// collective of their own; the pair between them and the collectives across hosts are
+// checked.
+func TestEvaluateHostsOfOneRank(t *testing.T) {
+	f := acrossHosts()
+	for h := range f.Hosts {
+		f.Hosts[h].Ranks = []int{h}
+		f.Hosts[h].GPUs = f.Hosts[h].GPUs[:1]
+		f.Hosts[h].GPUs[0].Rank = h
+	}
+	f.Node, f.Ranks = f.Hosts[0], 2
+	f.Pairs = []PairFigures{{A: 0, B: 1, PortSignalUs: 90, PortPutGBs: 11, Transport: "ethernet", AcrossHosts: true}}
+	var across []CollectiveFigure
+	for _, c := range f.Collectives {
+		if c.AcrossHosts {
+			across = append(across, c)
+		}
+	}
+	f.Collectives = across
+	spec := builtinSpec(ModelH200SXM)
+	spec.MinNetworkPutGBs = 10
+	checks := Evaluate(spec, f)
+	if got := failed(checks); len(got) != 0 {
+		t.Errorf("failed checks: %q", got)
+	}
+	var names []string
+	for _, c := range checks {
+		if c.Pair != "" {
+			names = append(names, c.Name+"|"+c.Pair)
+		}
+	}
+	if want := []string{"network put bandwidth|0-1", "data verification|0-1"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("pair checks %q, want %q", names, want)
+	}
+	f.Pairs[0].PortPutGBs = 9
+	if got := failed(Evaluate(spec, f)); !reflect.DeepEqual(got, []string{"network put bandwidth|0-1|"}) {
+		t.Errorf("a slow pair: failed %q", got)
+	}
+}
+
 // TestEvaluateAcrossHostsChecksEveryHost: every host gets its node checks and its own
 // collective checks, named by host; the collectives across hosts get theirs.
 func TestEvaluateAcrossHostsChecksEveryHost(t *testing.T) {

@@ -107,8 +107,9 @@ func hostOf(l collectives.Layout, r int) int {
 	return h
 }
 
-// measureHost checks this rank's host on its own: a mesh of the host's ranks, as on one
-// node. The host's first rank returns the figures; a failure is in them.
+// measureHost checks this rank's host on its own: its node and, on a mesh of the host's
+// ranks, its pairs and collectives, as on one node (a host of one rank has only its node).
+// The host's first rank returns the figures; a failure is in them.
 func (j *Job) measureHost(spec acceptance.Spec, layout collectives.Layout) hostFigures {
 	_, _, ranks := layout.Local(j.Rank())
 	var hf hostFigures
@@ -117,12 +118,6 @@ func (j *Job) measureHost(spec acceptance.Spec, layout collectives.Layout) hostF
 		hf.Err = err.Error()
 		return hf
 	}
-	m, err := channels.NewMesh(j.GPU, grp, j.Mesh.Opts)
-	if err != nil {
-		hf.Err = fmt.Sprintf("rank %d: mesh of its host: %v", j.Rank(), err)
-		return hf
-	}
-	defer m.Close()
 	if hf.Node, err = j.discoverNode(grp, ranks); err != nil {
 		hf.Err = err.Error()
 		return hf
@@ -130,6 +125,15 @@ func (j *Job) measureHost(spec acceptance.Spec, layout collectives.Layout) hostF
 	if id := j.Mesh.Opts.HostID; id != "" && id != j.Hostname {
 		hf.Node.Hostname = id // simulated hosts of one machine: their MSCCLPP_BENCH_HOSTID
 	}
+	if len(ranks) == 1 {
+		return hf // no pair and no collective inside a host of one rank
+	}
+	m, err := channels.NewMesh(j.GPU, grp, j.Mesh.Opts)
+	if err != nil {
+		hf.Err = fmt.Sprintf("rank %d: mesh of its host: %v", j.Rank(), err)
+		return hf
+	}
+	defer m.Close()
 	var f acceptance.Figures
 	if err := j.measureNode(spec, m, &f, progress.New(nil, false)); err != nil {
 		hf.Failure = err.Error()
