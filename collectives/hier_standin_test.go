@@ -120,15 +120,8 @@ func allgatherHierKernel(g *devicetest.GPU, a []uint64) error {
 		q := uint64(binary.LittleEndian.Uint32(ranks[4*(other(uint64(t), host)*nlocal+local):]))
 		toLocals(out+q*chunk, q)
 	}
-	for _, c := range sigs {
-		c.advance(credit + 1)
-		pos, err := c.push(channels.TriggerFlag|channels.TriggerSync, 0, 0, 0)
-		if err != nil {
-			return err
-		}
-		if err := c.sync(pos); err != nil {
-			return err
-		}
+	if err := creditAll(sigs, credit+1); err != nil {
+		return err
 	}
 	if err := memBarrier(locals); err != nil {
 		return err

@@ -65,6 +65,22 @@ func (c devPort) sync(pos uint64) error {
 	return spin("the proxy", func() bool { return atomic.LoadUint64(word(c.g, c.h.Fifo.Tail)) > pos })
 }
 
+// creditAll consumes n signals of every channel, then signals each peer a credit with a
+// flush and waits for it, as the last block of allgather_portput and allgather_hier does.
+func creditAll(cs []devPort, n uint64) error {
+	for _, c := range cs {
+		c.advance(n)
+		pos, err := c.push(channels.TriggerFlag|channels.TriggerSync, 0, 0, 0)
+		if err != nil {
+			return err
+		}
+		if err := c.sync(pos); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // waitCount waits until the inbound token reaches expected+n (expected is not advanced).
 func (c devPort) waitCount(n uint64) error {
 	want := *word(c.g, c.h.Sem.Expected) + n
@@ -157,15 +173,8 @@ func allgatherPortputKernel(g *devicetest.GPU, a []uint64) error {
 			copy(bytesAt(g, dst, chunk), bytesAt(g, src, chunk))
 		}
 	}
-	for _, c := range chans {
-		c.advance(credit + 1)
-		pos, err := c.push(channels.TriggerFlag|channels.TriggerSync, 0, 0, 0)
-		if err != nil {
-			return err
-		}
-		if err := c.sync(pos); err != nil {
-			return err
-		}
+	if err := creditAll(chans, credit+1); err != nil {
+		return err
 	}
 	st.Launches++
 	return nil
