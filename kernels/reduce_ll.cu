@@ -8,8 +8,7 @@
 // own rank), so the result is the same bit for bit as the other algorithms', stores it, and
 // once all its blocks are done credits every peer. The other ranks' outputs are left alone.
 //
-// In place (in == out at the root), a thread reduces exactly the units it reads of my input
-// and stores them afterwards, so no input byte is overwritten before it is read.
+// In place (in == out at the root), reduceSlots reads each unit of my input before it stores it.
 #include "mscclpp/ll_device.cuh"
 
 using namespace mb;
@@ -31,13 +30,7 @@ __device__ void reduceLL16(MemoryChannelHandle* chans, const char* scratch, uint
     __syncthreads();
     putPackets<P>(reinterpret_cast<char*>(c.remote) + half + rank * slotBytes, in, bytes, flag, tid, nth);
   } else {
-    const uint64_t units = (bytes + P::kDataBytes - 1) / P::kDataBytes;
-    for (uint64_t u = tid; u < units; u += nth) {
-      const uint64_t off = u * P::kDataBytes;
-      const uint32_t valid = (uint32_t)min((uint64_t)P::kDataBytes, bytes - off);
-      const P::Payload v = reduceUnit<T, Op, P>(in + off, valid, scratch + half, slotBytes, u, flag, rank, nranks, chans);
-      storePayload<P>(out + off, v, valid);
-    }
+    reduceSlots<T, Op>(out, in, bytes, scratch + half, slotBytes, flag, rank, nranks, chans);
     if (allBlocksDone(state) && threadIdx.x < npeers) sendCredit(chans[threadIdx.x], rank, flag);
   }
   finishLaunch(state, flag);

@@ -7,7 +7,7 @@
 // as the other algorithms', and store it. No barrier: every rank reads from every rank it
 // writes to, so the two halves are enough (ll_device.cuh).
 //
-// In place my output is block `rank` of my input: a thread reads each unit of it before it
+// In place my output is block `rank` of my input: reduceSlots reads each unit of it before it
 // stores the same unit, and the packets I send come from the other blocks.
 #include "mscclpp/ll_device.cuh"
 
@@ -29,14 +29,7 @@ __device__ void reduceScatterLL16(MemoryChannelHandle* chans, const char* scratc
     putPackets<P>(reinterpret_cast<char*>(chans[i].remote) + half + rank * slotBytes, in + c * bytes, bytes, flag, tid,
                   nth);
   }
-  const char* mine = in + (uint64_t)rank * bytes;
-  const uint64_t units = (bytes + P::kDataBytes - 1) / P::kDataBytes;
-  for (uint64_t u = tid; u < units; u += nth) {
-    const uint64_t off = u * P::kDataBytes;
-    const uint32_t valid = (uint32_t)min((uint64_t)P::kDataBytes, bytes - off);
-    const P::Payload v = reduceUnit<T, Op, P>(mine + off, valid, scratch + half, slotBytes, u, flag, rank, nranks, chans);
-    storePayload<P>(out + off, v, valid);
-  }
+  reduceSlots<T, Op>(out, in + (uint64_t)rank * bytes, bytes, scratch + half, slotBytes, flag, rank, nranks, chans);
   finishLaunch(state, flag);
 }
 

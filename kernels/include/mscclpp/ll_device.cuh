@@ -69,25 +69,31 @@ MB_DEVICE bool allBlocksDone(LaunchState* st) {
 // llPeerIndex is rank q's index in a channel array to every peer in rank order without me.
 MB_DEVICE uint32_t llPeerIndex(uint32_t q, uint32_t rank) { return q < rank ? q : q - 1; }
 
-// reduceUnit returns packet unit u of the reduction in rank order (rank 0's value first):
-// my own value from mine (valid bytes of it), each peer r's from its packet at
-// packets + r*slotBytes + u*kPacketBytes. Used where each rank sends whole slots of packets
-// and the receiver reduces them (reduce_ll.cu, reducescatter_ll.cu).
-template <typename T, int Op, typename P>
-MB_DEVICE typename P::Payload reduceUnit(const char* mine, uint32_t valid, const char* packets, uint64_t slotBytes,
-                                         uint64_t u, uint32_t flag, uint32_t rank, uint32_t nranks,
-                                         const MemoryChannelHandle* chans) {
-  typename P::Payload acc;
-  for (uint32_t r = 0; r < nranks; r++) {
-    typename P::Payload v;
-    if (r == rank) {
-      v = loadPayload<P>(mine, valid);
-    } else {
-      v = readPacket<P>(packets + r * slotBytes + u * P::kPacketBytes, flag, r, chans[llPeerIndex(r, rank)].index);
+// reduceSlots stores at out the reduction in rank order (rank 0's value first) of `bytes`:
+// my own from mine, each peer r's from the LL16 packets it wrote at packets + r*slotBytes.
+// Every thread of the grid takes packet units; a thread reads unit u of mine before it
+// stores unit u of out, so out may be mine (in place). Used where each rank sends whole
+// slots of packets and the receiver reduces them (reduce_ll.cu, reducescatter_ll.cu).
+template <typename T, int Op>
+MB_DEVICE void reduceSlots(char* out, const char* mine, uint64_t bytes, const char* packets, uint64_t slotBytes,
+                           uint32_t flag, uint32_t rank, uint32_t nranks, const MemoryChannelHandle* chans) {
+  using P = LL16;
+  const uint64_t units = (bytes + P::kDataBytes - 1) / P::kDataBytes;
+  for (uint64_t u = globalThread(); u < units; u += globalThreads()) {
+    const uint64_t off = u * P::kDataBytes;
+    const uint32_t valid = (uint32_t)min((uint64_t)P::kDataBytes, bytes - off);
+    P::Payload acc;
+    for (uint32_t r = 0; r < nranks; r++) {
+      P::Payload v;
+      if (r == rank) {
+        v = loadPayload<P>(mine + off, valid);
+      } else {
+        v = readPacket<P>(packets + r * slotBytes + u * P::kPacketBytes, flag, r, chans[llPeerIndex(r, rank)].index);
+      }
+      acc = r == 0 ? v : applyWord<T, Op>(acc, v);
     }
-    acc = r == 0 ? v : applyWord<T, Op>(acc, v);
+    storePayload<P>(out + off, finishWord<T, Op>(acc, nranks), valid);
   }
-  return finishWord<T, Op>(acc, nranks);
 }
 
 }  // namespace mb
