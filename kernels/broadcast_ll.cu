@@ -3,9 +3,9 @@
 // Scratch: the credit area (ll_device.cuh), then two halves of one slot, picked by the launch
 // parity. The root waits for every peer's credit for the last use of this launch's half,
 // writes its input as packets into that half of every peer's scratch, and copies its input
-// to its output (out of place). Every other rank unpacks the root's packets into its output,
-// then, once all its blocks are done, credits the root. No barrier: the root only waits
-// when a peer is two launches behind.
+// to its output (out of place). Every other rank unpacks the root's packets into its output.
+// Once all its blocks are done, every rank credits every peer. No barrier: the root only
+// waits when a peer is two launches behind.
 #include "mscclpp/ll_device.cuh"
 
 using namespace mb;
@@ -32,7 +32,7 @@ extern "C" __global__ void __launch_bounds__(1024)
   } else {
     const MemoryChannelHandle& c = chans[llPeerIndex(root, rank)];
     unpackPackets<LL16>(out, scratch + half, bytes, flag, tid, nth, root, c.index);
-    if (allBlocksDone(state) && threadIdx.x == 0) sendCredit(c, rank, flag);
   }
+  if (allBlocksDone(state) && threadIdx.x < npeers) sendCredit(chans[threadIdx.x], rank, flag);
   finishLaunch(state, flag);
 }

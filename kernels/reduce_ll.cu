@@ -5,8 +5,9 @@
 // launch parity. Every rank but the root waits for the root's credit for the last use of
 // this launch's half, then writes its input as packets into slot `rank` of that half of the
 // root's scratch. The root reduces each packet unit in rank order (its own input for its
-// own rank), so the result is the same bit for bit as the other algorithms', stores it, and
-// once all its blocks are done credits every peer. The other ranks' outputs are left alone.
+// own rank), so the result is the same bit for bit as the other algorithms', and stores it;
+// the other ranks' outputs are left alone. Once all its blocks are done, every rank credits
+// every peer.
 //
 // In place (in == out at the root), reduceSlots reads each unit of my input before it stores it.
 #include "mscclpp/ll_device.cuh"
@@ -31,8 +32,8 @@ __device__ void reduceLL16(MemoryChannelHandle* chans, const char* scratch, uint
     putPackets<P>(reinterpret_cast<char*>(c.remote) + half + rank * slotBytes, in, bytes, flag, tid, nth);
   } else {
     reduceSlots<T, Op>(out, in, bytes, scratch + half, slotBytes, flag, rank, nranks, chans);
-    if (allBlocksDone(state) && threadIdx.x < npeers) sendCredit(chans[threadIdx.x], rank, flag);
   }
+  if (allBlocksDone(state) && threadIdx.x < npeers) sendCredit(chans[threadIdx.x], rank, flag);
   finishLaunch(state, flag);
 }
 

@@ -10,10 +10,12 @@
 // f+2 into a half has finished launch f+1, so it has read its peers' packets of f+1, so the
 // peers have finished launch f and read everything of f. Where the traffic goes one way
 // (broadcast: root to the others; reduce: the others to the root) the writer learns nothing
-// from its reads, so the reader hands it a credit: once every block has read launch f's
-// packets, the reader stores f in its credit word in the writer's scratch, and before
-// writing launch f into a half the writer waits for a credit of at least f-2 (the last use
-// of that half). In steady state the credit is long there, so the wait is one local load.
+// from its reads, so every rank hands every peer a credit: once all its blocks are done
+// with launch f, it stores f in its credit word in each peer's scratch. Before writing
+// launch f into a half, a writer waits until each rank it writes to has credited launch f-2
+// or later (the last use of that half). Credits say "finished launch f", not "read your
+// packets", so they stay right whichever rank is the root. In steady state the credit is
+// long there, so the wait is one local load.
 #ifndef MSCCLPP_BENCH_LL_DEVICE_CUH_
 #define MSCCLPP_BENCH_LL_DEVICE_CUH_
 
@@ -47,8 +49,8 @@ MB_DEVICE void waitCredit(const char* scratch, uint32_t from, uint32_t flag, uin
   }
 }
 
-// sendCredit tells the owner of c's scratch that I (rank me) have read launch flag's packets.
-// Release: my reads of its packets come before the credit.
+// sendCredit tells the owner of c's scratch that I (rank me) have finished launch flag.
+// Release: my reads of packets come before the credit.
 MB_DEVICE void sendCredit(const MemoryChannelHandle& c, uint32_t me, uint32_t flag) {
   storeReleaseSys32(reinterpret_cast<uint32_t*>(c.remote) + me, flag);
 }
