@@ -50,6 +50,8 @@ const (
 	CheckMeasurement    = "measurement"
 	CheckCollectiveTime = "time"
 	CheckBusBw          = "bus bandwidth"
+	CheckNetworkSignal  = "network signal latency"
+	CheckNetworkPut     = "network put bandwidth"
 )
 
 // Evaluate compares the figures with the spec and returns every check made, in order:
@@ -71,12 +73,49 @@ const (
 // MinBusBw. Figures no limit asks for still fail on Err or wrong bytes.
 //
 // Latencies and times of 0 or less, and figures that are NaN or infinite, fail.
+//
+// On several hosts (Figures.Hosts): the node checks are made for every host (subjects
+// start with the host's name), each host's collective figures (Host) are checked against
+// Collectives, pairs across hosts against the network limits (MaxNetworkSignalUs on
+// PortSignalUs, MinNetworkPutGBs on PortPutGBs) instead of the others, and the collectives
+// run across hosts (AcrossHosts) against NetworkCollectives. A host of one rank (Node.Ranks)
+// has no collective checks of its own.
 func Evaluate(spec Spec, f Figures) []Check {
 	var checks []Check
 	checks = append(checks, nodeChecks(spec, f)...)
 	checks = append(checks, pairChecks(spec, f)...)
-	checks = append(checks, collectiveChecks(spec, f.Collectives)...)
-	return checks
+	if len(f.Hosts) < 2 {
+		return append(checks, collectiveChecks(spec.Collectives, f.Collectives, "")...)
+	}
+	byHost := map[string][]CollectiveFigure{}
+	var across []CollectiveFigure
+	for _, cf := range f.Collectives {
+		if cf.AcrossHosts {
+			across = append(across, cf)
+		} else {
+			byHost[cf.Host] = append(byHost[cf.Host], cf)
+		}
+	}
+	for _, n := range f.Hosts {
+		limits := spec.Collectives
+		if len(n.Ranks) == 1 {
+			limits = nil // a host of one rank runs no collective of its own
+		}
+		checks = append(checks, collectiveChecks(limits, byHost[n.Hostname], " on "+n.Hostname)...)
+		delete(byHost, n.Hostname)
+	}
+	for host, figs := range byHost { // figures of no known host still fail on errors
+		checks = append(checks, collectiveChecks(nil, figs, " on "+orNode(host))...)
+	}
+	return append(checks, collectiveChecks(spec.NetworkCollectives, across, " across hosts")...)
+}
+
+// orNode returns host, or "node" when it is empty.
+func orNode(host string) string {
+	if host == "" {
+		return "node"
+	}
+	return host
 }
 
 // Passed reports whether every check passed. No checks at all is not a pass.
@@ -159,21 +198,42 @@ func at[T any](m [][]T, i, j int) (T, bool) {
 }
 
 func nodeChecks(spec Spec, f Figures) []Check {
-	node := f.Node
-	host := node.Hostname
-	if host == "" {
-		host = "node"
-	}
 	var checks []Check
+	nodes := f.Nodes()
 	if spec.Ranks > 0 {
-		checks = append(checks, compare(CheckRanks, "", host, float64(f.Ranks), float64(spec.Ranks), "", Equal))
-	} else if idle := idleGPUs(node.GPUs); len(idle) > 0 {
+		where := orNode(f.Node.Hostname)
+		if len(nodes) > 1 {
+			where = fmt.Sprintf("%d hosts", len(nodes))
+		}
+		checks = append(checks, compare(CheckRanks, "", where, float64(f.Ranks), float64(spec.Ranks), "", Equal))
+	}
+	for _, node := range nodes {
+		prefix := ""
+		if len(nodes) > 1 {
+			prefix = orNode(node.Hostname) + " "
+		}
+		checks = append(checks, hostChecks(spec, node, prefix)...)
+	}
+	return checks
+}
+
+// hostChecks are the checks of one node; prefix starts every subject but the host's own
+// name (the host's name and a space, on several hosts).
+func hostChecks(spec Spec, node Node, prefix string) []Check {
+	host := orNode(node.Hostname)
+	var checks []Check
+	if idle := idleGPUs(node.GPUs); spec.Ranks == 0 && len(idle) > 0 {
 		// Without an expected rank count, every GPU of the node must be tested.
 		c := compare(CheckCoverage, "", host, float64(len(node.GPUs)-len(idle)), float64(len(node.GPUs)), "GPUs", Equal)
 		c.Detail = fmt.Sprintf("no rank uses GPU %s: launch one rank per GPU (mpirun -np %d), or set ranks in the spec", strings.Join(idle, ", "), len(node.GPUs))
 		checks = append(checks, c)
 	}
-	checks = append(checks, modelChecks(spec.Model, host, node.GPUs)...)
+	for _, c := range modelChecks(spec.Model, host, node.GPUs) {
+		if c.Subject != host {
+			c.Subject = prefix + c.Subject
+		}
+		checks = append(checks, c)
+	}
 
 	used := usedGPUs(node.GPUs)
 	if len(used) < 2 {
@@ -185,7 +245,9 @@ func nodeChecks(spec Spec, f Figures) []Check {
 		} else {
 			for i, a := range used {
 				for _, b := range used[i+1:] {
-					checks = append(checks, peerAccessCheck(node.PeerAccess, a, b))
+					c := peerAccessCheck(node.PeerAccess, a, b)
+					c.Subject = prefix + c.Subject
+					checks = append(checks, c)
 				}
 			}
 		}
@@ -202,7 +264,9 @@ func nodeChecks(spec Spec, f Figures) []Check {
 		} else {
 			for i, a := range used {
 				for _, b := range used[i+1:] {
-					checks = append(checks, nvlinkCheck(node.NVLinks, a, b, spec.MinNVLinks))
+					c := nvlinkCheck(node.NVLinks, a, b, spec.MinNVLinks)
+					c.Subject = prefix + c.Subject
+					checks = append(checks, c)
 				}
 			}
 		}
@@ -297,15 +361,22 @@ func pairChecks(spec Spec, f Figures) []Check {
 		if p.Err != "" {
 			checks = append(checks, failure(CheckMeasurement, pair, "", "error", p.Err))
 		} else {
-			limits := []struct {
+			type limit struct {
 				name       string
 				value, lim float64
 				unit, cmp  string
-			}{
+			}
+			limits := []limit{
 				{CheckMemorySignal, p.MemorySignalUs, spec.MaxMemorySignalUs, "us", AtMost},
 				{CheckPortSignal, p.PortSignalUs, spec.MaxPortSignalUs, "us", AtMost},
 				{CheckMemoryPut, p.MemoryPutGBs, spec.MinMemoryPutGBs, "GB/s", AtLeast},
 				{CheckPortPut, p.PortPutGBs, spec.MinPortPutGBs, "GB/s", AtLeast},
+			}
+			if p.AcrossHosts {
+				limits = []limit{
+					{CheckNetworkSignal, p.PortSignalUs, spec.MaxNetworkSignalUs, "us", AtMost},
+					{CheckNetworkPut, p.PortPutGBs, spec.MinNetworkPutGBs, "GB/s", AtLeast},
+				}
 			}
 			for _, l := range limits {
 				if l.lim > 0 {
@@ -317,7 +388,8 @@ func pairChecks(spec Spec, f Figures) []Check {
 			checks = append(checks, verification(pair, "", p.Wrong, ""))
 		}
 	}
-	if spec.MaxMemorySignalUs > 0 || spec.MaxPortSignalUs > 0 || spec.MinMemoryPutGBs > 0 || spec.MinPortPutGBs > 0 {
+	if spec.MaxMemorySignalUs > 0 || spec.MaxPortSignalUs > 0 || spec.MinMemoryPutGBs > 0 || spec.MinPortPutGBs > 0 ||
+		(len(f.Hosts) > 1 && (spec.MaxNetworkSignalUs > 0 || spec.MinNetworkPutGBs > 0)) {
 		for a := 0; a < f.Ranks; a++ {
 			for b := a + 1; b < f.Ranks; b++ {
 				if !measured[[2]int{a, b}] {
@@ -341,11 +413,13 @@ func verification(pair, subject string, wrong int64, details string) Check {
 	return c
 }
 
-func collectiveChecks(spec Spec, figures []CollectiveFigure) []Check {
+// collectiveChecks checks figures against limits; where ("", " on host", " across
+// hosts") ends every subject.
+func collectiveChecks(limits []CollectiveLimit, figures []CollectiveFigure, where string) []Check {
 	var checks []Check
 	used := make([]bool, len(figures))
-	for _, l := range spec.Collectives {
-		subject := l.Collective + " " + bytesize.Format(l.Size)
+	for _, l := range limits {
+		subject := l.Collective + " " + bytesize.Format(l.Size) + where
 		var ok []CollectiveFigure
 		var wrong int64
 		var wrongDetails []string
@@ -388,7 +462,7 @@ func collectiveChecks(spec Spec, figures []CollectiveFigure) []Check {
 		if used[i] {
 			continue
 		}
-		subject := cf.Collective + " " + bytesize.Format(cf.Size)
+		subject := cf.Collective + " " + bytesize.Format(cf.Size) + where
 		if cf.Err != "" {
 			checks = append(checks, failure(CheckMeasurement, "", subject, "error", withAlgorithm(cf.Err, cf.Algorithm)))
 		}

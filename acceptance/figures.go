@@ -13,6 +13,8 @@ type Node struct {
 	NVLinks [][]int `json:"nvlinks"`
 	// NVMLError says why NVLinks is nil, if it is.
 	NVMLError string `json:"nvml_error,omitempty"`
+	// Ranks lists the job's ranks on this host, when the job spans several hosts.
+	Ranks []int `json:"ranks,omitempty"`
 }
 
 // GPU is one GPU of the node.
@@ -42,6 +44,11 @@ type PairFigures struct {
 	Wrong int64 `json:"wrong"`
 	// Err is non-empty when measuring the pair failed; the figures are 0 then.
 	Err string `json:"err,omitempty"`
+	// Transport is how the pair's port channels connect ("cudaipc", "ethernet", "ib").
+	Transport string `json:"transport,omitempty"`
+	// AcrossHosts says A and B are on different hosts: only port channels connect them
+	// (no memory-channel figures), and the network limits apply.
+	AcrossHosts bool `json:"across_hosts,omitempty"`
 }
 
 // CollectiveFigure is one measured collective at one size.
@@ -53,12 +60,28 @@ type CollectiveFigure struct {
 	BusBw      float64 `json:"bus_bw"` // GB/s
 	Wrong      int64   `json:"wrong"`  // bytes that arrived wrong
 	Err        string  `json:"err,omitempty"`
+	// Host is the host whose ranks ran it on their own, when the job spans several hosts
+	// ("" when it ran on every rank).
+	Host string `json:"host,omitempty"`
+	// AcrossHosts says it ran on every rank of a job that spans several hosts.
+	AcrossHosts bool `json:"across_hosts,omitempty"`
 }
 
 // Figures is everything the GPU side measured for one acceptance run.
 type Figures struct {
-	Node        Node               `json:"node"`
+	Node Node `json:"node"` // the first host's, when there are several
+	// Hosts is every host's node, in order of their lowest rank, when the job spans
+	// several hosts (nil on one host).
+	Hosts       []Node             `json:"hosts,omitempty"`
 	Ranks       int                `json:"ranks"`
 	Pairs       []PairFigures      `json:"pairs"`
 	Collectives []CollectiveFigure `json:"collectives"`
+}
+
+// Nodes returns the nodes to check: every host's, or the one node.
+func (f Figures) Nodes() []Node {
+	if len(f.Hosts) > 0 {
+		return f.Hosts
+	}
+	return []Node{f.Node}
 }

@@ -17,7 +17,8 @@ import (
 )
 
 // LoadSpec reads a spec file over base: the settings present in the file replace base's,
-// the others are kept (a "collectives" list replaces base's whole list). The file is YAML
+// the others are kept (a "collectives" or "network_collectives" list replaces base's whole
+// list). The file is YAML
 // (.yaml, .yml) or JSON (.json); other extensions are refused. A .json file must be
 // strict JSON (no trailing commas, comments or YAML syntax) before its keys are read like
 // YAML's. It must be a regular file (a FIFO is refused, never waited on). Keys are the
@@ -28,6 +29,9 @@ import (
 //	put_bytes: 256M
 //	collectives:
 //	  - {collective: allreduce, size: 256M, min_bus_bw: 280}
+//	min_network_put_gbs: 10 # pairs on different hosts
+//	network_collectives:    # on every rank of a job on several hosts
+//	  - {collective: allreduce, size: 64M, min_bus_bw: 5}
 //
 // A base without PutBytes (Spec{}, for GPUs DefaultSpec does not know) gets
 // DefaultPutBytes unless the file sets put_bytes.
@@ -92,6 +96,7 @@ func parseSpec(data []byte, base Spec) (Spec, error) {
 	}
 	spec := base
 	spec.Collectives = append([]CollectiveLimit(nil), base.Collectives...)
+	spec.NetworkCollectives = append([]CollectiveLimit(nil), base.NetworkCollectives...)
 	if spec.PutBytes == 0 {
 		spec.PutBytes = DefaultPutBytes
 	}
@@ -118,6 +123,12 @@ func parseSpec(data []byte, base Spec) (Spec, error) {
 			spec.MinPortPutGBs, err = decodeFloat(v)
 		case "collectives":
 			spec.Collectives, err = decodeLimits(v, key)
+		case "max_network_signal_us":
+			spec.MaxNetworkSignalUs, err = decodeFloat(v)
+		case "min_network_put_gbs":
+			spec.MinNetworkPutGBs, err = decodeFloat(v)
+		case "network_collectives":
+			spec.NetworkCollectives, err = decodeLimits(v, key)
 		default:
 			err = unknownKey(specKeys)
 		}
@@ -131,6 +142,7 @@ var (
 	specKeys = []string{
 		"model", "ranks", "require_peer_access", "min_nvlinks", "put_bytes", "max_memory_signal_us",
 		"max_port_signal_us", "min_memory_put_gbs", "min_port_put_gbs", "collectives",
+		"max_network_signal_us", "min_network_put_gbs", "network_collectives",
 	}
 	limitKeys = []string{"collective", "size", "max_time_us", "min_bus_bw"}
 )

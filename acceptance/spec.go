@@ -29,8 +29,16 @@ type Spec struct {
 	// Least one-way put bandwidth per pair at PutBytes, GB/s.
 	MinMemoryPutGBs float64 `json:"min_memory_put_gbs" yaml:"min_memory_put_gbs"`
 	MinPortPutGBs   float64 `json:"min_port_put_gbs" yaml:"min_port_put_gbs"`
-	// Collectives are the collective measurements and their limits.
+	// Collectives are the collective measurements and their limits. On several hosts
+	// each host runs them on its own ranks.
 	Collectives []CollectiveLimit `json:"collectives" yaml:"collectives"`
+	// Between hosts (jobs on several hosts only): the most one-way signal latency and the
+	// least put bandwidth at PutBytes of every pair of ranks on different hosts, over port
+	// channels (the network), and the collectives run on every rank. 0: not checked
+	// (the figures are still measured, verified and reported).
+	MaxNetworkSignalUs float64           `json:"max_network_signal_us" yaml:"max_network_signal_us"`
+	MinNetworkPutGBs   float64           `json:"min_network_put_gbs" yaml:"min_network_put_gbs"`
+	NetworkCollectives []CollectiveLimit `json:"network_collectives" yaml:"network_collectives"`
 }
 
 // CollectiveLimit is what one collective at one size must meet.
@@ -92,6 +100,14 @@ func builtinSpec(model string) Spec {
 			{Collective: AllReduce, Size: 256 << 20, MinBusBw: 280},
 			{Collective: AllGather, Size: 1 << 10, MaxTimeUs: 10},
 			{Collective: AllGather, Size: 256 << 20, MinBusBw: 300},
+		},
+		// The network between hosts is not the GPU's: measured and verified, not judged.
+		NetworkCollectives: []CollectiveLimit{
+			{Collective: AllReduce, Size: 8},
+			{Collective: AllReduce, Size: 1 << 20},
+			{Collective: AllReduce, Size: 64 << 20},
+			{Collective: AllGather, Size: 1 << 10},
+			{Collective: AllGather, Size: 64 << 20},
 		},
 	}
 }
@@ -222,15 +238,26 @@ func (s Spec) Validate() error {
 		{"max_port_signal_us", s.MaxPortSignalUs},
 		{"min_memory_put_gbs", s.MinMemoryPutGBs},
 		{"min_port_put_gbs", s.MinPortPutGBs},
+		{"max_network_signal_us", s.MaxNetworkSignalUs},
+		{"min_network_put_gbs", s.MinNetworkPutGBs},
 	}
 	for _, l := range limits {
 		if err := checkLimit(l.v); err != nil {
 			return fmt.Errorf("%s: %w", l.field, err)
 		}
 	}
+	if err := validateLimits("collectives", s.Collectives); err != nil {
+		return err
+	}
+	return validateLimits("network_collectives", s.NetworkCollectives)
+}
+
+// validateLimits checks the collective limits of the list name: allreduce or allgather at
+// positive sizes, each (collective, size) once.
+func validateLimits(name string, list []CollectiveLimit) error {
 	seen := map[CollectiveLimit]bool{}
-	for i, c := range s.Collectives {
-		field := fmt.Sprintf("collectives[%d]", i)
+	for i, c := range list {
+		field := fmt.Sprintf("%s[%d]", name, i)
 		if c.Collective != AllReduce && c.Collective != AllGather {
 			return fmt.Errorf("%s.collective: %q is not %s or %s", field, c.Collective, AllReduce, AllGather)
 		}

@@ -71,6 +71,13 @@ func TestDefaultSpecValues(t *testing.T) {
 			{Collective: "allgather", Size: 1 << 10, MaxTimeUs: 10},
 			{Collective: "allgather", Size: 256 << 20, MinBusBw: 300},
 		},
+		NetworkCollectives: []CollectiveLimit{
+			{Collective: "allreduce", Size: 8},
+			{Collective: "allreduce", Size: 1 << 20},
+			{Collective: "allreduce", Size: 64 << 20},
+			{Collective: "allgather", Size: 1 << 10},
+			{Collective: "allgather", Size: 64 << 20},
+		},
 	}
 	got, err := DefaultSpec("NVIDIA H200")
 	if err != nil {

@@ -12,7 +12,17 @@ import (
 // (kernels/include/mscclpp/memory_channel_device.cuh), so every peer must be connected
 // by CUDA IPC: on one host, with --transport auto or nvlink.
 func (m *Mesh) MemoryChannels(remote *Buffer, local device.Ptr) ([]MemoryChannelHandle, error) {
-	for _, p := range m.Peers() {
+	return m.MemoryChannelsTo(m.Peers(), remote, local)
+}
+
+// MemoryChannelsTo is MemoryChannels to the given peers only, in the order given (e.g.
+// the ranks of this host, for an algorithm that reaches other hosts over port channels).
+// Every rank calls it at the same point of the set-up, with peers of its own.
+func (m *Mesh) MemoryChannelsTo(peers []int, remote *Buffer, local device.Ptr) ([]MemoryChannelHandle, error) {
+	if err := m.checkPeers(peers); err != nil {
+		return nil, err
+	}
+	for _, p := range peers {
 		if t := m.Conns[p].Transport(); t != TransportCudaIpc {
 			return nil, fmt.Errorf("memory channels need every peer connected by CUDA IPC, but rank %d reaches rank %d over %v (hosts %s and %s); use port channels",
 				m.Rank, p, t, m.Opts.HostID, m.Endpoints[p].HostID)
@@ -23,7 +33,7 @@ func (m *Mesh) MemoryChannels(remote *Buffer, local device.Ptr) ([]MemoryChannel
 		return nil, err
 	}
 	var out []MemoryChannelHandle
-	for _, p := range m.Peers() {
+	for _, p := range peers {
 		out = append(out, MemoryChannelHandle{
 			Sem: DeviceSemaphoreHandle{
 				Inbound:       uint64(m.token(m.tokens, p, id)),

@@ -134,6 +134,18 @@ func (m *Mesh) Peers() []int {
 	return out
 }
 
+// checkPeers refuses a peer list that names this rank, a rank outside the job, or a rank twice.
+func (m *Mesh) checkPeers(peers []int) error {
+	seen := make(map[int]bool, len(peers))
+	for _, p := range peers {
+		if p == m.Rank || p < 0 || p >= m.NRanks || seen[p] {
+			return fmt.Errorf("mesh: rank %d: bad peer list %v (%d ranks)", m.Rank, peers, m.NRanks)
+		}
+		seen[p] = true
+	}
+	return nil
+}
+
 // PairTransport returns the transport between ranks i and j (i != j).
 func (m *Mesh) PairTransport(i, j int) Transport { return m.pairs[i][j] }
 

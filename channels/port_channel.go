@@ -33,6 +33,16 @@ const (
 // PortChannels makes one port channel per peer (in Peers order): the proxy copies from
 // local[0, localSize) to the peer's copy of remote and signals a host-to-device semaphore.
 func (m *Mesh) PortChannels(remote *Buffer, local device.Ptr, localSize uint64, opts ...PortOption) ([]PortChannelHandle, error) {
+	return m.PortChannelsTo(m.Peers(), remote, local, localSize, opts...)
+}
+
+// PortChannelsTo is PortChannels to the given peers only, in the order given (e.g. the
+// ranks of equal local index on the other hosts). Every rank calls it at the same point of
+// the set-up, with peers of its own.
+func (m *Mesh) PortChannelsTo(peers []int, remote *Buffer, local device.Ptr, localSize uint64, opts ...PortOption) ([]PortChannelHandle, error) {
+	if err := m.checkPeers(peers); err != nil {
+		return nil, err
+	}
 	if err := m.startProxy(); err != nil {
 		return nil, err
 	}
@@ -51,7 +61,7 @@ func (m *Mesh) PortChannels(remote *Buffer, local device.Ptr, localSize uint64, 
 		return nil, err
 	}
 	var out []PortChannelHandle
-	for _, p := range m.Peers() {
+	for _, p := range peers {
 		slot := m.tokenOffset(m.Rank, id)
 		pc := &ProxyChannel{
 			Peer: p, Conn: m.Conns[p], Src: src,

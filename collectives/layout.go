@@ -103,6 +103,21 @@ func (l Layout) Local(r int) (host, index int, ranks []int) {
 	return -1, -1, nil
 }
 
+// Hierarchical says the job spans several hosts with several ranks on some host: where the
+// hierarchical algorithms (NVLink inside a host, the network along each rail) beat the
+// flat port algorithms. With one rank per host they would be the flat ones.
+func (l Layout) Hierarchical() bool {
+	if len(l.Hosts) < 2 {
+		return false
+	}
+	for _, rs := range l.Hosts {
+		if len(rs) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // Rail returns the ranks of local index i on every host, in host order: the ranks a
 // hierarchical algorithm connects across hosts.
 func (l Layout) Rail(i int) []int {

@@ -112,8 +112,8 @@ func TestSelectTwoHosts(t *testing.T) {
 			}
 		}
 		all, _ := SelectIn(coll, "all", 1<<20, two, "float")
-		if names := strings.Join(algNames(all), ","); names != want {
-			t.Errorf("SelectIn(%s, all, 1 MiB, two hosts) = %s, want %s", coll, names, want)
+		if names := strings.Join(algNames(all), ","); names != want+",hier" {
+			t.Errorf("SelectIn(%s, all, 1 MiB, two hosts) = %s, want %s,hier", coll, names, want)
 		}
 		if _, err := SelectIn(coll, "port", 1<<30, two, "float"); err == nil || !strings.Contains(err.Error(), "one host") {
 			t.Errorf("SelectIn(%s, port, two hosts) = %v, want an error naming one host", coll, err)
@@ -142,6 +142,64 @@ func TestSelectTwoHosts(t *testing.T) {
 			got, err := SelectIn(coll, "auto", size, OneHostLayout(2), "float")
 			if err != nil || got[0].Needs != OneHost {
 				t.Errorf("SelectIn(%s, auto, %d, one host) = %v, %v; want a one-host algorithm", coll, size, algNames(got), err)
+			}
+		}
+	}
+}
+
+// TestSelectHierarchical: which algorithms -k auto and -k all offer on each layout. The
+// hierarchical ones win auto only across hosts of several ranks each (CUDA IPC inside);
+// with one rank per host the flat port algorithms are the same thing and win; on one host
+// the NVLink algorithms win; under --transport ethernet inside a host (no CUDA IPC) or
+// with uneven hosts, hier does not fit at all.
+func TestSelectHierarchical(t *testing.T) {
+	tests := []struct {
+		name       string
+		l          Layout
+		hier       bool   // Layout.Hierarchical
+		autoGather string // "" : a one-host algorithm
+		autoReduce string
+		allGather  string // -k all's port and hier algorithms, in number order
+		allReduce  string
+	}{
+		{"1 host of 4", OneHostLayout(4), false, "", "", "portput,hier", "portrsag,hier"},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), false, "portput", "portrsag", "portput,hier", "portrsag,hier"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, "hier", "hier", "portput,hier", "portrsag,hier"},
+		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, "hier", "hier", "portput,hier", "portrsag,hier"},
+		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, "hier", "hier", "portput,hier", "portrsag,hier"},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, "portput", "portrsag", "portput", "portrsag"},
+		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, "portput", "portrsag", "portput", "portrsag"},
+	}
+	for _, tt := range tests {
+		if got := tt.l.Hierarchical(); got != tt.hier {
+			t.Errorf("%s: Hierarchical = %v, want %v", tt.name, got, tt.hier)
+		}
+		for _, c := range []struct{ coll, auto, all string }{{"allgather", tt.autoGather, tt.allGather}, {"allreduce", tt.autoReduce, tt.allReduce}} {
+			for _, size := range []int64{8, 64 << 10, 1 << 20, 256 << 20} {
+				got, err := SelectIn(c.coll, "auto", size, tt.l, "float")
+				if err != nil || len(got) != 1 {
+					t.Fatalf("%s: SelectIn(%s, auto, %d) = %v, %v", tt.name, c.coll, size, algNames(got), err)
+				}
+				if c.auto == "" && got[0].Needs != OneHost || c.auto != "" && got[0].Name != c.auto {
+					t.Errorf("%s: SelectIn(%s, auto, %d) = %s, want %q (\"\": one-host)", tt.name, c.coll, size, got[0].Name, c.auto)
+				}
+			}
+			all, err := SelectIn(c.coll, "all", 1<<20, tt.l, "float")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var port []string
+			for _, a := range all {
+				if a.Needs != OneHost {
+					port = append(port, a.Name)
+				}
+			}
+			if got := strings.Join(port, ","); got != c.all {
+				t.Errorf("%s: SelectIn(%s, all) offers %s beside the one-host algorithms, want %s", tt.name, c.coll, got, c.all)
+			}
+			err = CheckLayout(c.coll, "hier", tt.l)
+			if fits := strings.Contains(c.all, "hier"); (err == nil) != fits {
+				t.Errorf("%s: CheckLayout(%s, hier) = %v, want fits %v", tt.name, c.coll, err, fits)
 			}
 		}
 	}

@@ -65,6 +65,22 @@ func (c devPort) sync(pos uint64) error {
 	return spin("the proxy", func() bool { return atomic.LoadUint64(word(c.g, c.h.Fifo.Tail)) > pos })
 }
 
+// creditAll consumes n signals of every channel, then signals each peer a credit with a
+// flush and waits for it, as the last block of allgather_portput and allgather_hier does.
+func creditAll(cs []devPort, n uint64) error {
+	for _, c := range cs {
+		c.advance(n)
+		pos, err := c.push(channels.TriggerFlag|channels.TriggerSync, 0, 0, 0)
+		if err != nil {
+			return err
+		}
+		if err := c.sync(pos); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // waitCount waits until the inbound token reaches expected+n (expected is not advanced).
 func (c devPort) waitCount(n uint64) error {
 	want := *word(c.g, c.h.Sem.Expected) + n
@@ -157,15 +173,8 @@ func allgatherPortputKernel(g *devicetest.GPU, a []uint64) error {
 			copy(bytesAt(g, dst, chunk), bytesAt(g, src, chunk))
 		}
 	}
-	for _, c := range chans {
-		c.advance(credit + 1)
-		pos, err := c.push(channels.TriggerFlag|channels.TriggerSync, 0, 0, 0)
-		if err != nil {
-			return err
-		}
-		if err := c.sync(pos); err != nil {
-			return err
-		}
+	if err := creditAll(chans, credit+1); err != nil {
+		return err
 	}
 	st.Launches++
 	return nil
@@ -239,20 +248,45 @@ func allreducePortRSAGKernel(g *devicetest.GPU, a []uint64) error {
 func portJob(t *testing.T, n int, bufBytes uint64) []*Env {
 	t.Helper()
 	kernels := map[string]devicetest.Kernel{"allgather_portput": allgatherPortputKernel}
-	for _, dt := range Datatypes { // the set-up looks every kernel of the family up
+	addFamily(kernels, "allreduce_portrsag", allreducePortRSAGKernel)
+	hosts := make([]string, n)
+	for r := range hosts {
+		hosts[r] = fmt.Sprintf("h%d", r)
+	}
+	envs := standinJob(t, hosts, bufBytes, kernels)
+	for r, e := range envs {
+		if tr := e.Mesh.PairTransport(0, 1); tr != channels.TransportEthernet {
+			t.Fatalf("rank %d: ranks 0 and 1 connect over %v, want Ethernet", r, tr)
+		}
+	}
+	return envs
+}
+
+// addFamily adds a kernel family whose int32 sum kernel is int32Sum; the set-up looks every
+// kernel of the family up, the others fail when launched.
+func addFamily(kernels map[string]devicetest.Kernel, family string, int32Sum devicetest.Kernel) {
+	for _, dt := range Datatypes {
 		for _, op := range Ops {
-			kernels[fmt.Sprintf("allreduce_portrsag_%s_%s", dt.Name, op)] = func(*devicetest.GPU, []uint64) error {
+			kernels[fmt.Sprintf("%s_%s_%s", family, dt.Name, op)] = func(*devicetest.GPU, []uint64) error {
 				return fmt.Errorf("only int32 sum is transcribed for the stand-in")
 			}
 		}
 	}
-	kernels["allreduce_portrsag_int32_sum"] = allreducePortRSAGKernel
+	kernels[family+"_int32_sum"] = int32Sum
+}
+
+// standinJob is one rank per entry of hosts, on the simulated host it names (ranks of one
+// host connect by the stand-in's CUDA IPC, hosts by Ethernet over loopback), with the
+// shared input and output buffers.
+func standinJob(t *testing.T, hosts []string, bufBytes uint64, kernels map[string]devicetest.Kernel) []*Env {
+	t.Helper()
+	n := len(hosts)
 	space := devicetest.NewSpace(kernels)
 	boots := bootstraptest.Loopback(t, n, 20*time.Second)
 	envs := make([]*Env, n)
 	errs := bounded.Ranks(t, n, 30*time.Second, func(r int) error {
 		g := space.NewGPU(r)
-		m, err := channels.NewMesh(g, boots[r], channels.MeshOptions{Timeout: 20 * time.Second, Hostname: "node", HostID: fmt.Sprintf("h%d", r),
+		m, err := channels.NewMesh(g, boots[r], channels.MeshOptions{Timeout: 20 * time.Second, Hostname: "node", HostID: hosts[r],
 			Ethernet: channels.EthernetOptions{Sockets: 2, Chunk: 64 << 10, Depth: 2}})
 		if err != nil {
 			return err
@@ -274,11 +308,6 @@ func portJob(t *testing.T, n int, bufBytes uint64) []*Env {
 	for r, err := range errs {
 		if err != nil {
 			t.Fatalf("rank %d: %v", r, err)
-		}
-	}
-	for r, e := range envs {
-		if tr := e.Mesh.PairTransport(0, 1); tr != channels.TransportEthernet {
-			t.Fatalf("rank %d: ranks 0 and 1 connect over %v, want Ethernet", r, tr)
 		}
 	}
 	return envs
@@ -305,68 +334,77 @@ func TestPortAlgorithmsAcrossHostsOnStandin(t *testing.T) {
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d hosts", n), func(t *testing.T) {
 			const bufBytes = 1 << 20
-			envs := portJob(t, n, bufBytes)
-			ags, ars := make([]Instance, n), make([]Instance, n)
-			onAll(t, envs, func(e *Env) error {
-				var err error
-				if ags[e.Rank], err = newAllgatherPortput(e); err != nil {
-					return err
-				}
-				ars[e.Rank], err = newAllreducePortRSAG(e)
-				return err
-			})
-			int32T, err := LookupDatatype("int32")
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Odd sizes, in and out of place, at offsets; several launches per instance so
-			// that the credits and counts carry over.
-			for launch, count := range []uint64{1, 5, 1000, 4097, 60000} {
-				for _, inPlace := range []bool{false, true} {
-					off := uint64(launch) * 256
-					// all-gather: count int32 per rank
-					// The offsets as the harness sets them (Harness.at): Shift, the in-place
-					// strides of nccl-tests' counts, then this rank's own offsets.
-					ag := &LaunchArgs{Type: int32T, Count: int64(count), SendBytes: 4 * count, RecvBytes: 4 * count * uint64(n), InPlace: inPlace, Shift: off, SendInPlace: 4 * count}
-					onAll(t, envs, func(e *Env) error {
-						a := *ag
-						a.InOff, a.OutOff = a.InOffOf(e.Rank), a.OutOffOf(e.Rank)
-						fillInput(e, &a, launch)
-						return ags[e.Rank].Launch(&a, 0)
-					})
-					for _, e := range envs {
-						got := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.OutPtr(ag, e.Rank)), ag.RecvBytes)
-						for i, b := range got {
-							r, j := i/int(ag.SendBytes), i%int(ag.SendBytes)
-							if want := byte(j*7 + r*31 + launch*13); b != want {
-								t.Fatalf("allgather %d x int32 (in place %v) rank %d: byte %d (rank %d's %d) = %d, want %d", count, inPlace, e.Rank, i, r, j, b, want)
-							}
-						}
-					}
-					// all-reduce: count int32, sum
-					ar := &LaunchArgs{Type: int32T, Op: OpSum, Count: int64(count), SendBytes: 4 * count, RecvBytes: 4 * count, InPlace: inPlace, Shift: off, InOff: off, OutOff: off}
-					onAll(t, envs, func(e *Env) error {
-						fillInput(e, ar, launch)
-						return ars[e.Rank].Launch(ar, 0)
-					})
-					for _, e := range envs {
-						got := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.OutPtr(ar, e.Rank)), ar.RecvBytes)
-						for k := 0; k < int(count); k++ {
-							var want int32
-							for r := 0; r < n; r++ {
-								var w [4]byte
-								for j := range w {
-									w[j] = byte((4*k+j)*7 + r*31 + launch*13)
-								}
-								want += int32(binary.LittleEndian.Uint32(w[:]))
-							}
-							if v := int32(binary.LittleEndian.Uint32(got[4*k:])); v != want {
-								t.Fatalf("allreduce %d x int32 (in place %v) rank %d: element %d = %d, want %d", count, inPlace, e.Rank, k, v, want)
-							}
-						}
-					}
-				}
-			}
+			checkGatherReduce(t, portJob(t, n, bufBytes), newAllgatherPortput, newAllreducePortRSAG)
 		})
+	}
+}
+
+// checkGatherReduce sets up an all-gather (newAG) and an all-reduce (newAR) on every rank,
+// runs them (int32 sum) at odd sizes, in and out of place, at offsets, several launches
+// per instance so that credits and semaphore counts carry over, and checks every byte of
+// every rank's output.
+func checkGatherReduce(t *testing.T, envs []*Env, newAG, newAR func(*Env) (Instance, error)) {
+	t.Helper()
+	n := len(envs)
+	ags, ars := make([]Instance, n), make([]Instance, n)
+	onAll(t, envs, func(e *Env) error {
+		var err error
+		if ags[e.Rank], err = newAG(e); err != nil {
+			return err
+		}
+		ars[e.Rank], err = newAR(e)
+		return err
+	})
+	int32T, err := LookupDatatype("int32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Odd sizes, in and out of place, at offsets; several launches per instance so
+	// that the credits and counts carry over.
+	for launch, count := range []uint64{1, 5, 1000, 4097, 60000} {
+		for _, inPlace := range []bool{false, true} {
+			off := uint64(launch) * 256
+			// all-gather: count int32 per rank
+			// The offsets as the harness sets them (Harness.at): Shift, the in-place
+			// strides of nccl-tests' counts, then this rank's own offsets.
+			ag := &LaunchArgs{Type: int32T, Count: int64(count), SendBytes: 4 * count, RecvBytes: 4 * count * uint64(n), InPlace: inPlace, Shift: off, SendInPlace: 4 * count}
+			onAll(t, envs, func(e *Env) error {
+				a := *ag
+				a.InOff, a.OutOff = a.InOffOf(e.Rank), a.OutOffOf(e.Rank)
+				fillInput(e, &a, launch)
+				return ags[e.Rank].Launch(&a, 0)
+			})
+			for _, e := range envs {
+				got := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.OutPtr(ag, e.Rank)), ag.RecvBytes)
+				for i, b := range got {
+					r, j := i/int(ag.SendBytes), i%int(ag.SendBytes)
+					if want := byte(j*7 + r*31 + launch*13); b != want {
+						t.Fatalf("allgather %d x int32 (in place %v) rank %d: byte %d (rank %d's %d) = %d, want %d", count, inPlace, e.Rank, i, r, j, b, want)
+					}
+				}
+			}
+			// all-reduce: count int32, sum
+			ar := &LaunchArgs{Type: int32T, Op: OpSum, Count: int64(count), SendBytes: 4 * count, RecvBytes: 4 * count, InPlace: inPlace, Shift: off, InOff: off, OutOff: off}
+			onAll(t, envs, func(e *Env) error {
+				fillInput(e, ar, launch)
+				return ars[e.Rank].Launch(ar, 0)
+			})
+			for _, e := range envs {
+				got := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.OutPtr(ar, e.Rank)), ar.RecvBytes)
+				for k := 0; k < int(count); k++ {
+					var want int32
+					for r := 0; r < n; r++ {
+						var w [4]byte
+						for j := range w {
+							w[j] = byte((4*k+j)*7 + r*31 + launch*13)
+						}
+						want += int32(binary.LittleEndian.Uint32(w[:]))
+					}
+					if v := int32(binary.LittleEndian.Uint32(got[4*k:])); v != want {
+						t.Fatalf("allreduce %d x int32 (in place %v) rank %d: element %d = %d, want %d", count, inPlace, e.Rank, k, v, want)
+					}
+				}
+			}
+		}
 	}
 }

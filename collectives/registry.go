@@ -30,6 +30,9 @@ type Algorithm struct {
 	// limit). Among candidates, the lowest AutoPriority wins. Zero range: never automatic.
 	AutoMin, AutoMax int64
 	AutoPriority     int
+	// AutoOn, when set, limits -k auto to the layouts where it returns true (e.g. the
+	// hierarchical algorithms, which run on one host too, are picked only across hosts).
+	AutoOn func(Layout) bool
 
 	// New builds the algorithm's per-run state (channels, scratch) for buffers of up to
 	// env.MaxBytes. Nil only in tests.
@@ -146,7 +149,7 @@ func SelectIn(collective, k string, size int64, l Layout, dtype string) ([]*Algo
 			if a.AutoMin == 0 && a.AutoMax == 0 {
 				continue
 			}
-			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || a.supportsIn(size, l, dtype) != nil {
+			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || (a.AutoOn != nil && !a.AutoOn(l)) || a.supportsIn(size, l, dtype) != nil {
 				continue
 			}
 			if best == nil || a.AutoPriority < best.AutoPriority {

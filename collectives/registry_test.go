@@ -25,8 +25,8 @@ func sweepSizes() []int64 {
 
 func TestRegistryWellFormed(t *testing.T) {
 	want := map[string][]string{
-		"allgather": {"ll16", "put", "get", "port", "blockput", "portput", "local"},
-		"allreduce": {"ll8", "ll16", "ll16x2", "rsag", "port", "portrsag", "local"},
+		"allgather": {"ll16", "put", "get", "port", "blockput", "portput", "hier", "local"},
+		"allreduce": {"ll8", "ll16", "ll16x2", "rsag", "port", "portrsag", "hier", "local"},
 	}
 	for coll, names := range want {
 		algs := Algorithms(coll)
@@ -157,14 +157,14 @@ func TestSelectAll(t *testing.T) {
 		dtype  string
 		want   string
 	}{
-		{"allgather", 1024, 2, "float", "ll16,put,get,port,blockput,portput"},
-		{"allgather", 64 << 20, 2, "float", "put,get,port,blockput,portput"}, // ll16 stops at 32 MiB
+		{"allgather", 1024, 2, "float", "ll16,put,get,port,blockput,portput,hier"},
+		{"allgather", 64 << 20, 2, "float", "put,get,port,blockput,portput,hier"}, // ll16 stops at 32 MiB
 		{"allgather", 1024, 1, "float", "local"},
-		{"allreduce", 1024, 2, "float", "ll8,ll16,ll16x2,rsag,port,portrsag"},
-		{"allreduce", 1024, 2, "double", "ll16,ll16x2,rsag,port,portrsag"},
-		{"allreduce", 2 << 20, 2, "float", "ll16,ll16x2,rsag,port,portrsag"},
-		{"allreduce", 16 << 20, 2, "float", "ll16x2,rsag,port,portrsag"},
-		{"allreduce", 1 << 30, 4, "int8", "rsag,port,portrsag"},
+		{"allreduce", 1024, 2, "float", "ll8,ll16,ll16x2,rsag,port,portrsag,hier"},
+		{"allreduce", 1024, 2, "double", "ll16,ll16x2,rsag,port,portrsag,hier"},
+		{"allreduce", 2 << 20, 2, "float", "ll16,ll16x2,rsag,port,portrsag,hier"},
+		{"allreduce", 16 << 20, 2, "float", "ll16x2,rsag,port,portrsag,hier"},
+		{"allreduce", 1 << 30, 4, "int8", "rsag,port,portrsag,hier"},
 		{"allreduce", 1 << 30, 1, "int8", "local"},
 	}
 	for _, tt := range tests {

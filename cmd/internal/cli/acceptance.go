@@ -26,7 +26,14 @@ peer access and NVLink counts (through NVML), measures signal latency and put ba
 every pair of ranks over memory and port channels, runs allreduce and allgather at the
 spec's sizes, verifies all received data, and compares each figure with the thresholds:
 built in for H100 SXM and H200 SXM, or from --spec FILE (YAML or JSON; keys it sets
-override the built-in ones). It exits 1 when any check fails and names the pair.`,
+override the built-in ones). It exits 1 when any check fails and names the pair.
+
+On several hosts (mpirun -np N --host a,b; MSCCLPP_BENCH_HOSTID splits one machine) each
+host is checked as above on its own ranks, then every pair of ranks on different hosts is
+measured over port channels (the report names each pair's transport) and the spec's
+network_collectives run on every rank with the algorithms the layout allows. Network
+figures are judged only against max_network_signal_us, min_network_put_gbs and the limits
+of network_collectives, when the spec sets them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := r.build(cmd.Flags())
@@ -85,6 +92,11 @@ func checkSpec(path string) error {
 	}
 	for i, l := range spec.Collectives {
 		if err := checkMaxBytes(fmt.Sprintf("collectives[%d].size", i), l.Size); err != nil {
+			return err
+		}
+	}
+	for i, l := range spec.NetworkCollectives {
+		if err := checkMaxBytes(fmt.Sprintf("network_collectives[%d].size", i), l.Size); err != nil {
 			return err
 		}
 	}

@@ -11,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/mscclpp-bench/mscclpp-bench/acceptance"
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/topology"
 	"github.com/mscclpp-bench/mscclpp-bench/pingpong"
@@ -24,32 +26,23 @@ func runAcceptance(j *Job) error {
 	if j.Mesh.NRanks < 2 {
 		return cli.Usagef("acceptance needs at least 2 ranks, this job has %d (launch one rank per GPU: mpirun -np <GPUs>)", j.Mesh.NRanks)
 	}
-	for _, d := range j.Devices {
-		if d.Hostname != j.Hostname {
-			return cli.Usagef("acceptance checks one node at a time; rank %d is on %s, rank %d on %s", j.Rank(), j.Hostname, d.Rank, d.Hostname)
-		}
-	}
 	spec, source, err := j.acceptanceSpec()
 	if err != nil {
 		return err
 	}
 	fig := acceptance.Figures{Ranks: j.Mesh.NRanks}
-	if fig.Node, err = j.discoverNode(); err != nil {
-		return err
-	}
 	meter := j.Meter()
 	defer meter.Close()
-	meter.Update(0, 2, "pairs: latency and bandwidth")
-	// A failed measurement is a figure too: the table still comes out and names it.
-	var failure error
-	fig.Pairs, failure = j.measurePairs(spec)
-	if failure == nil {
-		meter.Update(1, 2, "collectives")
-		fig.Collectives, failure = j.measureCollectives(spec)
-	} else {
-		for _, l := range spec.Collectives {
-			fig.Collectives = append(fig.Collectives, acceptance.CollectiveFigure{Collective: l.Collective, Size: l.Size, Err: "not run: a pair measurement failed"})
+	var failure error // a failed measurement is a figure too: the table still comes out and names it
+	if layout := collectives.LayoutOf(j.Mesh); len(layout.Hosts) > 1 {
+		if failure, err = j.acceptHosts(spec, layout, &fig, meter); err != nil {
+			return err
 		}
+	} else {
+		if fig.Node, err = j.discoverNode(j.Boot, identity(j.Mesh.NRanks)); err != nil {
+			return err
+		}
+		failure = j.measureNode(spec, j.Mesh, &fig, meter)
 	}
 	meter.Clear()
 	if j.Rank() != 0 {
@@ -57,7 +50,12 @@ func runAcceptance(j *Job) error {
 	}
 	checks := acceptance.Evaluate(spec, fig)
 	report := acceptance.Report{Spec: spec, Figures: fig, Checks: checks, Pass: acceptance.Passed(checks)}
-	printNode(j.Out, fig.Node, spec, source)
+	for _, n := range fig.Nodes() {
+		printNode(j.Out, n, spec, source)
+	}
+	if err := acceptance.WriteAcrossHosts(j.Out, fig, spec.PutBytes); err != nil {
+		return err
+	}
 	if err := acceptance.WriteTable(j.Out, checks); err != nil {
 		return err
 	}
@@ -71,6 +69,36 @@ func runAcceptance(j *Job) error {
 		return fmt.Errorf("%s", acceptance.Summary(checks))
 	}
 	return failure // a failure no check caught still fails the run
+}
+
+// measureNode measures every pair of m's ranks and the spec's collectives on them, into
+// fig; a measurement that failed is returned and recorded as a figure (the collectives are
+// then not run).
+func (j *Job) measureNode(spec acceptance.Spec, m *channels.Mesh, fig *acceptance.Figures, meter *progress.Meter) error {
+	meter.Update(0, 2, "pairs: latency and bandwidth")
+	pairs, err := pingpong.Pairs(m.NRanks, nil)
+	if err != nil {
+		return err
+	}
+	fig.Pairs, err = j.measurePairs(spec, m, pairs, true)
+	if err != nil {
+		for _, l := range spec.Collectives {
+			fig.Collectives = append(fig.Collectives, acceptance.CollectiveFigure{Collective: l.Collective, Size: l.Size, Err: "not run: a pair measurement failed"})
+		}
+		return err
+	}
+	meter.Update(1, 2, "collectives")
+	fig.Collectives, err = j.measureCollectives(spec.Collectives, m)
+	return err
+}
+
+// identity is 0..n-1: the global ranks of a job's own ranks.
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // specMessage carries rank 0's choice of spec to every rank.
@@ -118,26 +146,27 @@ func (j *Job) acceptanceSpec() (acceptance.Spec, string, error) {
 	return msg.Spec, msg.Source, nil
 }
 
-// discoverNode collects every rank's GPU and the peer-access matrix (each rank asks CUDA
-// about every other rank's GPU); rank 0 adds what NVML knows: every GPU of the node (those
-// no rank uses too), names, UUIDs and NVLink counts.
-func (j *Job) discoverNode() (acceptance.Node, error) {
-	n := j.Mesh.NRanks
-	buses, err := j.Boot.AllGather([]byte(j.GPU.Info().BusID))
+// discoverNode collects the GPU of every rank of boot (the node's ranks: global[r] is the
+// job's rank of boot's rank r) and the peer-access matrix (each rank asks CUDA about every
+// other rank's GPU); boot's rank 0 adds what NVML knows: every GPU of the node (those no
+// rank uses too), names, UUIDs and NVLink counts. GPUs name the job's ranks.
+func (j *Job) discoverNode(boot channels.Bootstrap, global []int) (acceptance.Node, error) {
+	n := boot.NRanks()
+	buses, err := boot.AllGather([]byte(j.GPU.Info().BusID))
 	if err != nil {
 		return acceptance.Node{}, fmt.Errorf("share bus ids: %w", err)
 	}
 	row := make([]bool, n)
 	var peerErr error
 	for r, b := range buses {
-		if r != j.Rank() && peerErr == nil {
+		if r != boot.Rank() && peerErr == nil {
 			if row[r], err = j.GPU.CanAccessPeer(string(b)); err != nil {
-				peerErr = fmt.Errorf("rank %d: peer access to rank %d's GPU %s: %w", j.Rank(), r, b, err)
+				peerErr = fmt.Errorf("rank %d: peer access to rank %d's GPU %s: %w", j.Rank(), global[r], b, err)
 			}
 		}
 	}
 	rowBytes, _ := json.Marshal(row)
-	rows, err := j.Boot.AllGather(rowBytes) // even after an error, so no rank waits for this one
+	rows, err := boot.AllGather(rowBytes) // even after an error, so no rank waits for this one
 	if peerErr != nil {
 		return acceptance.Node{}, peerErr
 	}
@@ -147,11 +176,11 @@ func (j *Job) discoverNode() (acceptance.Node, error) {
 	peer := make([][]bool, n)
 	for r := range rows {
 		if err := json.Unmarshal(rows[r], &peer[r]); err != nil {
-			return acceptance.Node{}, fmt.Errorf("peer access of rank %d: %w", r, err)
+			return acceptance.Node{}, fmt.Errorf("peer access of rank %d: %w", global[r], err)
 		}
 	}
 	node := acceptance.Node{Hostname: j.Hostname}
-	if j.Rank() != 0 {
+	if boot.Rank() != 0 {
 		return node, nil
 	}
 	// pos[r] is rank r's GPU's position in node.GPUs.
@@ -160,8 +189,8 @@ func (j *Job) discoverNode() (acceptance.Node, error) {
 	if err != nil {
 		node.NVMLError = err.Error()
 		for r := range buses {
-			d := j.Devices[r]
-			node.GPUs = append(node.GPUs, acceptance.GPU{Index: d.Device, Rank: r, Name: d.Name, BusID: string(buses[r])})
+			d := j.Devices[global[r]]
+			node.GPUs = append(node.GPUs, acceptance.GPU{Index: d.Device, Rank: global[r], Name: d.Name, BusID: string(buses[r])})
 			pos[r] = r
 		}
 	} else {
@@ -172,10 +201,10 @@ func (j *Job) discoverNode() (acceptance.Node, error) {
 		for r, b := range buses {
 			pos[r] = slices.IndexFunc(topo.GPUs, func(g topology.GPU) bool { return topology.SameBus(g.BusID, string(b)) })
 			if pos[r] < 0 {
-				return node, fmt.Errorf("rank %d's GPU %s is not among NVML's %d GPUs", r, b, len(topo.GPUs))
+				return node, fmt.Errorf("rank %d's GPU %s is not among NVML's %d GPUs", global[r], b, len(topo.GPUs))
 			}
 			if node.GPUs[pos[r]].Rank < 0 {
-				node.GPUs[pos[r]].Rank = r
+				node.GPUs[pos[r]].Rank = global[r]
 			}
 		}
 		node.NVLinks = topology.NVLinks(topo.GPUs)
@@ -192,15 +221,13 @@ func (j *Job) discoverNode() (acceptance.Node, error) {
 	return node, nil
 }
 
-// measurePairs runs the ping-pong signal and put measurements for every pair of ranks.
-func (j *Job) measurePairs(spec acceptance.Spec) ([]acceptance.PairFigures, error) {
-	pairs, err := pingpong.Pairs(j.Mesh.NRanks, nil)
-	if err != nil {
-		return nil, err
-	}
-	bench, err := pingpong.New(j.GPU, j.Mesh, j.Stream, pingpong.Options{
+// measurePairs runs the ping-pong signal and put measurements for the pairs of m's
+// ranks, over port channels and, with memory, memory channels too. Each pair's figures
+// name the transport of its port channels.
+func (j *Job) measurePairs(spec acceptance.Spec, m *channels.Mesh, pairs [][2]int, memory bool) ([]acceptance.PairFigures, error) {
+	bench, err := pingpong.New(j.GPU, m, j.Stream, pingpong.Options{
 		Sizes: []int64{spec.PutBytes}, Iters: j.Cfg.Iters, Warmup: j.Cfg.Warmup, Check: true,
-		Pairs: pairs, Memory: true, Port: true, Seed: 11, SMs: j.SMs, Essential: true,
+		Pairs: pairs, Memory: memory, Port: true, Seed: 11, SMs: j.SMs, Essential: true,
 		Put: j.Cfg.Env.Put,
 	})
 	if err != nil {
@@ -210,7 +237,7 @@ func (j *Job) measurePairs(spec acceptance.Spec) ([]acceptance.PairFigures, erro
 	figs := make([]acceptance.PairFigures, len(pairs))
 	index := map[string]int{}
 	for i, p := range pairs {
-		figs[i] = acceptance.PairFigures{A: p[0], B: p[1]}
+		figs[i] = acceptance.PairFigures{A: p[0], B: p[1], Transport: m.PairTransport(p[0], p[1]).String()}
 		index[fmt.Sprintf("%d-%d", p[0], p[1])] = i
 	}
 	_, err = bench.Run(func(r results.PingPongRow) {
@@ -233,7 +260,7 @@ func (j *Job) measurePairs(spec acceptance.Spec) ([]acceptance.PairFigures, erro
 			switch p := &figs[i]; {
 			case [2]int{p.A, p.B} == pe.Pair:
 				p.Err = pe.Err.Error()
-			case p.MemorySignalUs == 0 && p.PortPutGBs == 0:
+			case p.PortSignalUs == 0 && p.PortPutGBs == 0:
 				p.Err = fmt.Sprintf("not measured: pair %d-%d failed first", pe.Pair[0], pe.Pair[1])
 			}
 		}
@@ -241,12 +268,12 @@ func (j *Job) measurePairs(spec acceptance.Spec) ([]acceptance.PairFigures, erro
 	return figs, err
 }
 
-// measureCollectives runs each collective of the spec once over all of its sizes, with
-// the automatic algorithm choice, float sums, and data checks.
-func (j *Job) measureCollectives(spec acceptance.Spec) ([]acceptance.CollectiveFigure, error) {
+// measureCollectives runs each collective of limits once over all of its sizes on m's
+// ranks, with the automatic algorithm choice (for m's layout), float sums, and data checks.
+func (j *Job) measureCollectives(limits []acceptance.CollectiveLimit, m *channels.Mesh) ([]acceptance.CollectiveFigure, error) {
 	var names []string
 	sizes := map[string][]int64{}
-	for _, l := range spec.Collectives {
+	for _, l := range limits {
 		if _, ok := sizes[l.Collective]; !ok {
 			names = append(names, l.Collective)
 		}
@@ -267,7 +294,7 @@ func (j *Job) measureCollectives(spec acceptance.Spec) ([]acceptance.CollectiveF
 			Datatypes: []string{"float"}, Ops: []string{"sum"}, Kernel: "auto", SMs: j.SMs,
 		}
 		p := results.NewTextPrinter(io.Discard)
-		h, err := collectives.NewHarness(coll, j.GPU, j.Mesh, j.Stream, opts, p)
+		h, err := collectives.NewHarness(coll, j.GPU, m, j.Stream, opts, p)
 		if err != nil {
 			return nil, err
 		}

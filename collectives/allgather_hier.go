@@ -1,0 +1,72 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// allgather hier: hierarchical, for hosts of several ranks (kernels/hier.cu): a
+// put-with-signal of my chunk straight into the output of each rank of my rail (my local
+// index on every other host) over port channels, while the SMs copy my chunk into the
+// outputs of my host's other ranks over NVLink; then the SMs forward the rail's chunks to
+// those ranks too. Each chunk crosses the network once per host, not once per rank.
+// Automatic across hosts when some host has several ranks (Layout.Hierarchical); it also
+// runs on one host (NVLink only) or with one rank per host (port channels only).
+func init() {
+	Register(&Algorithm{
+		Collective: "allgather", Name: "hier", Number: 6,
+		Doc:      "hierarchical: port puts to my rank on every other host, NVLink copies inside a host",
+		MinRanks: 2, Needs: HostGroups,
+		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 10, AutoOn: Layout.Hierarchical,
+		New: newAllgatherHier,
+	})
+}
+
+type allgatherHier struct {
+	*base
+	hierGroups
+	k               params.Kernel[params.AllgatherHierArgs]
+	localChans      device.Ptr // memory channels to my host's other ranks' outputs
+	fromIn, fromOut device.Ptr // port channels from my input / output to my rail's outputs
+	ranks           device.Ptr // rankTable
+}
+
+func newAllgatherHier(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &allgatherHier{base: b}
+	if a.hierGroups, err = newHierGroups(env.Layout, env.Rank); err != nil {
+		return nil, err
+	}
+	if a.k, err = params.AllgatherHier.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	me := env.Rank
+	if a.localChans, err = b.localChannels(a.hierGroups, env.Out, env.Out.Ptrs[me]); err != nil {
+		return nil, err
+	}
+	if a.fromIn, err = b.railChannels(a.hierGroups, env.Out, env.In.Ptrs[me], env.InBytes); err != nil {
+		return nil, err
+	}
+	if a.fromOut, err = b.railChannels(a.hierGroups, env.Out, env.Out.Ptrs[me], env.OutBytes); err != nil {
+		return nil, err
+	}
+	a.ranks, err = env.Mesh.Upload(rankTable(env.Layout))
+	return a, err
+}
+
+func (a *allgatherHier) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	rail := a.fromIn
+	if l.InPlace {
+		rail = a.fromOut
+	}
+	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 1<<20), Block: 1024}, s, &params.AllgatherHierArgs{
+		LocalChans: a.localChans, RailChans: rail, SigChans: a.fromIn, Ranks: a.ranks,
+		In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: l.InOff, OutOff: l.OutOff, Chunk: l.SendBytes,
+		Rank: uint32(e.Rank), Host: uint32(a.host), Local: uint32(a.local), NHosts: uint32(a.nhosts), NLocal: uint32(a.nlocal),
+		State: a.state,
+	})
+}

@@ -1,0 +1,88 @@
+package collectives
+
+import (
+	"unsafe"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// allreduce hier: hierarchical, for hosts of several ranks (kernels/hier.cu): a
+// reduce-scatter inside each host by SM reads over NVLink (local index j reduces shard j),
+// an all-reduce of my shard along my rail (my local index on every other host) over port
+// channels (reduce-scatter by puts into the rail's scratch, GPU reduction, all-gather by
+// puts), then an all-gather inside the host by SM writes over NVLink. Each rank sends
+// 2/nlocal of the message over the network instead of 2. Automatic across hosts when some
+// host has several ranks (Layout.Hierarchical); it also runs on one host (NVLink only) or
+// with one rank per host (port channels only).
+func init() {
+	Register(&Algorithm{
+		Collective: "allreduce", Name: "hier", Number: 6,
+		Doc:      "hierarchical: NVLink reduce-scatter in a host, port-channel all-reduce of my shard across hosts, NVLink all-gather",
+		MinRanks: 2, Needs: HostGroups,
+		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 10, AutoOn: Layout.Hierarchical,
+		New: newAllreduceHier,
+	})
+}
+
+type allreduceHier struct {
+	*base // state: LaunchState[2], the launches' and the grid barriers'
+	hierGroups
+	k                 *typedKernels[params.AllreduceHierArgs]
+	inChans, outChans device.Ptr // memory channels to my host's other ranks' inputs and outputs
+	scratch           device.Ptr // one slot per host
+	slotBytes         uint64
+	rs, ag            device.Ptr // port channels from my output to my rail's scratch and outputs
+}
+
+func newAllreduceHier(env *Env) (Instance, error) {
+	states, err := env.Mesh.Alloc(2 * uint64(unsafe.Sizeof(channels.LaunchState{})))
+	if err != nil {
+		return nil, err
+	}
+	b := &base{env: env, state: states}
+	a := &allreduceHier{base: b}
+	if a.hierGroups, err = newHierGroups(env.Layout, env.Rank); err != nil {
+		return nil, err
+	}
+	if a.k, err = loadTyped(env.GPU, params.AllreduceHier, nil); err != nil {
+		return nil, err
+	}
+	me := env.Rank
+	if a.inChans, err = b.localChannels(a.hierGroups, env.In, env.In.Ptrs[me]); err != nil {
+		return nil, err
+	}
+	if a.outChans, err = b.localChannels(a.hierGroups, env.Out, env.Out.Ptrs[me]); err != nil {
+		return nil, err
+	}
+	// a sub-shard is at most 16 bytes over an even share at each of the two splits
+	a.slotBytes = roundUp(uint64(env.MaxBytes)/uint64(a.nlocal*a.nhosts)+32, 256)
+	scratch, buf, err := b.shareScratch(uint64(a.nhosts) * a.slotBytes)
+	if err != nil {
+		return nil, err
+	}
+	a.scratch = scratch
+	if a.rs, err = b.railChannels(a.hierGroups, buf, env.Out.Ptrs[me], env.OutBytes); err != nil {
+		return nil, err
+	}
+	a.ag, err = b.railChannels(a.hierGroups, env.Out, env.Out.Ptrs[me], env.OutBytes)
+	return a, err
+}
+
+func (a *allreduceHier) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.k.get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
+	e := a.env
+	in := a.inChans
+	if l.InPlace {
+		in = a.outChans
+	}
+	return k.Launch(device.Dim{Grid: a.blocks(l.SendBytes/uint64(a.nlocal), 64<<10), Block: 1024}, s, &params.AllreduceHierArgs{
+		InChans: in, OutChans: a.outChans, RSChans: a.rs, AGChans: a.ag, Scratch: a.scratch, SlotBytes: a.slotBytes,
+		In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: l.InOff, OutOff: l.OutOff, Count: uint64(l.Count),
+		Host: uint32(a.host), Local: uint32(a.local), NHosts: uint32(a.nhosts), NLocal: uint32(a.nlocal), States: a.state,
+	})
+}

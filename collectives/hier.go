@@ -1,0 +1,79 @@
+package collectives
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// hierGroups is what the hierarchical algorithms (allgather_hier.go, allreduce_hier.go,
+// kernels/hier.cu) know of the layout: my host and my index on it, the other ranks of my
+// host (reached by memory channels) and my rail, the ranks of my index on the other hosts
+// (reached by port channels).
+type hierGroups struct {
+	host, local    int
+	nhosts, nlocal int
+	locals         []int // my host's other ranks, in local order
+	rail           []int // my index's ranks on the other hosts, in host order
+}
+
+// newHierGroups reads the groups of rank me from layout l, which must fit HostGroups.
+func newHierGroups(l Layout, me int) (hierGroups, error) {
+	host, local, ranks := l.Local(me)
+	if host < 0 {
+		return hierGroups{}, fmt.Errorf("hierarchical algorithm: rank %d is not in the layout (%v)", me, l)
+	}
+	g := hierGroups{host: host, local: local, nhosts: len(l.Hosts), nlocal: len(ranks)}
+	for h, rs := range l.Hosts {
+		if len(rs) != g.nlocal {
+			return hierGroups{}, fmt.Errorf("hierarchical algorithm: host %d has %d ranks, host %d has %d (%v)", host, g.nlocal, h, len(rs), l)
+		}
+		if h != host {
+			g.rail = append(g.rail, rs[local])
+		}
+	}
+	for _, r := range ranks {
+		if r != me {
+			g.locals = append(g.locals, r)
+		}
+	}
+	return g, nil
+}
+
+// rankTable is every rank by host and local index, as uint32 at host*nlocal+local.
+func rankTable(l Layout) []byte {
+	var b []byte
+	for _, rs := range l.Hosts {
+		for _, r := range rs {
+			b = binary.LittleEndian.AppendUint32(b, uint32(r))
+		}
+	}
+	return b
+}
+
+// localChannels makes memory channels to the other ranks of my host (0: none).
+func (b *base) localChannels(g hierGroups, remote *channels.Buffer, local device.Ptr) (device.Ptr, error) {
+	if len(g.locals) == 0 {
+		return 0, nil
+	}
+	hs, err := b.env.Mesh.MemoryChannelsTo(g.locals, remote, local)
+	if err != nil {
+		return 0, err
+	}
+	return b.env.Mesh.Upload(channels.HandlesBytes(hs))
+}
+
+// railChannels makes port channels from local[0, localBytes) to my rail's copies of
+// remote (0: no other host).
+func (b *base) railChannels(g hierGroups, remote *channels.Buffer, local device.Ptr, localBytes uint64) (device.Ptr, error) {
+	if len(g.rail) == 0 {
+		return 0, nil
+	}
+	hs, err := b.env.Mesh.PortChannelsTo(g.rail, remote, local, localBytes)
+	if err != nil {
+		return 0, err
+	}
+	return b.env.Mesh.Upload(channels.HandlesBytes(hs))
+}
