@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +28,9 @@ type EthernetOptions struct {
 	// Ifname picks the data sockets' interface in NCCL_SOCKET_IFNAME's syntax
 	// (bootstrap.MatchInterface); "" for none.
 	Ifname  string
-	Sockets int    // TCP connections per peer (default 4, at most 64)
+	// Sockets is the number of data connections per peer (default 4, at most 64), which
+	// carry large writes; one more carries signals and writes of at most EthMinChunk.
+	Sockets int
 	Chunk   uint64 // largest message, and size of a staging slot (default 4M)
 	Depth   int    // staging slots per socket and direction (default 2, at most 64)
 	// SocketBuffer sets SO_SNDBUF and SO_RCVBUF; 0 leaves the kernel's autotuning, which
@@ -119,7 +122,7 @@ func (n *ethNet) addr() string { return n.ln.Addr().String() }
 // The hello a dialing rank sends on every data socket, and the acceptor's answer.
 const (
 	ethHelloMagic = 0x4d424554 // "MBET"
-	ethVersion    = 1
+	ethVersion    = 2 // 2: a control socket (index 0) for marks and small writes
 	ethHelloSize  = 32
 )
 
@@ -217,7 +220,7 @@ func (n *ethNet) connectPeers(me Endpoint, eps []Endpoint, peers []int, g device
 	}
 	results := make(chan result, len(peers))
 	for _, p := range peers {
-		count := min(me.Sockets, eps[p].Sockets)
+		count := min(me.Sockets, eps[p].Sockets) + 1 // and the control socket
 		go func(p int) {
 			var socks []net.Conn
 			var err error
@@ -232,6 +235,17 @@ func (n *ethNet) connectPeers(me Endpoint, eps []Endpoint, peers []int, g device
 	copier := n.opts.Copier
 	if copier == nil {
 		copier = DeviceCopier(g)
+	}
+	// Each socket's sender and receiver spend their time blocked in system calls; on the
+	// way out of one a thread needs a Go P at once, or it waits for the scheduler (its P
+	// was handed to another thread meanwhile). One P per thread of the connections, and
+	// two for the proxy and the rank's main goroutine.
+	threads := 2
+	for _, p := range peers {
+		threads += 2*min(me.Sockets, eps[p].Sockets) + 1
+	}
+	if runtime.GOMAXPROCS(0) < threads {
+		runtime.GOMAXPROCS(threads)
 	}
 	conns := map[int]Connection{}
 	var first error
@@ -346,6 +360,8 @@ func (n *ethNet) close() error {
 
 func closeAll(socks []net.Conn) {
 	for _, c := range socks {
-		c.Close()
+		if c != nil {
+			c.Close()
+		}
 	}
 }
