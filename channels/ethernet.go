@@ -27,7 +27,7 @@ type EthernetOptions struct {
 	ListenIP netip.Addr
 	// Ifname picks the data sockets' interface in NCCL_SOCKET_IFNAME's syntax
 	// (bootstrap.MatchInterface); "" for none.
-	Ifname  string
+	Ifname string
 	// Sockets is the number of data connections per peer (default 4, at most 64), which
 	// carry large writes; one more carries signals and writes of at most EthMinChunk.
 	Sockets int
@@ -122,7 +122,7 @@ func (n *ethNet) addr() string { return n.ln.Addr().String() }
 // The hello a dialing rank sends on every data socket, and the acceptor's answer.
 const (
 	ethHelloMagic = 0x4d424554 // "MBET"
-	ethVersion    = 2 // 2: a control socket (index 0) for marks and small writes
+	ethVersion    = 2          // 2: a control socket (index 0) for marks and small writes
 	ethHelloSize  = 32
 )
 
