@@ -125,7 +125,7 @@ type ethSender struct {
 }
 
 type ethReceiver struct {
-	raw     []byte // where raw bytes are read to
+	raw     []byte // where raw bytes (data sockets) or a mark's counts (control) are read to
 	c       *ethConn
 	k       int // data socket index; -1 for the control socket
 	sock    *ethReader
@@ -206,7 +206,7 @@ func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth int, 
 	if err != nil {
 		return nil, err
 	}
-	c.ctlRecv = &ethReceiver{c: c, k: -1, sock: &ethReader{sock: c.ctl, buf: make([]byte, EthMinChunk+4096)}}
+	c.ctlRecv = &ethReceiver{c: c, k: -1, sock: &ethReader{sock: c.ctl, buf: make([]byte, EthMinChunk+4096)}, raw: make([]byte, 8*nd)}
 	if c.ctlRecv.slots, err = slots(depth, EthMinChunk); err != nil {
 		return nil, err
 	}
@@ -567,7 +567,7 @@ func (r *ethReceiver) loop() error {
 			r.pending++
 		case hdr[0] == ethMsgMark && r.k < 0:
 			need := make([]uint64, len(c.receivers))
-			b := make([]byte, 8*len(need))
+			b := r.raw[:8*len(need)]
 			if err := r.sock.readFull(b); err != nil {
 				return err
 			}
