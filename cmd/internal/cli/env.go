@@ -27,6 +27,7 @@ const (
 	envPutBlocks    = "MSCCLPP_BENCH_PUT_BLOCKS"    // pingpong.PutTuning.Blocks
 	envPutThreads   = "MSCCLPP_BENCH_PUT_THREADS"   // pingpong.PutTuning.Threads
 	envPutUnroll    = "MSCCLPP_BENCH_PUT_UNROLL"    // pingpong.PutTuning.Unroll
+	envCPUProfile   = "MSCCLPP_BENCH_CPUPROFILE"    // Env.CPUProfile
 )
 
 // envNumber reads a whole number (or, with size, a byte size such as 4M) from name, lo to
@@ -55,6 +56,9 @@ type Env struct {
 	Mesh       channels.MeshOptions // HostID, Ethernet, IBDevice, IBNoAtomics, ProxyTrace only
 	IBGIDIndex int                  // for ibverbs.Library
 	Put        pingpong.PutTuning
+	// CPUProfile, when set, is where each rank writes a Go CPU profile of its run
+	// (CPUProfile.RANK), to see where the host's time goes.
+	CPUProfile string
 }
 
 // ReadEnv reads every variable above through getenv (os.Getenv, or a test's map).
@@ -66,6 +70,7 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 	o.IBDevice = getenv(envIBHCA)
 	o.IBNoAtomics = getenv(envIBAtomics) == "0"
 	o.ProxyTrace = getenv(envProxyTrace) != ""
+	e.CPUProfile = strings.TrimSpace(getenv(envCPUProfile))
 	var vals [4]int64
 	for i, v := range []struct {
 		name   string

@@ -26,6 +26,7 @@ func TestReadEnv(t *testing.T) {
 			m := e.Mesh
 			return m.HostID == "h1" && m.IBDevice == "mlx5_0:1" && m.IBNoAtomics && m.ProxyTrace && e.IBGIDIndex == 3
 		}, ""},
+		{"cpu profile", map[string]string{"MSCCLPP_BENCH_CPUPROFILE": " /tmp/prof "}, func(e Env) bool { return e.CPUProfile == "/tmp/prof" }, ""},
 		{"atomics on", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": "1"}, func(e Env) bool { return !e.Mesh.IBNoAtomics }, ""},
 		{"put knobs", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": "16", "MSCCLPP_BENCH_PUT_THREADS": "512", "MSCCLPP_BENCH_PUT_UNROLL": "8"}, func(e Env) bool {
 			return e.Put.Blocks == 16 && e.Put.Threads == 512 && e.Put.Unroll == 8

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
@@ -81,7 +82,13 @@ func Run(version string) cli.Runner {
 		if err != nil {
 			return err
 		}
+		stop, err := startProfile(cfg.Env.CPUProfile, j.Rank())
+		if err != nil {
+			_ = j.Close(false)
+			return err
+		}
 		runErr := dispatch(j)
+		stop()
 		closeErr := j.Close(runErr == nil)
 		if runErr != nil {
 			return runErr
@@ -344,4 +351,21 @@ func (j *Job) WriteJSON(r *results.Report) error {
 func (j *Job) Meter() *progress.Meter {
 	on, err := progress.Enabled(j.Cfg.Progress)
 	return progress.New(os.Stderr, err == nil && on && j.Rank() == 0)
+}
+
+// startProfile starts a Go CPU profile into path.RANK when path is set
+// ($MSCCLPP_BENCH_CPUPROFILE); the returned function stops it.
+func startProfile(path string, rank int) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(fmt.Sprintf("%s.%d", path, rank))
+	if err != nil {
+		return nil, fmt.Errorf("rank %d: cpu profile: %w", rank, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("rank %d: cpu profile: %w", rank, err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
