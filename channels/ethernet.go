@@ -180,27 +180,29 @@ func (n *ethNet) handshake(c net.Conn) {
 		c.Close()
 		return
 	}
+	// Acknowledge before the socket is handed over: the connection made of it takes the
+	// socket out of the poller (closing this net.Conn) as soon as the last one arrives.
 	n.mu.Lock()
-	if n.closed {
-		n.mu.Unlock()
+	refuse := n.closed || n.accepted[h.from][h.index] != nil
+	n.mu.Unlock()
+	if refuse || writeAck(c) != nil {
 		c.Close()
 		return
 	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	socks := n.accepted[h.from]
 	if socks == nil {
 		socks = map[int]net.Conn{}
 		n.accepted[h.from] = socks
 	}
-	dup := socks[h.index] != nil
-	if !dup {
-		socks[h.index] = c
-		close(n.changed)
-		n.changed = make(chan struct{})
-	}
-	n.mu.Unlock()
-	if dup || writeAck(c) != nil {
+	if n.closed || socks[h.index] != nil {
 		c.Close()
+		return
 	}
+	socks[h.index] = c
+	close(n.changed)
+	n.changed = make(chan struct{})
 }
 
 func writeAck(c net.Conn) error {
