@@ -102,7 +102,7 @@ func TestReduceScatterRegistry(t *testing.T) {
 		nranks int
 		want   string
 	}{{1, "local"}, {2, "read"}, {8, "read"}} {
-		algs, err := Select("reducescatter", "auto", 1<<20, tt.nranks, "bfloat16")
+		algs, err := Select("reducescatter", "auto", 4<<20, tt.nranks, "bfloat16") // above ll16's range
 		if err != nil || len(algs) != 1 || algs[0].Name != tt.want {
 			t.Errorf("Select(reducescatter, auto, %d ranks) = %v, %v; want %s", tt.nranks, algs, err, tt.want)
 		}

@@ -1,0 +1,49 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// alltoall ll16: every chunk goes as LL16 packets into its peer's scratch, with no barrier
+// (kernels/alltoall_ll.cu): the lowest latency for small messages. -k auto picks it up to
+// 1 MiB, as allgather's ll16 with the same traffic; that threshold is to be tuned on GPUs.
+func init() {
+	Register(&Algorithm{
+		Collective: "alltoall", Name: "ll16", Number: 0,
+		Doc:      "LL16 packets into every peer's scratch, no barrier; small messages",
+		MaxBytes: 32 << 20, MinRanks: 2,
+		AutoMin: 0, AutoMax: 1 << 20, AutoPriority: -1, // before blockput (0)
+		New: newAlltoallLL,
+	})
+}
+
+type alltoallLL struct {
+	*base
+	llScratch
+	k params.Kernel[params.AlltoallLL16Args]
+}
+
+func newAlltoallLL(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &alltoallLL{base: b}
+	if a.k, err = params.AlltoallLL16.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	// two halves of a slot per rank, each for one rank's largest chunk
+	n := uint64(env.NRanks)
+	a.llScratch, err = b.llScratch(limit(32<<20, env.MaxBytes)/n, 2*n, false)
+	return a, err
+}
+
+func (a *alltoallLL) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	chunk := l.SendBytes / uint64(e.NRanks)
+	return a.k.Launch(a.llGrid(chunk), s, &params.AlltoallLL16Args{
+		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Chunk: chunk, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}

@@ -1,0 +1,48 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// broadcast ll16: the root writes its buffer as LL16 packets into every peer's scratch;
+// the peers credit it back instead of meeting it in barriers (kernels/broadcast_ll.cu).
+// -k auto picks it up to 256 KiB (the root sends n-1 copies, as allreduce ll8's one shot);
+// that threshold is to be tuned on GPUs.
+func init() {
+	Register(&Algorithm{
+		Collective: "broadcast", Name: "ll16", Number: 0,
+		Doc:      "the root writes LL16 packets into every peer's scratch, no barrier; small messages",
+		MaxBytes: 8 << 20, MinRanks: 2,
+		AutoMin: 0, AutoMax: 256 << 10, AutoPriority: -1, // before read (0)
+		New: newBroadcastLL,
+	})
+}
+
+type broadcastLL struct {
+	*base
+	llScratch
+	k params.Kernel[params.BroadcastLL16Args]
+}
+
+func newBroadcastLL(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &broadcastLL{base: b}
+	if a.k, err = params.BroadcastLL16.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	// credits, then two halves of one slot (the root's packets)
+	a.llScratch, err = b.llScratch(limit(8<<20, env.MaxBytes), 2, true)
+	return a, err
+}
+
+func (a *broadcastLL) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	return a.k.Launch(a.llGrid(l.RecvBytes), s, &params.BroadcastLL16Args{
+		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Bytes: l.RecvBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}

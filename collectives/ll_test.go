@@ -1,0 +1,219 @@
+package collectives
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// llCollectives are the collectives with an LL16 algorithm of their own (ll.go), and the
+// algorithm -k auto picks above its range.
+var llCollectives = []struct{ coll, above string }{
+	{"alltoall", "blockput"}, {"sendrecv", "put"}, {"broadcast", "read"}, {"reduce", "read"}, {"reducescatter", "read"},
+}
+
+// TestLLRegistry: each collective's ll16 is algorithm 0, found by name and number, on two
+// or more ranks, for every type (reduce and reducescatter: every type with every op, as
+// TestKernelTypes checks their kernel families), up to its MaxBytes.
+func TestLLRegistry(t *testing.T) {
+	maxBytes := map[string]int64{"alltoall": 32 << 20, "sendrecv": 8 << 20, "broadcast": 8 << 20, "reduce": 8 << 20, "reducescatter": 32 << 20}
+	for _, c := range llCollectives {
+		for _, k := range []string{"ll16", "0"} {
+			a, err := Find(c.coll, k)
+			if err != nil || a.Name != "ll16" || a.Number != 0 {
+				t.Fatalf("Find(%s, %s) = %v, %v; want ll16 (#0)", c.coll, k, a, err)
+			}
+		}
+		a, _ := Find(c.coll, "ll16")
+		if a.MinRanks != 2 || a.MaxRanks != 0 || a.Types != nil || a.MaxBytes != maxBytes[c.coll] || a.New == nil || a.Doc == "" {
+			t.Errorf("%s ll16: ranks %d..%d, types %v, MaxBytes %d, New set %v, Doc %q", c.coll, a.MinRanks, a.MaxRanks, a.Types, a.MaxBytes, a.New != nil, a.Doc)
+		}
+		for _, dt := range Datatypes {
+			if err := a.Supports(1024, 3, dt.Name); err != nil {
+				t.Errorf("%s ll16: %v", c.coll, err)
+			}
+		}
+		if err := a.Supports(1024, 1, "float"); err == nil {
+			t.Errorf("%s ll16 runs on one rank", c.coll)
+		}
+		_, err := Select(c.coll, "ll16", maxBytes[c.coll]+1, 2, "float")
+		if err == nil || !strings.Contains(err.Error(), "handles 0 to") {
+			t.Errorf("Select(%s, ll16, MaxBytes+1) error = %v, want the size range", c.coll, err)
+		}
+	}
+}
+
+// TestLLSelectAuto: -k auto picks ll16 from 0 bytes up to its threshold on any number of
+// ranks above one, the collective's other algorithm above it, and the fallback on one rank.
+func TestLLSelectAuto(t *testing.T) {
+	autoMax := map[string]int64{"alltoall": 1 << 20, "sendrecv": 512 << 10, "broadcast": 256 << 10, "reduce": 256 << 10, "reducescatter": 1 << 20}
+	for _, c := range llCollectives {
+		top := autoMax[c.coll]
+		for _, tt := range []struct {
+			size   int64
+			nranks int
+			dtype  string
+			want   string
+		}{
+			{0, 2, "float", "ll16"},
+			{8, 2, "float", "ll16"},
+			{32, 3, "int8", "ll16"},
+			{4096, 8, "double", "ll16"},
+			{top, 2, "bfloat16", "ll16"},
+			{top + 1, 2, "bfloat16", c.above},
+			{1 << 30, 8, "float", c.above},
+			{8, 1, "float", "local"},
+		} {
+			algs, err := Select(c.coll, "auto", tt.size, tt.nranks, tt.dtype)
+			if err != nil || len(algs) != 1 || algs[0].Name != tt.want {
+				t.Errorf("Select(%s, auto, %d, %d ranks, %s) = %v, %v; want %s", c.coll, tt.size, tt.nranks, tt.dtype, algNames(algs), err, tt.want)
+			}
+		}
+		algs, err := Select(c.coll, "all", 1024, 2, "half")
+		if err != nil || len(algs) != 2 || algs[0].Name != "ll16" || algs[1].Name != c.above {
+			t.Errorf("Select(%s, all, 1024) = %v, %v; want ll16,%s", c.coll, algNames(algs), err, c.above)
+		}
+	}
+}
+
+// TestLLScratchSize: a slot holds the packets of any size up to its maximum (16 bytes per
+// 8 bytes of data, a partial last packet included), slots stay 256-byte aligned, and a
+// scratch that takes credits has a word per rank before its slots.
+func TestLLScratchSize(t *testing.T) {
+	for _, max := range []uint64{0, 1, 7, 8, 9, 16, 1000, 33337, 1 << 20, 32 << 20} {
+		slot := llSlotBytes(max)
+		for _, d := range []uint64{0, 1, max / 2, max - min(max, 1), max} {
+			if packets := (d + 7) / 8 * 16; packets > slot {
+				t.Errorf("llSlotBytes(%d) = %d: %d bytes need %d", max, slot, d, packets)
+			}
+		}
+		if slot%256 != 0 || slot > 2*max+256+16 {
+			t.Errorf("llSlotBytes(%d) = %d, want a multiple of 256 near twice the data", max, slot)
+		}
+	}
+	for _, tt := range []struct {
+		maxData, slots uint64
+		nranks         int
+		credits        bool
+		want           uint64
+	}{
+		{1000, 4, 2, false, 4 * 2048},
+		{1000, 4, 2, true, 256 + 4*2048},
+		{1 << 20, 16, 8, true, 256 + 16*(2<<20+256)},
+		{64, 2, 100, true, 512 + 2*256}, // 400 bytes of credits
+	} {
+		if got := llScratchBytes(tt.maxData, tt.slots, tt.nranks, tt.credits); got != tt.want {
+			t.Errorf("llScratchBytes(%d, %d, %d, %v) = %d, want %d", tt.maxData, tt.slots, tt.nranks, tt.credits, got, tt.want)
+		}
+	}
+	if llCreditBytes(64) != 256 || llCreditBytes(65) != 512 {
+		t.Errorf("llCreditBytes(64), (65) = %d, %d; want 256, 512", llCreditBytes(64), llCreditBytes(65))
+	}
+}
+
+// newLLInstance sets up a collective's ll16 algorithm on a stand-in GPU with made-up
+// scratch and channels.
+func newLLInstance(t *testing.T, coll string, env *Env) Instance {
+	t.Helper()
+	b, s := &base{env: env, state: 0x3000}, llScratch{chans: 0x1000, scratch: 0x4000, slotBytes: 0x500}
+	var err error
+	var inst Instance
+	switch coll {
+	case "alltoall":
+		a := &alltoallLL{base: b, llScratch: s}
+		a.k, err = params.AlltoallLL16.Load(env.GPU)
+		inst = a
+	case "sendrecv":
+		a := &sendRecvLL{base: b, llScratch: s}
+		a.k, err = params.SendRecvLL16.Load(env.GPU)
+		inst = a
+	case "broadcast":
+		a := &broadcastLL{base: b, llScratch: s}
+		a.k, err = params.BroadcastLL16.Load(env.GPU)
+		inst = a
+	case "reduce":
+		a := &reduceLL{base: b, llScratch: s}
+		a.k, err = loadTyped(env.GPU, params.ReduceLL16, nil)
+		inst = a
+	case "reducescatter":
+		a := &reduceScatterLL{base: b, llScratch: s}
+		a.k, err = loadTyped(env.GPU, params.ReduceScatterLL16, nil)
+		inst = a
+	default:
+		t.Fatalf("no ll16 for %s", coll)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
+}
+
+// TestLLLaunch: each kernel gets the peers' scratch channels, my scratch and slot size, my
+// input and output of the placement (in place: both in the output buffer, reduce-scatter's
+// output at my block), its size argument (alltoall: the chunk per rank; sendrecv and
+// broadcast: bytes; reduce: elements; reduce-scatter: elements of my block), the root where
+// there is one, and a grid of 512 threads per 512 packets sent to each peer, within the SMs.
+func TestLLLaunch(t *testing.T) {
+	for _, tt := range []struct {
+		coll               string
+		rank, nranks, root int
+		inPlace            bool
+		dtype              string
+		size               int64  // the collective's size (nccl-tests' -b)
+		arg                uint64 // the kernel's size argument
+		outShift           uint64 // in place: my output's offset from my input
+		grid               int
+	}{
+		{"alltoall", 1, 2, 0, false, "float", 32, 16, 0, 1},
+		{"alltoall", 0, 2, 0, true, "float", 1 << 20, 512 << 10, 0, 128},
+		{"alltoall", 2, 3, 0, false, "int8", 100000, 33328, 0, 9},
+		{"sendrecv", 1, 2, 0, false, "float", 8, 8, 0, 1},
+		{"sendrecv", 2, 3, 0, true, "int8", 100001, 100001, 0, 25},
+		{"sendrecv", 0, 8, 0, false, "double", 8 << 20, 8 << 20, 0, 132},
+		{"broadcast", 0, 2, 0, false, "int8", 7, 7, 0, 1},
+		{"broadcast", 2, 3, 1, true, "float", 256 << 10, 256 << 10, 0, 64},
+		{"reduce", 1, 2, 0, false, "half", 6, 3, 0, 1},
+		{"reduce", 0, 3, 0, true, "double", 100000, 12500, 0, 25},
+		{"reduce", 7, 8, 7, false, "bfloat16", 8 << 20, 4 << 20, 0, 132},
+		{"reducescatter", 1, 2, 0, false, "float", 64, 8, 0, 1},
+		{"reducescatter", 1, 2, 0, true, "float", 1 << 20, 128 << 10, 512 << 10, 128},
+		{"reducescatter", 2, 3, 0, true, "int8", 1000, 320, 640, 1},
+	} {
+		g := &launchRecorder{}
+		env := &Env{GPU: g, Rank: tt.rank, NRanks: tt.nranks, SMs: 132, In: fakeBuffers(tt.nranks, 1<<40), Out: fakeBuffers(tt.nranks, 2<<40)}
+		inst := newLLInstance(t, tt.coll, env)
+		dt := mustType(t, tt.dtype)
+		c := mustLookup(t, tt.coll).Counts(tt.size, dt, tt.nranks)
+		elt := uint64(dt.Size)
+		h := &Harness{env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: 4 << 30}}
+		l := h.at(&LaunchArgs{Type: dt, Op: OpProd, Root: tt.root, Count: c.Send, SendBytes: uint64(c.Send) * elt,
+			RecvBytes: uint64(c.Recv) * elt, InPlace: tt.inPlace,
+			SendInPlace: uint64(c.SendInPlace) * elt, RecvInPlace: uint64(c.RecvInPlace) * elt}, 1)
+		if err := inst.Launch(l, 0); err != nil {
+			t.Fatal(err)
+		}
+		in := uint64(env.In.Ptrs[tt.rank]) + l.Shift
+		out := uint64(env.Out.Ptrs[tt.rank]) + l.Shift
+		if tt.inPlace {
+			in = out
+			out += tt.outShift
+		}
+		want := []uint64{0x1000, 0x4000, 0x500, in, out, tt.arg}
+		if mustLookup(t, tt.coll).HasRoot() {
+			want = append(want, uint64(tt.root))
+		}
+		want = append(want, uint64(tt.rank), uint64(tt.nranks), 0x3000)
+		if len(g.args) != len(want) {
+			t.Fatalf("%+v: %d arguments, want %d", tt, len(g.args), len(want))
+		}
+		for i := range want {
+			if g.args[i] != want[i] {
+				t.Errorf("%+v: argument %d = %#x, want %#x", tt, i, g.args[i], want[i])
+			}
+		}
+		if l.Shift == 0 || g.dim.Grid != tt.grid || g.dim.Block != 512 {
+			t.Errorf("%+v: shift %d, grid %d x %d; want a shift, grid %d x 512", tt, l.Shift, g.dim.Grid, g.dim.Block, tt.grid)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// reduce ll16: every rank but the root writes its buffer as LL16 packets into the root's
+// scratch, and the root reduces them in rank order and credits the ranks back instead of
+// meeting them in barriers (kernels/reduce_ll.cu). Every type and op. -k auto picks it up
+// to 256 KiB (the root takes n-1 buffers, as allreduce ll8's one shot); that threshold is to
+// be tuned on GPUs.
+func init() {
+	Register(&Algorithm{
+		Collective: "reduce", Name: "ll16", Number: 0,
+		Doc:      "LL16 packets into the root's scratch, reduced there, no barrier; small messages",
+		MaxBytes: 8 << 20, MinRanks: 2,
+		AutoMin: 0, AutoMax: 256 << 10, AutoPriority: -1, // before read (0)
+		New: newReduceLL,
+	})
+}
+
+type reduceLL struct {
+	*base
+	llScratch
+	k *typedKernels[params.ReduceLL16Args]
+}
+
+func newReduceLL(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &reduceLL{base: b}
+	if a.k, err = loadTyped(env.GPU, params.ReduceLL16, nil); err != nil {
+		return nil, err
+	}
+	// credits, then two halves of a slot per rank
+	a.llScratch, err = b.llScratch(limit(8<<20, env.MaxBytes), 2*uint64(env.NRanks), true)
+	return a, err
+}
+
+func (a *reduceLL) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.k.get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
+	e := a.env
+	return k.Launch(a.llGrid(l.RecvBytes), s, &params.ReduceLL16Args{
+		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Count: l.RecvBytes / uint64(l.Type.Size), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
+		State: a.state,
+	})
+}

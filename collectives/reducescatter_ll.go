@@ -1,0 +1,53 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// reducescatter ll16: block c of every rank's buffer goes as LL16 packets into rank c's
+// scratch, where it is reduced in rank order, with no barrier
+// (kernels/reducescatter_ll.cu). Every type and op. -k auto picks it up to 1 MiB, as
+// allgather's ll16 with the same traffic; that threshold is to be tuned on GPUs.
+func init() {
+	Register(&Algorithm{
+		Collective: "reducescatter", Name: "ll16", Number: 0,
+		Doc:      "LL16 packets of each block into its rank's scratch, reduced there, no barrier; small messages",
+		MaxBytes: 32 << 20, MinRanks: 2,
+		AutoMin: 0, AutoMax: 1 << 20, AutoPriority: -1, // before read (0)
+		New: newReduceScatterLL,
+	})
+}
+
+type reduceScatterLL struct {
+	*base
+	llScratch
+	k *typedKernels[params.ReduceScatterLL16Args]
+}
+
+func newReduceScatterLL(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &reduceScatterLL{base: b}
+	if a.k, err = loadTyped(env.GPU, params.ReduceScatterLL16, nil); err != nil {
+		return nil, err
+	}
+	// two halves of a slot per rank, each for one rank's largest block
+	n := uint64(env.NRanks)
+	a.llScratch, err = b.llScratch(limit(32<<20, env.MaxBytes)/n, 2*n, false)
+	return a, err
+}
+
+func (a *reduceScatterLL) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.k.get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
+	e := a.env
+	return k.Launch(a.llGrid(l.RecvBytes), s, &params.ReduceScatterLL16Args{
+		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Count: l.RecvBytes / uint64(l.Type.Size), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}

@@ -1,0 +1,47 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// sendrecv ll16: my buffer goes as LL16 packets into the next rank's scratch, with no
+// barrier (kernels/sendrecv_ll.cu). -k auto picks it up to 512 KiB (a link carries the whole
+// size, twice allgather ll16's share on two ranks); that threshold is to be tuned on GPUs.
+func init() {
+	Register(&Algorithm{
+		Collective: "sendrecv", Name: "ll16", Number: 0,
+		Doc:      "LL16 packets into the next rank's scratch, no barrier; small messages",
+		MaxBytes: 8 << 20, MinRanks: 2,
+		AutoMin: 0, AutoMax: 512 << 10, AutoPriority: -1, // before put (0)
+		New: newSendRecvLL,
+	})
+}
+
+type sendRecvLL struct {
+	*base
+	llScratch
+	k params.Kernel[params.SendRecvLL16Args]
+}
+
+func newSendRecvLL(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &sendRecvLL{base: b}
+	if a.k, err = params.SendRecvLL16.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	// the kernel cycles through max(nranks, 2) buffers (sendrecv_ll.cu says why)
+	a.llScratch, err = b.llScratch(limit(8<<20, env.MaxBytes), uint64(max(env.NRanks, 2)), false)
+	return a, err
+}
+
+func (a *sendRecvLL) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	return a.k.Launch(a.llGrid(l.SendBytes), s, &params.SendRecvLL16Args{
+		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Bytes: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}
