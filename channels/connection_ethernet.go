@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"io"
 	"net"
 	"runtime"
@@ -14,50 +13,59 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-// ethConn connects two ranks over TCP: several sockets per peer, each used in both
-// directions, and GPU data staged through pinned host memory.
+// ethConn connects two ranks over TCP: one control socket and several data sockets per
+// peer, each used in both directions, and GPU data staged through pinned host memory.
 //
-// Sending. The proxy's writes and signals go into a ring of requests (no allocation, no
-// blocking unless the ring is full). One sender goroutine per socket walks the ring: it
-// claims pieces of each write (so a large write is spread over every socket), copies each
-// piece from GPU memory into a staging slot and sends it, keeping Depth copies in flight so
-// that the copies overlap the socket. At a signal every sender first sends its pending
-// pieces, then a mark.
+// Sending. The proxy itself sends what is small: a signal's mark, and a write of at most
+// EthMinChunk bytes (copied out of GPU memory into the proxy's staging slot, then sent
+// with its header in one system call), on the control socket, which only it writes. A
+// larger write is cut into pieces that the proxy deals out to the data sockets in turn:
+// each data socket's sender thread has a queue of its own, copies its pieces out of GPU
+// memory into staging slots and sends them, Depth copies in flight so that the copies
+// overlap the socket. The proxy counts the pieces it gave each data socket; a mark
+// carries those counts.
 //
-// Receiving. One receiver goroutine per socket reads each piece into a staging slot and
-// queues its copy into GPU memory, Depth copies in flight. At a mark it waits for its
-// copies to finish. A signal is applied (the token stored) once every socket has passed its
-// mark: each socket is in order, so by then every piece sent before the signal has landed.
-// Signals are applied in order.
+// Receiving. One receiver thread per socket reads each message into a staging slot and
+// queues its copy into GPU memory, Depth copies in flight; a data receiver counts the
+// pieces whose copy has finished (it finishes them all before it waits for more bytes).
+// A signal is applied (the token stored) once every data socket has landed as many pieces
+// as its mark says and the control socket's earlier writes have landed: then every byte
+// written before the signal is in GPU memory. Signals are applied in order.
 //
 // Flush waits until every byte written so far has been copied out of GPU memory (the
 // source may then change); it does not wait for the peer.
 type ethConn struct {
 	peer      int
 	timeout   time.Duration
-	socks     []net.Conn
-	chunk     uint64 // largest piece this side sends (the peer's receive slots hold it)
-	recvChunk uint64 // largest piece the peer may send
+	ctl       *ethSock   // control socket: marks and small writes, written by the proxy
+	data      []*ethSock // data sockets: pieces of large writes
+	chunk     uint64     // largest piece this side sends (the peer's receive slots hold it)
+	recvChunk uint64     // largest piece the peer may send
 	copier    Copier
 	reg       *registry
 	onError   func(error)
 
-	items     []ethItem // ring of requests from the proxy
-	head      atomic.Uint64
-	minCursor uint64 // proxy only: last seen lowest sender cursor
-	enqueued  uint64 // proxy only: bytes written so far
-	staged    atomic.Uint64
-	sigSeq    uint64 // proxy only
-	senders   []*ethSender
+	// Proxy side (under produce).
+	produce  sync.Mutex // the proxy sends, but MeasureTCP and Close do too
+	inline   ethSlot    // staging of small writes
+	ctlBuf   []byte     // a mark: header and per-data-socket piece counts
+	ctlOut   [][]byte   // control messages of the trigger being handled, sent at its end
+	sent     []uint64   // pieces given to each data socket
+	turn     int        // the data socket that gets the next write's first piece
+	sigSeq   uint64
+	enqueued uint64 // bytes written so far
+	staged   atomic.Uint64
+	senders  []*ethSender
 
-	receivers []*ethReceiver
+	ctlRecv   *ethReceiver
+	receivers []*ethReceiver // of the data sockets
 	marks     markTable
 
-	produce sync.Mutex  // the proxy is the ring's one producer, but MeasureTCP queues too
-	probes  chan uint64 // sequence numbers of probe marks received (ethernet_probe.go)
+	probes chan uint64 // sequence numbers of probe marks received (ethernet_probe.go)
 
 	stop    chan struct{}
 	closing atomic.Bool
@@ -67,30 +75,29 @@ type ethConn struct {
 }
 
 const (
-	ethRingSize   = 1024 // requests the proxy may queue ahead of the senders
+	ethQueueSize  = 256 // segments the proxy may queue ahead of a sender
 	ethHeaderSize = 32
 
-	ethMsgData = 1 // a piece of a write: dst id, offset, length; payload follows
-	ethMsgMark = 2 // a signal's mark: token id, offset, value, sequence number
+	ethMsgData = 1 // a write or a piece of one: dst id, offset, length; payload follows
+	ethMsgMark = 2 // a signal: token id, offset, value, sequence number; piece counts follow
 	ethMsgBye  = 3 // nothing more will come on this socket
 	ethMsgRaw  = 4 // bytes to discard: the raw socket rate (ethernet_probe.go)
 
-	itemWrite = 1
-	itemMark  = 2
-	itemBye   = 3
-	itemRaw   = 4
+	segWrite = 1
+	segRaw   = 2
+	segBye   = 3
 )
 
-// ethItem is one request in the ring. A write's pieces are claimed through next.
-type ethItem struct {
-	kind  uint8
-	id    uint32 // destination (write) or token (signal) registration at the peer
-	off   uint64 // offset in it
-	size  uint64 // write: bytes; signal: the token value
-	seq   uint64 // signal: sequence number
-	src   device.Ptr
-	chunk uint64
-	next  atomic.Uint64
+// ethSeg is a sender's share of a write: pieces first, first+stride, ... of it.
+type ethSeg struct {
+	kind   uint8
+	id     uint32     // destination registration at the peer
+	off    uint64     // offset of the write in it
+	src    device.Ptr // the write's source
+	size   uint64     // the write's length
+	piece  uint64     // piece length
+	first  uint64
+	stride uint64
 }
 
 // ethSlot is a staging slot and the queue its copies run on.
@@ -99,68 +106,90 @@ type ethSlot struct {
 	q     CopyQueue
 	hdr   [ethHeaderSize]byte
 	n     uint64
-	busy  bool // receiver: a copy into GPU memory may still be running
 }
 
 type ethSender struct {
 	raw    []byte // source of raw bytes (allocated when first needed)
 	c      *ethConn
 	k      int
-	sock   net.Conn
-	cursor atomic.Uint64
-	wake   chan struct{}
+	sock   *ethSock
+	queue  [ethQueueSize]ethSeg
+	head   atomic.Uint64 // written by the proxy
+	cursor atomic.Uint64 // written by the sender
+	bell   doorbell
 	done   chan struct{}
 	slots  []ethSlot
 	first  int // oldest slot with a copy not yet sent
 	queued int
-	vec    [2][]byte
-	bufs   net.Buffers
 	mark   [ethHeaderSize]byte
 }
 
 type ethReceiver struct {
-	raw    []byte // where raw bytes are read to
-	c      *ethConn
-	k      int
-	sock   net.Conn
-	slots  []ethSlot
-	next   int
-	gotBye bool
+	raw     []byte // where raw bytes (data sockets) or a mark's counts (control) are read to
+	c       *ethConn
+	k       int // data socket index; -1 for the control socket
+	sock    *ethReader
+	slots   []ethSlot
+	oldest  int // oldest slot whose copy into GPU memory may still run
+	pending int // slots with such copies
+	gotBye  bool
 }
 
-// markTable applies signals once every socket has passed their marks.
+// markTable applies signals once every data socket has landed the pieces sent before them.
 type markTable struct {
-	mu      sync.Mutex
-	passed  []uint64 // per receiver: sequence number of the last mark it passed
-	applied uint64
-	pending map[uint64]ethMark
-	q       CopyQueue // stores of tokens in GPU memory
+	mu     sync.Mutex
+	landed []uint64  // per data socket: pieces in GPU memory
+	queue  []ethMark // received, not yet applied, in order
+	last   uint64    // sequence number of the last mark received
+	q      CopyQueue // stores of tokens in GPU memory
 }
 
-// ethMark is a signal as a mark message carries it: set token (id, off) to value.
+// ethMark is a signal as a mark message carries it: set token (id, off) to value once
+// need[k] pieces of data socket k have landed.
 type ethMark struct {
 	id         uint32
 	off, value uint64
 	seq        uint64
+	need       []uint64
 }
 
 func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth int, timeout time.Duration, copier Copier, reg *registry, onError func(error), cpus affinity.Set) (_ *ethConn, err error) {
-	c := &ethConn{peer: peer, timeout: timeout, socks: socks, chunk: chunk, recvChunk: recvChunk, copier: copier, reg: reg,
-		onError: onError, items: make([]ethItem, ethRingSize), stop: make(chan struct{}), probes: make(chan uint64, 4)}
-	c.marks.passed = make([]uint64, len(socks))
-	c.marks.pending = map[uint64]ethMark{}
+	if len(socks) < 2 {
+		closeAll(socks)
+		return nil, fmt.Errorf("%d sockets: a control socket and at least one data socket are needed", len(socks))
+	}
+	c := &ethConn{peer: peer, timeout: timeout, chunk: chunk, recvChunk: recvChunk, copier: copier, reg: reg,
+		onError: onError, stop: make(chan struct{}), probes: make(chan uint64, 4)}
+	nd := len(socks) - 1
+	c.sent = make([]uint64, nd)
+	c.marks.landed = make([]uint64, nd)
+	c.ctlBuf = make([]byte, ethHeaderSize+8*nd)
 	defer func() {
 		if err != nil {
 			c.closing.Store(true)
+			c.shutdown()
 			closeAll(socks)
+			c.closeSocks()
 			c.free()
 		}
 	}()
+	for i, nc := range socks {
+		s, err := newEthSock(nc, timeout)
+		if err != nil {
+			return nil, fmt.Errorf("socket %d: %w", i, err)
+		}
+		socks[i] = nil
+		if i == 0 {
+			c.ctl = s
+		} else {
+			c.data = append(c.data, s)
+		}
+	}
 	if c.marks.q, err = copier.NewQueue(); err != nil {
 		return nil, err
 	}
-	slots := func(n uint64) ([]ethSlot, error) {
-		out := make([]ethSlot, depth)
+	slots := func(count int, n uint64) ([]ethSlot, error) {
+		out := make([]ethSlot, count)
 		for i := range out {
 			var err error
 			if out[i].stage, err = copier.AllocStage(n); err != nil {
@@ -172,22 +201,32 @@ func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth int, 
 		}
 		return out, nil
 	}
-	for k, sock := range socks {
-		s := &ethSender{c: c, k: k, sock: sock, wake: make(chan struct{}, 1), done: make(chan struct{})}
-		r := &ethReceiver{c: c, k: k, sock: sock}
+	in, err := slots(1, EthMinChunk)
+	c.inline = in[0]
+	if err != nil {
+		return nil, err
+	}
+	c.ctlRecv = &ethReceiver{c: c, k: -1, sock: &ethReader{sock: c.ctl, buf: make([]byte, EthMinChunk+4096)}, raw: make([]byte, 8*nd)}
+	if c.ctlRecv.slots, err = slots(depth, EthMinChunk); err != nil {
+		return nil, err
+	}
+	for k, sock := range c.data {
+		s := &ethSender{c: c, k: k, sock: sock, done: make(chan struct{})}
+		r := &ethReceiver{c: c, k: k, sock: &ethReader{sock: sock, buf: make([]byte, 4096)}}
 		c.senders = append(c.senders, s)
 		c.receivers = append(c.receivers, r)
-		if s.slots, err = slots(chunk); err != nil {
+		if s.slots, err = slots(depth, chunk); err != nil {
 			return nil, err
 		}
-		if r.slots, err = slots(recvChunk); err != nil {
+		if r.slots, err = slots(depth, recvChunk); err != nil {
 			return nil, err
 		}
 	}
-	for i := range socks {
-		c.wg.Add(2)
-		go c.onCPUs(cpus, c.senders[i].run)
-		go c.onCPUs(cpus, c.receivers[i].run)
+	c.wg.Add(1 + 2*nd)
+	go c.onCPUs(cpus, c.ctlRecv.run)
+	for k := range c.data {
+		go c.onCPUs(cpus, c.senders[k].run)
+		go c.onCPUs(cpus, c.receivers[k].run)
 	}
 	return c, nil
 }
@@ -202,7 +241,11 @@ func (c *ethConn) Handle(ch *ProxyChannel, t Trigger) error {
 	}
 	c.produce.Lock()
 	defer c.produce.Unlock()
-	return runSteps(c, ch, t)
+	err := runSteps(c, ch, t)
+	if serr := c.sendCtl(); err == nil {
+		err = serr
+	}
+	return err
 }
 
 // Err returns the error that broke the connection, if any.
@@ -212,8 +255,8 @@ func (c *ethConn) Err() error {
 	return c.err
 }
 
-// fail records the first error, reports it, and closes the sockets so that every
-// goroutine of the connection stops.
+// fail records the first error, reports it, and shuts the sockets down so that every
+// thread of the connection stops.
 func (c *ethConn) fail(err error) {
 	c.mu.Lock()
 	first := c.err == nil
@@ -225,42 +268,117 @@ func (c *ethConn) fail(err error) {
 		c.onError(err)
 	}
 	if first {
-		closeAll(c.socks)
+		c.shutdown()
 	}
 }
 
-// write queues the trigger's bytes of GPU memory for the peer's registration.
-func (c *ethConn) write(ch *ProxyChannel, t Trigger) error {
-	it, err := c.slot()
-	if err != nil {
-		return err
+// shutdown ends every socket's traffic and wakes the senders.
+func (c *ethConn) shutdown() {
+	if c.ctl != nil {
+		c.ctl.shutdown()
 	}
+	for _, s := range c.data {
+		s.shutdown()
+	}
+	for _, s := range c.senders {
+		s.bell.ring()
+	}
+}
+
+// write sends the trigger's bytes of GPU memory to the peer's registration: itself when
+// they fit the inline slot, else through the data sockets' senders.
+func (c *ethConn) write(ch *ProxyChannel, t Trigger) error {
 	size := t.Size()
-	it.kind, it.id, it.off, it.size, it.src = itemWrite, ch.Dst.ID, ch.Dst.Off+t.DstOffset(), size, ch.Src.Ptr().Add(t.SrcOffset())
-	it.chunk = c.pieceSize(size)
-	it.next.Store(0)
+	id, off, src := ch.Dst.ID, ch.Dst.Off+t.DstOffset(), ch.Src.Ptr().Add(t.SrcOffset())
 	c.enqueued += size
-	c.publish()
+	if size <= uint64(len(c.inline.stage.Host)) {
+		return c.sendInline(id, off, src, size)
+	}
+	return c.deal(segWrite, id, off, src, size)
+}
+
+// sendInline copies a small write out of GPU memory and sends it on the control socket.
+func (c *ethConn) sendInline(id uint32, off uint64, src device.Ptr, size uint64) error {
+	s := &c.inline
+	if err := s.q.ToHost(s.stage, src, size); err != nil {
+		return fmt.Errorf("copy out of GPU memory: %w", err)
+	}
+	if err := s.q.Wait(c.timeout); err != nil {
+		return fmt.Errorf("copy out of GPU memory: %w", err)
+	}
+	c.staged.Add(size)
+	putHeader(&s.hdr, ethMsgData, id, off, size, 0)
+	c.ctlOut = append(c.ctlOut, s.hdr[:], s.stage.Host[:size])
 	return nil
 }
 
-// pieceSize spreads size bytes over the sockets in pieces of at least EthMinChunk (4 KiB
-// multiples) and at most the chunk.
+// sendCtl writes the control messages queued in ctlOut, in one system call when the
+// socket takes them all (a put and its signal travel together).
+func (c *ethConn) sendCtl() error {
+	if len(c.ctlOut) == 0 {
+		return nil
+	}
+	err := c.ctl.writev(c.ctlOut...)
+	clear(c.ctlOut)
+	c.ctlOut = c.ctlOut[:0]
+	if err != nil {
+		err = fmt.Errorf("ethernet to rank %d: control socket: %w", c.peer, err)
+		c.fail(err)
+		return err
+	}
+	return nil
+}
+
+// deal cuts size bytes into pieces and gives them to the data sockets in turn, starting
+// with the socket after the last write's.
+func (c *ethConn) deal(kind uint8, id uint32, off uint64, src device.Ptr, size uint64) error {
+	piece := c.pieceSize(size)
+	pieces := (size + piece - 1) / piece
+	nd := uint64(len(c.senders))
+	for j := uint64(0); j < min(pieces, nd); j++ {
+		k := (uint64(c.turn) + j) % nd
+		s := c.senders[k]
+		h := s.head.Load()
+		if h-s.cursor.Load() >= ethQueueSize {
+			err := c.await(func() bool { return h-s.cursor.Load() < ethQueueSize },
+				func() string { return fmt.Sprintf("socket %d's sender has %d writes queued", k, h-s.cursor.Load()) })
+			if err != nil {
+				return err
+			}
+		}
+		s.queue[h%ethQueueSize] = ethSeg{kind: kind, id: id, off: off, src: src, size: size, piece: piece, first: j, stride: nd}
+		s.head.Store(h + 1)
+		s.bell.ring()
+		c.sent[k] += (pieces - j + nd - 1) / nd
+	}
+	c.turn = int((uint64(c.turn) + pieces) % nd)
+	return nil
+}
+
+// pieceSize spreads size bytes over the data sockets in pieces of at least EthMinChunk
+// (4 KiB multiples) and at most the chunk.
 func (c *ethConn) pieceSize(size uint64) uint64 {
 	per := (size + uint64(len(c.senders)) - 1) / uint64(len(c.senders))
 	per = (per + 4095) &^ 4095
 	return min(c.chunk, max(per, EthMinChunk))
 }
 
-// signal queues a mark that sets the peer's token to the channel's signal count.
+// signal sends a mark that sets the peer's token to the channel's signal count.
 func (c *ethConn) signal(ch *ProxyChannel) error {
-	it, err := c.slot()
-	if err != nil {
-		return err
-	}
+	return c.sendMark(ch.Token.ID, ch.Token.Off, ch.outbound)
+}
+
+// sendMark queues the next mark: set token (id, off) to value once the pieces dealt so
+// far have landed.
+func (c *ethConn) sendMark(id uint32, off, value uint64) error {
 	c.sigSeq++
-	it.kind, it.id, it.off, it.size, it.seq = itemMark, ch.Token.ID, ch.Token.Off, ch.outbound, c.sigSeq
-	c.publish()
+	var hdr [ethHeaderSize]byte
+	putHeader(&hdr, ethMsgMark, id, off, value, c.sigSeq)
+	copy(c.ctlBuf, hdr[:])
+	for k, n := range c.sent {
+		binary.LittleEndian.PutUint64(c.ctlBuf[ethHeaderSize+8*k:], n)
+	}
+	c.ctlOut = append(c.ctlOut, c.ctlBuf)
 	return nil
 }
 
@@ -271,54 +389,27 @@ func (c *ethConn) flush() error {
 		func() string { return fmt.Sprintf("%d of %d bytes left GPU memory", c.staged.Load(), target) })
 }
 
-// slot returns the ring entry at the head, waiting while every entry is still in use.
-func (c *ethConn) slot() (*ethItem, error) {
-	h := c.head.Load()
-	if h-c.minCursor >= uint64(len(c.items)) {
-		err := c.await(func() bool {
-			c.minCursor = h
-			for _, s := range c.senders {
-				c.minCursor = min(c.minCursor, s.cursor.Load())
-			}
-			return h-c.minCursor < uint64(len(c.items))
-		}, func() string { return fmt.Sprintf("%d requests queued", h-c.minCursor) })
-		if err != nil {
-			return nil, err
-		}
-	}
-	return &c.items[h%uint64(len(c.items))], nil
-}
-
-// publish makes the entry at the head visible to the senders and wakes them.
-func (c *ethConn) publish() {
-	c.head.Add(1)
-	for _, s := range c.senders {
-		select {
-		case s.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// await spins, then sleeps, until done returns true, the connection fails, or the timeout
-// passes (state describes what was missing).
+// await polls until done returns true, the connection fails, or the timeout passes
+// (state describes what was missing). It never sleeps: it runs on the proxy's thread,
+// which spins anyway, and a Go sleep of microseconds lasts up to a millisecond (the
+// runtime's poller waits in whole milliseconds); it yields the CPU between polls instead.
 func (c *ethConn) await(done func() bool, state func() string) error {
 	start := time.Now()
 	for i := 0; ; i++ {
 		if done() {
 			return nil
 		}
+		if i&63 != 63 {
+			runtime.Gosched()
+			continue
+		}
 		if err := c.Err(); err != nil {
 			return err
 		}
-		switch {
-		case i < 1000:
-			runtime.Gosched()
-		case time.Since(start) > c.timeout:
+		if time.Since(start) > c.timeout {
 			return fmt.Errorf("ethernet to rank %d: %w after %v (%s)", c.peer, errEthTimeout, c.timeout, state())
-		default:
-			time.Sleep(20 * time.Microsecond)
 		}
+		affinity.Yield()
 	}
 }
 
@@ -342,61 +433,53 @@ func (s *ethSender) loop() error {
 	c := s.c
 	for {
 		idx := s.cursor.Load()
-		if idx == c.head.Load() {
+		if idx == s.head.Load() {
 			if err := s.drain(); err != nil {
 				return err
 			}
-			if idx != c.head.Load() {
-				continue
+			if c.Err() != nil {
+				return nil // the connection broke: nothing more goes out
 			}
 			select {
-			case <-s.wake:
 			case <-c.stop:
 				return nil
+			default:
 			}
+			s.bell.wait(func() bool { return s.head.Load() != idx || c.Err() != nil }, 20*time.Millisecond)
 			continue
 		}
-		it := &c.items[idx%uint64(len(c.items))]
-		switch it.kind {
-		case itemRaw:
-			if err := s.sendRaw(it); err != nil {
+		seg := &s.queue[idx%ethQueueSize]
+		switch seg.kind {
+		case segRaw:
+			if err := s.sendRaw(seg); err != nil {
 				return err
 			}
-		case itemWrite:
-			for {
-				off := it.next.Add(it.chunk) - it.chunk
-				if off >= it.size {
-					break
-				}
+		case segWrite:
+			for j := seg.first; j*seg.piece < seg.size; j += seg.stride {
+				at := j * seg.piece
 				if s.queued == len(s.slots) {
 					if err := s.sendOldest(); err != nil {
 						return err
 					}
 				}
 				slot := &s.slots[(s.first+s.queued)%len(s.slots)]
-				slot.n = min(it.chunk, it.size-off)
-				if err := slot.q.ToHost(slot.stage, it.src.Add(off), slot.n); err != nil {
+				slot.n = min(seg.piece, seg.size-at)
+				if err := slot.q.ToHost(slot.stage, seg.src.Add(at), slot.n); err != nil {
 					return err
 				}
-				putHeader(&slot.hdr, ethMsgData, it.id, it.off+off, slot.n, 0)
+				putHeader(&slot.hdr, ethMsgData, seg.id, seg.off+at, slot.n, 0)
 				s.queued++
 			}
-		case itemMark, itemBye:
+		case segBye:
 			if err := s.drain(); err != nil {
 				return err
 			}
-			kind := uint8(ethMsgMark)
-			if it.kind == itemBye {
-				kind = ethMsgBye
-			}
-			putHeader(&s.mark, kind, it.id, it.off, it.size, it.seq)
-			if _, err := s.sock.Write(s.mark[:]); err != nil {
+			putHeader(&s.mark, ethMsgBye, 0, 0, 0, 0)
+			if err := s.sock.writev(s.mark[:]); err != nil {
 				return err
 			}
-			if it.kind == itemBye {
-				s.cursor.Store(idx + 1)
-				return nil
-			}
+			s.cursor.Store(idx + 1)
+			return nil
 		}
 		s.cursor.Store(idx + 1)
 	}
@@ -409,9 +492,7 @@ func (s *ethSender) sendOldest() error {
 		return fmt.Errorf("copy out of GPU memory: %w", err)
 	}
 	s.c.staged.Add(slot.n)
-	s.vec[0], s.vec[1] = slot.hdr[:], slot.stage.Host[:slot.n]
-	s.bufs = s.vec[:]
-	if _, err := s.bufs.WriteTo(s.sock); err != nil {
+	if err := s.sock.writev(slot.hdr[:], slot.stage.Host[:slot.n]); err != nil {
 		return err
 	}
 	s.first = (s.first + 1) % len(s.slots)
@@ -437,96 +518,132 @@ func (r *ethReceiver) run() {
 	if !r.gotBye && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET)) {
 		err = fmt.Errorf("lost (%v): did rank %d stop?", err, r.c.peer)
 	}
-	r.c.fail(fmt.Errorf("socket %d: receive: %w", r.k, err))
+	name := fmt.Sprintf("socket %d", r.k)
+	if r.k < 0 {
+		name = "control socket"
+	}
+	r.c.fail(fmt.Errorf("%s: receive: %w", name, err))
 }
 
 func (r *ethReceiver) loop() error {
 	c := r.c
 	var hdr [ethHeaderSize]byte
 	for {
-		if _, err := io.ReadFull(r.sock, hdr[:]); err != nil {
+		// Before waiting for more bytes, finish the copies under way: a mark may wait
+		// for them.
+		if r.pending > 0 && !r.sock.readable() {
+			if err := r.settle(r.pending); err != nil {
+				return err
+			}
+		}
+		if err := r.sock.readFull(hdr[:]); err != nil {
 			return err
 		}
 		id := binary.LittleEndian.Uint32(hdr[4:])
 		off := binary.LittleEndian.Uint64(hdr[8:])
 		n := binary.LittleEndian.Uint64(hdr[16:])
 		seq := binary.LittleEndian.Uint64(hdr[24:])
-		switch hdr[0] {
-		case ethMsgData:
-			if n == 0 || n > c.recvChunk {
-				return fmt.Errorf("a %d-byte piece (at most %d)", n, c.recvChunk)
+		switch {
+		case hdr[0] == ethMsgData:
+			if most := uint64(len(r.slots[0].stage.Host)); n == 0 || n > most {
+				return fmt.Errorf("a %d-byte piece (at most %d)", n, most)
 			}
 			mem, err := c.reg.span(id, off, n)
 			if err != nil {
 				return err
 			}
-			slot := &r.slots[r.next]
-			if err := r.settle(slot); err != nil {
-				return err
+			if r.pending == len(r.slots) {
+				if err := r.settle(1); err != nil {
+					return err
+				}
 			}
-			if _, err := io.ReadFull(r.sock, slot.stage.Host[:n]); err != nil {
+			slot := &r.slots[(r.oldest+r.pending)%len(r.slots)]
+			if err := r.sock.readFull(slot.stage.Host[:n]); err != nil {
 				return err
 			}
 			if err := slot.q.ToDevice(mem.ptr.Add(off), slot.stage, n); err != nil {
 				return fmt.Errorf("copy into GPU memory: %w", err)
 			}
-			slot.busy = true
-			r.next = (r.next + 1) % len(r.slots)
-		case ethMsgMark:
-			for i := range r.slots {
-				if err := r.settle(&r.slots[i]); err != nil {
-					return err
-				}
-			}
-			if err := c.marks.pass(c, r.k, ethMark{id: id, off: off, value: n, seq: seq}); err != nil {
+			r.pending++
+		case hdr[0] == ethMsgMark && r.k < 0:
+			need := make([]uint64, len(c.receivers))
+			b := r.raw[:8*len(need)]
+			if err := r.sock.readFull(b); err != nil {
 				return err
 			}
-		case ethMsgRaw:
+			for k := range need {
+				need[k] = binary.LittleEndian.Uint64(b[8*k:])
+			}
+			// Writes sent on this socket before the mark land first.
+			if err := r.settle(r.pending); err != nil {
+				return err
+			}
+			if err := c.marks.add(c, ethMark{id: id, off: off, value: n, seq: seq, need: need}); err != nil {
+				return err
+			}
+		case hdr[0] == ethMsgRaw && r.k >= 0:
 			if err := r.discard(n); err != nil {
 				return err
 			}
-		case ethMsgBye:
+			if err := c.marks.land(c, r.k, 1); err != nil {
+				return err
+			}
+		case hdr[0] == ethMsgBye:
 			r.gotBye = true
-			return nil
+			return r.settle(r.pending)
 		default:
-			return fmt.Errorf("unknown message type %d", hdr[0])
+			return fmt.Errorf("unexpected message type %d", hdr[0])
 		}
 	}
 }
 
-// settle waits until the slot's copy into GPU memory has finished.
-func (r *ethReceiver) settle(slot *ethSlot) error {
-	if !slot.busy {
+// settle waits until the count oldest copies into GPU memory have finished, and counts
+// them as landed.
+func (r *ethReceiver) settle(count int) error {
+	for i := 0; i < count; i++ {
+		if err := r.slots[r.oldest].q.Wait(r.c.timeout); err != nil {
+			return fmt.Errorf("copy into GPU memory: %w", err)
+		}
+		r.oldest = (r.oldest + 1) % len(r.slots)
+		r.pending--
+	}
+	if count == 0 || r.k < 0 {
 		return nil
 	}
-	if err := slot.q.Wait(r.c.timeout); err != nil {
-		return fmt.Errorf("copy into GPU memory: %w", err)
-	}
-	slot.busy = false
-	return nil
+	return r.c.marks.land(r.c, r.k, uint64(count))
 }
 
-// pass records that receiver k passed mark m, and applies, in order, every signal that
-// all receivers have now passed.
-func (t *markTable) pass(c *ethConn, k int, m ethMark) error {
+// add queues mark m (marks arrive in order) and applies what is ready.
+func (t *markTable) add(c *ethConn, m ethMark) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if m.seq != t.passed[k]+1 {
-		return fmt.Errorf("mark %d after mark %d", m.seq, t.passed[k])
+	if m.seq != t.last+1 {
+		return fmt.Errorf("mark %d after mark %d", m.seq, t.last)
 	}
-	t.passed[k] = m.seq
-	if _, ok := t.pending[m.seq]; !ok && m.seq > t.applied {
-		t.pending[m.seq] = m
-	}
-	low := t.passed[0]
-	for _, p := range t.passed {
-		low = min(low, p)
-	}
-	for t.applied < low {
-		t.applied++
-		s := t.pending[t.applied]
-		delete(t.pending, t.applied)
-		if err := t.store(c, s); err != nil {
+	t.last = m.seq
+	t.queue = append(t.queue, m)
+	return t.apply(c)
+}
+
+// land counts n more pieces of data socket k in GPU memory and applies what is ready.
+func (t *markTable) land(c *ethConn, k int, n uint64) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.landed[k] += n
+	return t.apply(c)
+}
+
+// apply stores, in order, every queued signal whose pieces have all landed.
+func (t *markTable) apply(c *ethConn) error {
+	for len(t.queue) > 0 {
+		m := t.queue[0]
+		for k, n := range m.need {
+			if t.landed[k] < n {
+				return nil
+			}
+		}
+		t.queue = t.queue[1:]
+		if err := t.store(c, m); err != nil {
 			return err
 		}
 	}
@@ -558,17 +675,23 @@ func (t *markTable) store(c *ethConn, s ethMark) error {
 }
 
 // Close implements Connection: it tells the peer that nothing more comes, stops the
-// goroutines and frees the staging memory.
+// threads and frees the staging memory.
 func (c *ethConn) Close() error {
 	if c.closing.Swap(true) {
 		return nil
 	}
 	if c.Err() == nil {
 		c.produce.Lock()
-		if it, err := c.slot(); err == nil {
-			it.kind = itemBye
-			c.publish()
+		for _, s := range c.senders {
+			if h := s.head.Load(); h-s.cursor.Load() < ethQueueSize {
+				s.queue[h%ethQueueSize] = ethSeg{kind: segBye}
+				s.head.Store(h + 1)
+				s.bell.ring()
+			}
 		}
+		var bye [ethHeaderSize]byte
+		putHeader(&bye, ethMsgBye, 0, 0, 0, 0)
+		c.ctl.writev(bye[:])
 		c.produce.Unlock()
 		timer := time.NewTimer(min(c.timeout, 5*time.Second))
 		for _, s := range c.senders {
@@ -580,9 +703,20 @@ func (c *ethConn) Close() error {
 		timer.Stop()
 	}
 	close(c.stop)
-	closeAll(c.socks)
+	c.shutdown()
 	c.wg.Wait()
+	c.closeSocks()
 	return c.free()
+}
+
+// closeSocks releases the sockets; no thread may use them any more.
+func (c *ethConn) closeSocks() {
+	if c.ctl != nil {
+		c.ctl.close()
+	}
+	for _, s := range c.data {
+		s.close()
+	}
 }
 
 // free releases staging memory and queues.
@@ -593,7 +727,7 @@ func (c *ethConn) free() error {
 			first = err
 		}
 	}
-	release := func(slots []ethSlot) {
+	release := func(slots ...ethSlot) {
 		for _, s := range slots {
 			if s.q != nil {
 				keep(s.q.Close())
@@ -601,9 +735,15 @@ func (c *ethConn) free() error {
 			keep(c.copier.FreeStage(s.stage))
 		}
 	}
+	release(c.inline)
+	if c.ctlRecv != nil {
+		release(c.ctlRecv.slots...)
+	}
 	for i := range c.senders {
-		release(c.senders[i].slots)
-		release(c.receivers[i].slots)
+		release(c.senders[i].slots...)
+	}
+	for i := range c.receivers {
+		release(c.receivers[i].slots...)
 	}
 	if c.marks.q != nil {
 		keep(c.marks.q.Close())

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -26,8 +27,10 @@ type EthernetOptions struct {
 	ListenIP netip.Addr
 	// Ifname picks the data sockets' interface in NCCL_SOCKET_IFNAME's syntax
 	// (bootstrap.MatchInterface); "" for none.
-	Ifname  string
-	Sockets int    // TCP connections per peer (default 4, at most 64)
+	Ifname string
+	// Sockets is the number of data connections per peer (default 4, at most 64), which
+	// carry large writes; one more carries signals and writes of at most EthMinChunk.
+	Sockets int
 	Chunk   uint64 // largest message, and size of a staging slot (default 4M)
 	Depth   int    // staging slots per socket and direction (default 2, at most 64)
 	// SocketBuffer sets SO_SNDBUF and SO_RCVBUF; 0 leaves the kernel's autotuning, which
@@ -119,7 +122,7 @@ func (n *ethNet) addr() string { return n.ln.Addr().String() }
 // The hello a dialing rank sends on every data socket, and the acceptor's answer.
 const (
 	ethHelloMagic = 0x4d424554 // "MBET"
-	ethVersion    = 1
+	ethVersion    = 2          // 2: a control socket (index 0) for marks and small writes
 	ethHelloSize  = 32
 )
 
@@ -177,27 +180,29 @@ func (n *ethNet) handshake(c net.Conn) {
 		c.Close()
 		return
 	}
+	// Acknowledge before the socket is handed over: the connection made of it takes the
+	// socket out of the poller (closing this net.Conn) as soon as the last one arrives.
 	n.mu.Lock()
-	if n.closed {
-		n.mu.Unlock()
+	refuse := n.closed || n.accepted[h.from][h.index] != nil
+	n.mu.Unlock()
+	if refuse || writeAck(c) != nil {
 		c.Close()
 		return
 	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	socks := n.accepted[h.from]
 	if socks == nil {
 		socks = map[int]net.Conn{}
 		n.accepted[h.from] = socks
 	}
-	dup := socks[h.index] != nil
-	if !dup {
-		socks[h.index] = c
-		close(n.changed)
-		n.changed = make(chan struct{})
-	}
-	n.mu.Unlock()
-	if dup || writeAck(c) != nil {
+	if n.closed || socks[h.index] != nil {
 		c.Close()
+		return
 	}
+	socks[h.index] = c
+	close(n.changed)
+	n.changed = make(chan struct{})
 }
 
 func writeAck(c net.Conn) error {
@@ -217,7 +222,7 @@ func (n *ethNet) connectPeers(me Endpoint, eps []Endpoint, peers []int, g device
 	}
 	results := make(chan result, len(peers))
 	for _, p := range peers {
-		count := min(me.Sockets, eps[p].Sockets)
+		count := min(me.Sockets, eps[p].Sockets) + 1 // and the control socket
 		go func(p int) {
 			var socks []net.Conn
 			var err error
@@ -232,6 +237,17 @@ func (n *ethNet) connectPeers(me Endpoint, eps []Endpoint, peers []int, g device
 	copier := n.opts.Copier
 	if copier == nil {
 		copier = DeviceCopier(g)
+	}
+	// Each socket's sender and receiver spend their time blocked in system calls; on the
+	// way out of one a thread needs a Go P at once, or it waits for the scheduler (its P
+	// was handed to another thread meanwhile). One P per thread of the connections, and
+	// two for the proxy and the rank's main goroutine.
+	threads := 2
+	for _, p := range peers {
+		threads += 2*min(me.Sockets, eps[p].Sockets) + 1
+	}
+	if runtime.GOMAXPROCS(0) < threads {
+		runtime.GOMAXPROCS(threads)
 	}
 	conns := map[int]Connection{}
 	var first error
@@ -346,6 +362,8 @@ func (n *ethNet) close() error {
 
 func closeAll(socks []net.Conn) {
 	for _, c := range socks {
-		c.Close()
+		if c != nil {
+			c.Close()
+		}
 	}
 }

@@ -35,8 +35,9 @@ func threadsOn(t *testing.T, cpus affinity.Set) int {
 }
 
 // TestEthernetThreadsPinned: with EthernetOptions.CPUs set, every sender and receiver
-// runs on a thread pinned to those CPUs (2 sockets per peer: 4 threads per rank, 8 in the
-// process), data still moves, and the test's own thread keeps its binding.
+// runs on a thread pinned to those CPUs (2 data sockets per peer, a sender and a receiver
+// each, and the control socket's receiver: 5 threads per rank, 10 in the process), data
+// still moves, and the test's own thread keeps its binding.
 func TestEthernetThreadsPinned(t *testing.T) {
 	all, err := affinity.Current()
 	if err != nil {
@@ -55,8 +56,8 @@ func TestEthernetThreadsPinned(t *testing.T) {
 		o.Ethernet.CPUs = pin
 		return o
 	})
-	if got := threadsOn(t, pin); got != 8 {
-		t.Errorf("%d threads pinned to %v, want 8 (2 ranks x 2 sockets x sender and receiver)", got, pin)
+	if got := threadsOn(t, pin); got != 10 {
+		t.Errorf("%d threads pinned to %v, want 10 (2 ranks x (2 data sockets x sender and receiver + control receiver))", got, pin)
 	}
 	for k, size := range []uint64{1, 300 << 10} {
 		if err := exchange(ranks, func(r int) Bootstrap { return bs[r] }, k, size, 3, 5); err != nil {

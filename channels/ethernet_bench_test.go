@@ -1,6 +1,7 @@
 package channels
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -10,6 +11,7 @@ import (
 // On a small shared machine the figure is only a sanity check of the pipeline.
 func BenchmarkEthernetPut(b *testing.B) {
 	const size = 64 << 20
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) // the Ethernet connections raise it
 	bs := newBoots(b, 2)
 	ranks := newStandins(b, bootsOf(bs), size, false, func(r int) MeshOptions {
 		return MeshOptions{Mode: ModeEthernet, Timeout: 20 * time.Second, Hostname: "node", Ethernet: EthernetOptions{Sockets: 4, Chunk: 4 << 20, Depth: 2}}

@@ -2,7 +2,6 @@ package channels
 
 import (
 	"fmt"
-	"io"
 	"time"
 )
 
@@ -48,49 +47,39 @@ func (m *Mesh) MeasureTCP(from, to int, bytes uint64) (float64, error) {
 	return float64(bytes) / time.Since(start).Seconds() / 1e9, nil
 }
 
-// raw queues bytes of raw data, spread over the sockets like a write, and the mark that
-// closes them.
+// raw deals bytes of raw data out to the data sockets, like a write, and sends the mark
+// that closes them.
 func (c *ethConn) raw(bytes uint64) error {
 	c.produce.Lock()
 	defer c.produce.Unlock()
-	it, err := c.slot()
-	if err != nil {
+	if err := c.Err(); err != nil {
 		return err
 	}
-	it.kind, it.size = itemRaw, bytes
-	it.chunk = c.pieceSize(bytes)
-	it.next.Store(0)
-	c.publish()
-	if it, err = c.slot(); err != nil {
+	if err := c.deal(segRaw, 0, 0, 0, bytes); err != nil {
 		return err
 	}
-	c.sigSeq++
-	it.kind, it.id, it.off, it.size, it.seq = itemMark, ethProbeID, 0, c.sigSeq, c.sigSeq
-	c.publish()
-	return nil
+	if err := c.sendMark(ethProbeID, 0, c.sigSeq+1); err != nil {
+		return err
+	}
+	return c.sendCtl()
 }
 
-// sendRaw sends this sender's share of a raw item: pieces of zeros.
-func (s *ethSender) sendRaw(it *ethItem) error {
+// sendRaw sends this sender's share of a raw segment: pieces of zeros.
+func (s *ethSender) sendRaw(seg *ethSeg) error {
 	if err := s.drain(); err != nil { // keep the socket's order simple: staged pieces first
 		return err
 	}
-	for {
-		off := it.next.Add(it.chunk) - it.chunk
-		if off >= it.size {
-			return nil
-		}
-		n := min(it.chunk, it.size-off)
+	for j := seg.first; j*seg.piece < seg.size; j += seg.stride {
+		n := min(seg.piece, seg.size-j*seg.piece)
 		if uint64(len(s.raw)) < n {
 			s.raw = make([]byte, s.c.chunk)
 		}
 		putHeader(&s.mark, ethMsgRaw, 0, 0, n, 0)
-		s.vec[0], s.vec[1] = s.mark[:], s.raw[:n]
-		s.bufs = s.vec[:]
-		if _, err := s.bufs.WriteTo(s.sock); err != nil {
+		if err := s.sock.writev(s.mark[:], s.raw[:n]); err != nil {
 			return err
 		}
 	}
+	return nil
 }
 
 // discard reads n raw bytes and drops them.
@@ -101,6 +90,5 @@ func (r *ethReceiver) discard(n uint64) error {
 	if uint64(len(r.raw)) < n {
 		r.raw = make([]byte, r.c.recvChunk)
 	}
-	_, err := io.ReadFull(r.sock, r.raw[:n])
-	return err
+	return r.sock.readFull(r.raw[:n])
 }

@@ -113,7 +113,7 @@ func runRanks(t *testing.T, prefixes [][]string, env func(rank int) []string) {
 }
 
 // freePort returns a TCP port that was free on ip a moment ago.
-func freePort(t *testing.T, ip string) int {
+func freePort(t testing.TB, ip string) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", ip+":0")
 	if err != nil {

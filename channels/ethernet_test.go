@@ -229,13 +229,14 @@ func TestEthernetPortChannelsMoveEveryByte(t *testing.T) {
 	}
 }
 
-// TestEthernetSignalFollowsData: rank 0 puts one or three pieces and signals with the last;
-// rank 1 checks every piece the moment the signal arrives. Pieces travel on different
-// sockets from the mark that carries the signal, and the stand-in's copies land late, so
-// a signal applied before every socket has delivered its data would be seen.
+// TestEthernetSignalFollowsData: rank 0 puts one or three writes and signals with the last;
+// rank 1 checks every write the moment the signal arrives. Small writes travel with the
+// mark on the control socket, large ones in pieces on the data sockets, and the stand-in's
+// copies land late, so a signal applied before every socket has delivered its data would
+// be seen.
 func TestEthernetSignalFollowsData(t *testing.T) {
 	bs := newBoots(t, 2)
-	const slot = 64 << 10
+	const slot = 320 << 10 // writes from 1 byte to 320 KiB: inline, one piece, several
 	ranks := newStandins(t, bootsOf(bs), 4*slot, false, func(r int) MeshOptions { return ethOpts(ModeEthernet, "node") })
 	send, recv := ranks[0], ranks[1]
 	src, dst := send.g.space.bytes(send.src, 4*slot), recv.g.space.bytes(recv.dst, 4*slot)
@@ -244,7 +245,7 @@ func TestEthernetSignalFollowsData(t *testing.T) {
 		rounds = 10
 	}
 	for k := 0; k < rounds; k++ {
-		size := uint64(1 + k*1637%slot)
+		size := uint64(1 + k*16411%slot)
 		for i := uint64(0); i < 4*slot; i++ {
 			src[i] = pattern(0, 1, k, size, i)
 		}
@@ -319,7 +320,7 @@ func TestMixedHostsAutoMode(t *testing.T) {
 func TestEthernetLostPeer(t *testing.T) {
 	bs := newBoots(t, 2)
 	ranks := newStandins(t, bootsOf(bs), 1<<20, false, func(r int) MeshOptions { return ethOpts(ModeEthernet, "node") })
-	closeAll(ranks[1].m.Conns[0].(*ethConn).socks) // rank 1 "crashes"
+	ranks[1].m.Conns[0].(*ethConn).shutdown() // rank 1 "crashes"
 	err := waitFor(5*time.Second, func() bool { return ranks[0].m.DeviceError() != nil }, "rank 0 to notice")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
@@ -74,6 +75,9 @@ type memGPU struct {
 	rank       int
 	space      *memSpace
 	noPeer     bool // CanAccessPeer says no
+	// prompt runs copies and writes at once on the caller (every stream always idle), for
+	// measuring the transports' own costs (ethernet_loopback_bench_test.go).
+	prompt bool
 
 	mu         sync.Mutex
 	streams    map[device.Stream]*memStream
@@ -244,6 +248,10 @@ func (o memOp) exec() {
 
 func (g *memGPU) enqueue(s device.Stream, op memOp) error {
 	st := g.stream(s)
+	if g.prompt {
+		op.run()
+		return nil
+	}
 	st.pending.Add(1)
 	st.ops <- op
 	return nil
@@ -298,6 +306,7 @@ type cpuPort struct {
 	head     *atomic.Uint64 // shared by every channel of the rank: one FIFO
 	expected uint64
 	timeout  time.Duration
+	spin     bool // wait polls without sleeping, as a GPU thread does
 }
 
 func (c *cpuPort) push(typ uint32, dstOff, srcOff, size uint64) (uint64, error) {
@@ -341,6 +350,10 @@ func (c *cpuPort) flush() error {
 func (c *cpuPort) wait() error {
 	c.expected++
 	in := c.g.word(device.Ptr(c.h.Sem.Inbound))
+	if c.spin {
+		return spinFor(c.timeout, func() bool { return atomic.LoadUint64(in) >= c.expected },
+			"signal %d from rank %d (token at %d)", c.expected, c.h.Peer, atomic.LoadUint64(in))
+	}
 	return waitFor(c.timeout, func() bool { return atomic.LoadUint64(in) >= c.expected },
 		"signal %d from rank %d (token at %d)", c.expected, c.h.Peer, atomic.LoadUint64(in))
 }
@@ -352,6 +365,18 @@ func waitFor(timeout time.Duration, done func() bool, what string, args ...any) 
 			return fmt.Errorf("timed out after %v waiting for "+what, append([]any{timeout}, args...)...)
 		}
 		time.Sleep(20 * time.Microsecond)
+	}
+	return nil
+}
+
+// spinFor is waitFor without sleeps: it yields the CPU between polls.
+func spinFor(timeout time.Duration, done func() bool, what string, args ...any) error {
+	deadline := time.Now().Add(timeout)
+	for i := 0; !done(); i++ {
+		if i&255 == 255 && time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %v waiting for "+what, append([]any{timeout}, args...)...)
+		}
+		affinity.Yield()
 	}
 	return nil
 }

@@ -6,15 +6,15 @@ import (
 )
 
 // broadcast ll16: the root writes its buffer as LL16 packets into every peer's scratch;
-// the peers credit it back instead of meeting it in barriers (kernels/broadcast_ll.cu).
-// -k auto picks it up to 256 KiB (the root sends n-1 copies, as allreduce ll8's one shot);
-// that threshold is to be tuned on GPUs.
+// every rank credits every peer instead of meeting it in barriers (kernels/broadcast_ll.cu).
+// -k auto picks it up to 1 MiB: on 2×H200 read was faster from 2 MiB. MaxBytes is that
+// crossover, so that the llSlots slots of the scratch stay small.
 func init() {
 	Register(&Algorithm{
 		Collective: "broadcast", Name: "ll16", Number: 0,
 		Doc:      "the root writes LL16 packets into every peer's scratch, no barrier; small messages",
-		MaxBytes: 8 << 20, MinRanks: 2,
-		AutoMin: 0, AutoMax: 256 << 10, AutoPriority: -1, // before read (0)
+		MaxBytes: 2 << 20, MinRanks: 2,
+		AutoMin: 0, AutoMax: 1 << 20, AutoPriority: -1, // before read (0)
 		New: newBroadcastLL,
 	})
 }
@@ -34,14 +34,14 @@ func newBroadcastLL(env *Env) (Instance, error) {
 	if a.k, err = params.BroadcastLL16.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	// credits, then two halves of one slot (the root's packets)
-	a.llScratch, err = b.llScratch(limit(8<<20, env.MaxBytes), 2, true)
+	// credits, then llSlots slots of the root's packets
+	a.llScratch, err = b.llScratch(limit(2<<20, env.MaxBytes), llSlots, true)
 	return a, err
 }
 
 func (a *broadcastLL) Launch(l *LaunchArgs, s device.Stream) error {
 	e := a.env
-	return a.k.Launch(a.llGrid(l.RecvBytes), s, &params.BroadcastLL16Args{
+	return a.k.Launch(a.llCreditGrid(l.RecvBytes), s, &params.BroadcastLL16Args{
 		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
 		Bytes: l.RecvBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
 	})

@@ -1,6 +1,9 @@
 package collectives
 
 import (
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +20,7 @@ var llCollectives = []struct{ coll, above string }{
 // or more ranks, for every type (reduce and reducescatter: every type with every op, as
 // TestKernelTypes checks their kernel families), up to its MaxBytes.
 func TestLLRegistry(t *testing.T) {
-	maxBytes := map[string]int64{"alltoall": 32 << 20, "sendrecv": 8 << 20, "broadcast": 8 << 20, "reduce": 8 << 20, "reducescatter": 32 << 20}
+	maxBytes := map[string]int64{"alltoall": 32 << 20, "sendrecv": 8 << 20, "broadcast": 2 << 20, "reduce": 2 << 20, "reducescatter": 32 << 20}
 	for _, c := range llCollectives {
 		for _, k := range []string{"ll16", "0"} {
 			a, err := Find(c.coll, k)
@@ -47,7 +50,7 @@ func TestLLRegistry(t *testing.T) {
 // TestLLSelectAuto: -k auto picks ll16 from 0 bytes up to its threshold on any number of
 // ranks above one, the collective's other algorithm above it, and the fallback on one rank.
 func TestLLSelectAuto(t *testing.T) {
-	autoMax := map[string]int64{"alltoall": 1 << 20, "sendrecv": 512 << 10, "broadcast": 256 << 10, "reduce": 256 << 10, "reducescatter": 1 << 20}
+	autoMax := map[string]int64{"alltoall": 1 << 20, "sendrecv": 512 << 10, "broadcast": 1 << 20, "reduce": 1 << 20, "reducescatter": 2 << 20}
 	for _, c := range llCollectives {
 		top := autoMax[c.coll]
 		for _, tt := range []struct {
@@ -79,7 +82,7 @@ func TestLLSelectAuto(t *testing.T) {
 
 // TestLLScratchSize: a slot holds the packets of any size up to its maximum (16 bytes per
 // 8 bytes of data, a partial last packet included), slots stay 256-byte aligned, and a
-// scratch that takes credits has a word per rank before its slots.
+// scratch that takes credits has a row of llCreditSlots words per rank before its slots.
 func TestLLScratchSize(t *testing.T) {
 	for _, max := range []uint64{0, 1, 7, 8, 9, 16, 1000, 33337, 1 << 20, 32 << 20} {
 		slot := llSlotBytes(max)
@@ -99,16 +102,16 @@ func TestLLScratchSize(t *testing.T) {
 		want           uint64
 	}{
 		{1000, 4, 2, false, 4 * 2048},
-		{1000, 4, 2, true, 256 + 4*2048},
-		{1 << 20, 16, 8, true, 256 + 16*(2<<20+256)},
-		{64, 2, 100, true, 512 + 2*256}, // 400 bytes of credits
+		{1000, 4, 2, true, 2*512 + 4*2048},
+		{1 << 20, 16, 8, true, 8*512 + 16*(2<<20+256)},
+		{64, 2, 3, true, 3*512 + 2*256},
 	} {
 		if got := llScratchBytes(tt.maxData, tt.slots, tt.nranks, tt.credits); got != tt.want {
 			t.Errorf("llScratchBytes(%d, %d, %d, %v) = %d, want %d", tt.maxData, tt.slots, tt.nranks, tt.credits, got, tt.want)
 		}
 	}
-	if llCreditBytes(64) != 256 || llCreditBytes(65) != 512 {
-		t.Errorf("llCreditBytes(64), (65) = %d, %d; want 256, 512", llCreditBytes(64), llCreditBytes(65))
+	if llCreditBytes(1) != 512 || llCreditBytes(65) != 65*512 {
+		t.Errorf("llCreditBytes(1), (65) = %d, %d; want 512, %d", llCreditBytes(1), llCreditBytes(65), 65*512)
 	}
 }
 
@@ -153,7 +156,8 @@ func newLLInstance(t *testing.T, coll string, env *Env) Instance {
 // input and output of the placement (in place: both in the output buffer, reduce-scatter's
 // output at my block), its size argument (alltoall: the chunk per rank; sendrecv and
 // broadcast: bytes; reduce: elements; reduce-scatter: elements of my block), the root where
-// there is one, and a grid of 512 threads per 512 packets sent to each peer, within the SMs.
+// there is one, and a grid of 512 threads per 512 packets sent to each peer, within the SMs
+// (broadcast and reduce: within llCreditSlots blocks too).
 func TestLLLaunch(t *testing.T) {
 	for _, tt := range []struct {
 		coll               string
@@ -173,9 +177,10 @@ func TestLLLaunch(t *testing.T) {
 		{"sendrecv", 0, 8, 0, false, "double", 8 << 20, 8 << 20, 0, 132},
 		{"broadcast", 0, 2, 0, false, "int8", 7, 7, 0, 1},
 		{"broadcast", 2, 3, 1, true, "float", 256 << 10, 256 << 10, 0, 64},
+		{"broadcast", 0, 2, 1, false, "int8", 1 << 20, 1 << 20, 0, 128},
 		{"reduce", 1, 2, 0, false, "half", 6, 3, 0, 1},
 		{"reduce", 0, 3, 0, true, "double", 100000, 12500, 0, 25},
-		{"reduce", 7, 8, 7, false, "bfloat16", 8 << 20, 4 << 20, 0, 132},
+		{"reduce", 7, 8, 7, false, "bfloat16", 2 << 20, 1 << 20, 0, 128},
 		{"reducescatter", 1, 2, 0, false, "float", 64, 8, 0, 1},
 		{"reducescatter", 1, 2, 0, true, "float", 1 << 20, 128 << 10, 512 << 10, 128},
 		{"reducescatter", 2, 3, 0, true, "int8", 1000, 320, 640, 1},
@@ -215,5 +220,31 @@ func TestLLLaunch(t *testing.T) {
 		if l.Shift == 0 || g.dim.Grid != tt.grid || g.dim.Block != 512 {
 			t.Errorf("%+v: shift %d, grid %d x %d; want a shift, grid %d x 512", tt, l.Shift, g.dim.Grid, g.dim.Block, tt.grid)
 		}
+	}
+}
+
+// TestLLDeviceConstants: llSlots and llCreditSlots are ll_device.cuh's kLLSlots and
+// kLLCreditSlots, and the largest grid llCreditGrid gives, on a GPU of more SMs, is
+// llCreditSlots.
+func TestLLDeviceConstants(t *testing.T) {
+	src, err := os.ReadFile("../kernels/include/mscclpp/ll_device.cuh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int{"kLLSlots": llSlots, "kLLCreditSlots": llCreditSlots} {
+		m := regexp.MustCompile(`constexpr uint32_t ` + name + ` = (\d+);`).FindSubmatch(src)
+		if m == nil {
+			t.Fatalf("ll_device.cuh declares no %s", name)
+		}
+		if got, _ := strconv.Atoi(string(m[1])); got != want {
+			t.Errorf("ll_device.cuh: %s = %d, Go has %d", name, got, want)
+		}
+	}
+	b := &base{env: &Env{SMs: 1000}}
+	if g := b.llCreditGrid(1 << 30).Grid; g != llCreditSlots {
+		t.Errorf("llCreditGrid(1 GiB) on 1000 SMs = %d blocks, want %d", g, llCreditSlots)
+	}
+	if g := b.llGrid(1 << 30).Grid; g != 1000 {
+		t.Errorf("llGrid(1 GiB) on 1000 SMs = %d blocks, want 1000", g)
 	}
 }

@@ -6,16 +6,16 @@ import (
 )
 
 // reduce ll16: every rank but the root writes its buffer as LL16 packets into the root's
-// scratch, and the root reduces them in rank order and credits the ranks back instead of
-// meeting them in barriers (kernels/reduce_ll.cu). Every type and op. -k auto picks it up
-// to 256 KiB (the root takes n-1 buffers, as allreduce ll8's one shot); that threshold is to
-// be tuned on GPUs.
+// scratch, and the root reduces them in rank order; every rank credits every peer instead
+// of meeting it in barriers (kernels/reduce_ll.cu). Every type and op. -k auto picks it up
+// to 1 MiB: on 2×H200 read was faster from 2 MiB. MaxBytes is that crossover, so that the
+// llSlots slots of nranks buffers stay small.
 func init() {
 	Register(&Algorithm{
 		Collective: "reduce", Name: "ll16", Number: 0,
 		Doc:      "LL16 packets into the root's scratch, reduced there, no barrier; small messages",
-		MaxBytes: 8 << 20, MinRanks: 2,
-		AutoMin: 0, AutoMax: 256 << 10, AutoPriority: -1, // before read (0)
+		MaxBytes: 2 << 20, MinRanks: 2,
+		AutoMin: 0, AutoMax: 1 << 20, AutoPriority: -1, // before read (0)
 		New: newReduceLL,
 	})
 }
@@ -35,8 +35,8 @@ func newReduceLL(env *Env) (Instance, error) {
 	if a.k, err = loadTyped(env.GPU, params.ReduceLL16, nil); err != nil {
 		return nil, err
 	}
-	// credits, then two halves of a slot per rank
-	a.llScratch, err = b.llScratch(limit(8<<20, env.MaxBytes), 2*uint64(env.NRanks), true)
+	// credits, then llSlots slots of a buffer per rank
+	a.llScratch, err = b.llScratch(limit(2<<20, env.MaxBytes), llSlots*uint64(env.NRanks), true)
 	return a, err
 }
 
@@ -46,7 +46,7 @@ func (a *reduceLL) Launch(l *LaunchArgs, s device.Stream) error {
 		return err
 	}
 	e := a.env
-	return k.Launch(a.llGrid(l.RecvBytes), s, &params.ReduceLL16Args{
+	return k.Launch(a.llCreditGrid(l.RecvBytes), s, &params.ReduceLL16Args{
 		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
 		Count: l.RecvBytes / uint64(l.Type.Size), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
 		State: a.state,

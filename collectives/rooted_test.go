@@ -71,7 +71,7 @@ func TestRootedRegistry(t *testing.T) {
 			nranks int
 			want   string
 		}{{1, "local"}, {2, "read"}, {8, "read"}} {
-			algs, err := Select(tt.name, "auto", 1<<20, r.nranks, "half")
+			algs, err := Select(tt.name, "auto", 2<<20, r.nranks, "half") // above ll16's range
 			if err != nil || len(algs) != 1 || algs[0].Name != r.want {
 				t.Errorf("Select(%s, auto, %d ranks) = %v, %v; want %s", tt.name, r.nranks, algs, err, r.want)
 			}

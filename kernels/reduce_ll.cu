@@ -1,13 +1,13 @@
 // reduce_ll.cu: reduce with LL16 packets (host side: collectives/reduce_ll.go), instantiated
 // for every element type and operator.
 //
-// Scratch: the credit area (ll_device.cuh), then two halves of nranks slots, picked by the
-// launch parity. Every rank but the root waits for the root's credit for the last use of
-// this launch's half, then writes its input as packets into slot `rank` of that half of the
-// root's scratch. The root reduces each packet unit in rank order (its own input for its
-// own rank), so the result is the same bit for bit as the other algorithms', and stores it;
-// the other ranks' outputs are left alone. Once all its blocks are done, every rank credits
-// every peer.
+// Scratch: the credit area (ll_device.cuh), then kLLSlots slots of nranks buffers' packets,
+// launch f using slot f % kLLSlots. Each block of every rank but the root waits until the
+// root has credited the last use of this launch's slot, then writes its share of the input
+// as packets into buffer `rank` of that slot of the root's scratch. The root reduces each
+// packet unit in rank order (its own input for its own rank), so the result is the same bit
+// for bit as the other algorithms', and stores it; the other ranks' outputs are left alone.
+// Then each block of every rank credits every peer on its own (ll_device.cuh).
 //
 // In place (in == out at the root), reduceSlots reads each unit of my input before it stores it.
 #include "mscclpp/ll_device.cuh"
@@ -22,18 +22,19 @@ __device__ void reduceLL16(MemoryChannelHandle* chans, const char* scratch, uint
   using P = LL16;
   const uint32_t npeers = nranks - 1;
   const uint32_t flag = launchFlag(state);
-  const uint64_t half = llCreditBytes(nranks) + (uint64_t)(flag & 1) * nranks * slotBytes;
-  const uint64_t bytes = count * sizeof(T);
-  const uint32_t tid = (uint32_t)globalThread(), nth = (uint32_t)globalThreads();
-  if (rank != root) {
-    const MemoryChannelHandle& c = chans[llPeerIndex(root, rank)];
-    if (threadIdx.x == 0) waitCredit(scratch, root, flag, c.index);
-    __syncthreads();
-    putPackets<P>(reinterpret_cast<char*>(c.remote) + half + rank * slotBytes, in, bytes, flag, tid, nth);
-  } else {
-    reduceSlots<T, Op>(out, in, bytes, scratch + half, slotBytes, flag, rank, nranks, chans);
+  if (llCreditGridFits(rank)) {
+    const uint64_t slot = llSlotOffset(flag, nranks, nranks * slotBytes);
+    const uint64_t bytes = count * sizeof(T);
+    const uint32_t tid = (uint32_t)globalThread(), nth = (uint32_t)globalThreads();
+    if (rank != root) {
+      const uint32_t c = llPeerIndex(root, rank);
+      waitCredits(scratch, chans, c, 1, rank, flag);
+      putPackets<P>(reinterpret_cast<char*>(chans[c].remote) + slot + rank * slotBytes, in, bytes, flag, tid, nth);
+    } else {
+      reduceSlots<T, Op>(out, in, bytes, scratch + slot, slotBytes, flag, rank, nranks, chans);
+    }
+    sendCredits(chans, npeers, rank, flag, rank == root);
   }
-  if (allBlocksDone(state) && threadIdx.x < npeers) sendCredit(chans[threadIdx.x], rank, flag);
   finishLaunch(state, flag);
 }
 

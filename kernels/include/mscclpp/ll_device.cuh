@@ -8,14 +8,29 @@
 // replays. Where every rank reads from every rank it writes to (all-to-all, reduce-scatter,
 // all-gather), two halves picked by the launch parity are enough: a rank that writes launch
 // f+2 into a half has finished launch f+1, so it has read its peers' packets of f+1, so the
-// peers have finished launch f and read everything of f. Where the traffic goes one way
-// (broadcast: root to the others; reduce: the others to the root) the writer learns nothing
-// from its reads, so every rank hands every peer a credit: once all its blocks are done
-// with launch f, it stores f in its credit word in each peer's scratch. Before writing
-// launch f into a half, a writer waits until each rank it writes to has credited launch f-2
-// or later (the last use of that half). Credits say "finished launch f", not "read your
-// packets", so they stay right whichever rank is the root. In steady state the credit is
-// long there, so the wait is one local load.
+// peers have finished launch f and read everything of f.
+//
+// Where the traffic goes one way (broadcast: root to the others; reduce: the others to the
+// root) the writer learns nothing from its reads, so ranks hand each other credits, and the
+// scratch rotates through kLLSlots slots (launch f uses slot f % kLLSlots), so that a writer
+// may run up to kLLSlots launches ahead of a reader and the credits' trip back is hidden.
+// Each rank's scratch starts with a credit area: a row of kLLCreditSlots words per rank.
+// When block b of a rank has finished launch f, it stores f into words b, b+grid, b+2*grid,
+// ... of its row in every peer's credit area: no step across blocks. Before writing launch
+// f into a slot, every block of a writer waits (one thread per word) until every word of
+// the row of each rank it writes to says f-kLLSlots or later (the slot's last use). That is
+// enough whatever the grids were: a word that says g >= f-kLLSlots was stored by a block
+// that finished launch g, so, the launches of a rank being ordered, every launch before g
+// had ended; and if g is f-kLLSlots itself, the block that stored it was the word's owner in
+// that launch, and every block of that launch (grid <= kLLCreditSlots) owns a word. Credits
+// say "finished launch f", not "read your packets", so they stay right whichever rank is the
+// root. A rank that read packets in launch f credits with a release store (its reads come
+// first); one that only wrote credits relaxed, so its kernel does not wait for its writes
+// across NVLink to be acknowledged: its last reads of scratch were in an earlier launch,
+// which ended before this one began. In steady state the credits are long there, so the
+// wait is one local load per thread. The host caps the grid at kLLCreditSlots
+// (collectives' llCreditGrid); a larger one is refused (llCreditGridFits).
+
 #ifndef MSCCLPP_BENCH_LL_DEVICE_CUH_
 #define MSCCLPP_BENCH_LL_DEVICE_CUH_
 
@@ -23,9 +38,32 @@
 
 namespace mb {
 
+// kLLSlots is how many packet slots a kernel with credits rotates through; kLLCreditSlots
+// is the credit words per rank, and the largest grid of such a kernel. collectives' llSlots
+// and llCreditSlots mirror them (a test compares).
+constexpr uint32_t kLLSlots = 4;
+constexpr uint32_t kLLCreditSlots = 128;
+
 // llCreditBytes is the credit area at the start of a scratch buffer that takes credits:
-// one 32-bit word per rank, rounded up to 256 bytes (collectives' llCreditBytes mirrors it).
-MB_DEVICE uint64_t llCreditBytes(uint32_t nranks) { return ((uint64_t)nranks * 4 + 255) / 256 * 256; }
+// a row of kLLCreditSlots 32-bit words per rank, rounded up to 256 bytes (collectives'
+// llCreditBytes mirrors it).
+MB_DEVICE uint64_t llCreditBytes(uint32_t nranks) {
+  return ((uint64_t)nranks * kLLCreditSlots * 4 + 255) / 256 * 256;
+}
+
+// llSlotOffset is the offset in a scratch with credits of launch flag's slot, each slot
+// being slotBytes.
+MB_DEVICE uint64_t llSlotOffset(uint32_t flag, uint32_t nranks, uint64_t slotBytes) {
+  return llCreditBytes(nranks) + (uint64_t)(flag % kLLSlots) * slotBytes;
+}
+
+// llCreditGridFits says whether the grid fits the credit rows; if not, one thread records
+// DEVERR_BAD_ARGUMENT, and the kernel must do nothing but finish its launch.
+MB_DEVICE bool llCreditGridFits(uint32_t rank) {
+  if (gridDim.x <= kLLCreditSlots) return true;
+  if (blockIdx.x == 0 && threadIdx.x == 0) recordError(DEVERR_BAD_ARGUMENT, rank, 0);
+  return false;
+}
 
 MB_DEVICE uint32_t loadAcquireSys32(const uint32_t* p) {
   uint32_t v;
@@ -37,35 +75,47 @@ MB_DEVICE void storeReleaseSys32(uint32_t* p, uint32_t v) {
   asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-// waitCredit: the calling thread waits until rank `from` has credited launch flag-2 or
-// later in my scratch's credit area (its first launches need no credit: the halves are
-// fresh). Words count launches and wrap, so they are compared as a signed difference.
-MB_DEVICE void waitCredit(const char* scratch, uint32_t from, uint32_t flag, uint32_t channel) {
-  const uint32_t* w = reinterpret_cast<const uint32_t*>(scratch) + from;
-  const uint32_t need = flag - 2;
-  SpinGuard g;
-  while ((int32_t)(loadAcquireSys32(w) - need) < 0) {
-    if (g.expired(DEVERR_SEMAPHORE_WAIT, from, channel)) break;
-  }
+MB_DEVICE void storeRelaxedSys32(uint32_t* p, uint32_t v) {
+  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-// sendCredit tells the owner of c's scratch that I (rank me) have finished launch flag.
-// Release: my reads of packets come before the credit.
-MB_DEVICE void sendCredit(const MemoryChannelHandle& c, uint32_t me, uint32_t flag) {
-  storeReleaseSys32(reinterpret_cast<uint32_t*>(c.remote) + me, flag);
+// waitCredits: the block waits until the ranks of channels chans[first..first+n) have
+// credited, in every word of their rows in my scratch's credit area, launch
+// flag-kLLSlots or later (the first kLLSlots launches need none: the slots are fresh).
+// Words count launches and wrap, so they are compared as a signed difference. Every thread
+// calls it.
+MB_DEVICE void waitCredits(const char* scratch, const MemoryChannelHandle* chans, uint32_t first, uint32_t n,
+                           uint32_t rank, uint32_t flag) {
+  const uint32_t need = flag - kLLSlots;
+  for (uint32_t i = threadIdx.x; i < n * kLLCreditSlots; i += blockDim.x) {
+    const uint32_t j = first + i / kLLCreditSlots;
+    const uint32_t q = j < rank ? j : j + 1;
+    const uint32_t* w = reinterpret_cast<const uint32_t*>(scratch) + q * kLLCreditSlots + i % kLLCreditSlots;
+    SpinGuard g;
+    while ((int32_t)(loadAcquireSys32(w) - need) < 0) {
+      if (g.expired(DEVERR_SEMAPHORE_WAIT, q, chans[j].index)) break;
+    }
+  }
+  __syncthreads();
 }
 
-// allBlocksDone returns true in one block (every thread), once every block has got there,
-// with what every block did before it ordered before what that block does after. One block
-// needs only its own barrier.
-MB_DEVICE bool allBlocksDone(LaunchState* st) {
-  if (gridDim.x == 1) {
-    __syncthreads();
-    return true;
+// sendCredits tells every peer that this block of mine (rank me) has finished launch flag:
+// it stores flag in words blockIdx.x, +gridDim.x, ... of my row in each peer's credit area.
+// Released after the block's reads when readPackets (else relaxed: see above). Every
+// thread calls it, after the block's work.
+MB_DEVICE void sendCredits(const MemoryChannelHandle* chans, uint32_t npeers, uint32_t me, uint32_t flag,
+                           bool readPackets) {
+  __syncthreads();
+  const uint32_t mine = (kLLCreditSlots - blockIdx.x + gridDim.x - 1) / gridDim.x;  // words of this block
+  for (uint32_t i = threadIdx.x; i < npeers * mine; i += blockDim.x) {
+    uint32_t* w = reinterpret_cast<uint32_t*>(chans[i / mine].remote) + me * kLLCreditSlots + blockIdx.x +
+                  (i % mine) * gridDim.x;
+    if (readPackets) {
+      storeReleaseSys32(w, flag);
+    } else {
+      storeRelaxedSys32(w, flag);
+    }
   }
-  const bool last = lastBlock(st);
-  if (last) __threadfence();
-  return last;
 }
 
 // llPeerIndex is rank q's index in a channel array to every peer in rank order without me.
