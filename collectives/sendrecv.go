@@ -14,6 +14,10 @@ func (sendRecv) Doc() string {
 func (sendRecv) HasOp() bool   { return false }
 func (sendRecv) HasRoot() bool { return false }
 
+// OpLabel: nccl-tests prints sendrecv's redop column as "sum" (its default operator, which
+// sendrecv does not use), so scripts that read that column see the same word from us.
+func (sendRecv) OpLabel() string { return "sum" }
+
 // Counts follows nccl-tests: the whole size, not rounded; in place, input and output both
 // start at the output buffer's start.
 func (sendRecv) Counts(size int64, dt Datatype, nranks int) Counts {
