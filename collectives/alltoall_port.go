@@ -1,0 +1,59 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// alltoallPortAutoMin is where -k auto switches from blockput to port. A first guess from
+// allgather port's figures (the copy engine beats SM copies on large messages): it needs
+// tuning on the GPU.
+const alltoallPortAutoMin = 64 << 20
+
+// alltoall port: the CPU proxy copies my chunk for every peer into its output with the copy
+// engine (in place: into its scratch, then the peer copies it out); SMs copy my own chunk
+// meanwhile (kernels/alltoall_port.cu). One host.
+func init() {
+	Register(&Algorithm{
+		Collective: "alltoall", Name: "port", Number: 2,
+		Doc:      "port channels: the proxy drives the copy engine; large messages",
+		MinRanks: 2,
+		AutoMin:  alltoallPortAutoMin, AutoPriority: -1, // before blockput (0)
+		New: newAlltoallPort,
+	})
+}
+
+type alltoallPort struct {
+	*base
+	portStaged
+	k params.Kernel[params.AlltoallPortArgs]
+}
+
+func newAlltoallPort(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &alltoallPort{base: b}
+	if a.k, err = params.AlltoallPort.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	a.portStaged, err = newPortStaged(b)
+	return a, err
+}
+
+func (a *alltoallPort) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	chans, scratch, dstOff := a.route(l)
+	chunk := l.SendBytes / uint64(e.NRanks)
+	// out of place: block 0 drives the channels, the others copy my own chunk; in place:
+	// every block copies the peers' chunks from the scratch at the end
+	grid := min(1+a.blocks(chunk, 1<<20), e.SMs)
+	if l.InPlace {
+		grid = a.blocks(l.RecvBytes-chunk, 1<<20)
+	}
+	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AlltoallPortArgs{
+		Chans: chans, SyncChans: a.syncChans, Scratch: scratch, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		SrcOff: l.InOff, DstOff: dstOff, Chunk: chunk, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}

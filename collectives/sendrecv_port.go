@@ -1,0 +1,57 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// sendRecvPortAutoMin is where -k auto switches from put to port. A first guess from
+// allgather port's figures (the copy engine beats SM copies on large messages): it needs
+// tuning on the GPU.
+const sendRecvPortAutoMin = 64 << 20
+
+// sendrecv port: the CPU proxy copies my buffer into the next rank's output with the copy
+// engine (in place: into its scratch, then it copies it out) (kernels/sendrecv_port.cu).
+// One host.
+func init() {
+	Register(&Algorithm{
+		Collective: "sendrecv", Name: "port", Number: 2,
+		Doc:      "port channels: the proxy drives the copy engine; large messages",
+		MinRanks: 2,
+		AutoMin:  sendRecvPortAutoMin, AutoPriority: -1, // before put (0)
+		New: newSendRecvPort,
+	})
+}
+
+type sendRecvPort struct {
+	*base
+	portStaged
+	k params.Kernel[params.SendRecvPortArgs]
+}
+
+func newSendRecvPort(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &sendRecvPort{base: b}
+	if a.k, err = params.SendRecvPort.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	a.portStaged, err = newPortStaged(b)
+	return a, err
+}
+
+func (a *sendRecvPort) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	chans, scratch, dstOff := a.route(l)
+	// out of place one block drives the channel; in place every block copies the scratch
+	grid := 1
+	if l.InPlace {
+		grid = a.blocks(l.RecvBytes, 1<<20)
+	}
+	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.SendRecvPortArgs{
+		Chans: chans, SyncChans: a.syncChans, Scratch: scratch, Out: e.OutPtr(l, e.Rank),
+		SrcOff: l.InOff, DstOff: dstOff, Bytes: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}
