@@ -46,7 +46,8 @@ func TestMoverCounts(t *testing.T) {
 
 // TestMoverRegistry: both collectives are registered under nccl-tests' program names,
 // with neither op nor root, and -k auto picks their memory-channel algorithm on 2 or more
-// ranks above the LL range (ll_test.go) and the registry's fallback on one.
+// ranks above the LL range (ll_test.go) up to the port range (port_direct_test.go) and the
+// registry's fallback on one.
 func TestMoverRegistry(t *testing.T) {
 	for _, tt := range []struct{ coll, testName, alg string }{
 		{"alltoall", "alltoall_perf", "blockput"},
@@ -61,7 +62,7 @@ func TestMoverRegistry(t *testing.T) {
 			if n == 1 {
 				want = "local"
 			}
-			for _, size := range []int64{4 << 20, 1 << 30} {
+			for _, size := range []int64{4 << 20, 32 << 20} {
 				algs, err := Select(tt.coll, "auto", size, n, "float")
 				if err != nil || len(algs) != 1 || algs[0].Name != want {
 					t.Errorf("Select(%s, auto, %d B, %d ranks) = %v, %v; want %s", tt.coll, size, n, algs, err, want)
