@@ -5,10 +5,10 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// alltoallPortAutoMin is where -k auto switches from blockput to port. A first guess from
-// allgather port's figures (the copy engine beats SM copies on large messages): it needs
-// tuning on the GPU.
-const alltoallPortAutoMin = 64 << 20
+// alltoallPortAutoMin is where -k auto switches from blockput to port: measured on 2×H200
+// (graph mode, out of place), port is 1–10 % slower at 64 MiB and faster from 128 MiB
+// (docs/results/2026-11-23-session4/x2-port/).
+const alltoallPortAutoMin = 128 << 20
 
 // alltoall port: the CPU proxy copies my chunk for every peer into its output with the copy
 // engine (in place: into its scratch, then the peer copies it out); SMs copy my own chunk

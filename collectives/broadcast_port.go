@@ -5,10 +5,10 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// broadcastPortAutoMin is where -k auto switches from read to port. A first guess from
-// allgather port's figures (the copy engine beats SM copies on large messages): it needs
-// tuning on the GPU.
-const broadcastPortAutoMin = 64 << 20
+// broadcastPortAutoMin is where -k auto switches from read to port: measured on 2×H200
+// (graph mode, out of place), port is 1–10 % slower at 64 MiB and faster from 128 MiB
+// (docs/results/2026-11-23-session4/x2-port/).
+const broadcastPortAutoMin = 128 << 20
 
 // broadcast port: the CPU proxy copies the root's buffer into every peer's output with the
 // copy engine; out of place the root's SMs copy its input into its output meanwhile

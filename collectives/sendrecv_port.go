@@ -5,10 +5,10 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// sendRecvPortAutoMin is where -k auto switches from put to port. A first guess from
-// allgather port's figures (the copy engine beats SM copies on large messages): it needs
-// tuning on the GPU.
-const sendRecvPortAutoMin = 64 << 20
+// sendRecvPortAutoMin is where -k auto switches from put to port: measured on 2×H200
+// (graph mode, out of place), port is 1–10 % slower at 64 MiB and faster from 128 MiB
+// (docs/results/2026-11-23-session4/x2-port/).
+const sendRecvPortAutoMin = 128 << 20
 
 // sendrecv port: the CPU proxy copies my buffer into the next rank's output with the copy
 // engine (in place: into its scratch, then it copies it out) (kernels/sendrecv_port.cu).
