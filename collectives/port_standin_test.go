@@ -251,11 +251,62 @@ func allreducePortRSAGKernel(g *devicetest.GPU, a []uint64) error {
 	return nil
 }
 
+// allreducePortOneShotKernel (int32 sum): (chans, scratch, slotBytes, in, out, inOff,
+// count, rank, nranks, state).
+func allreducePortOneShotKernel(g *devicetest.GPU, a []uint64) error {
+	scratch, slot, in, out, inOff, count, rank, nranks := a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]
+	st := launchState(g, a[9])
+	chans := ports(g, a[0], int(nranks-1))
+	bytes := count * 4
+	half := ((uint64(st.Launches) + 1) & 1) * nranks * slot
+	for _, c := range chans {
+		if bytes == 0 {
+			if _, err := c.push(channels.TriggerFlag, 0, 0, 0); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := c.push(channels.TriggerData|channels.TriggerFlag, half+rank*slot, inOff, bytes); err != nil {
+			return err
+		}
+		pos, err := c.push(channels.TriggerSync, 0, 0, 0)
+		if err != nil {
+			return err
+		}
+		if err := c.sync(pos); err != nil {
+			return err
+		}
+	}
+	for _, c := range chans {
+		if err := c.waitCount(1); err != nil {
+			return err
+		}
+	}
+	res := bytesAt(g, out, bytes)
+	for k := uint64(0); k+4 <= bytes; k += 4 {
+		var sum int32
+		for r := uint64(0); r < nranks; r++ {
+			src := scratch + half + r*slot + k
+			if r == rank {
+				src = in + k
+			}
+			sum += int32(binary.LittleEndian.Uint32(bytesAt(g, src, 4)))
+		}
+		binary.LittleEndian.PutUint32(res[k:], uint32(sum))
+	}
+	for _, c := range chans {
+		c.advance(1)
+	}
+	st.Launches++
+	return nil
+}
+
 // portJob is n ranks on n simulated hosts, with the shared input and output buffers.
 func portJob(t *testing.T, n int, bufBytes uint64) []*Env {
 	t.Helper()
 	kernels := map[string]devicetest.Kernel{"allgather_portput": allgatherPortputKernel}
 	addFamily(kernels, "allreduce_portrsag", allreducePortRSAGKernel)
+	addFamily(kernels, "allreduce_portoneshot", allreducePortOneShotKernel)
 	hosts := make([]string, n)
 	for r := range hosts {
 		hosts[r] = fmt.Sprintf("h%d", r)
@@ -354,6 +405,11 @@ func TestPortAlgorithmsAcrossHostsOnStandin(t *testing.T) {
 				checkGatherReduce(t, portJob(t, n, bufBytes), newAllgatherPortput, newAllreducePortRSAG)
 			})
 		}
+	}
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprintf("%d hosts, allreduce portoneshot", n), func(t *testing.T) {
+			checkGatherReduce(t, portJob(t, n, 1<<20), newAllgatherPortput, newAllreducePortOneShot)
+		})
 	}
 }
 
