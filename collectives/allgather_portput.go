@@ -1,6 +1,7 @@
 package collectives
 
 import (
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
@@ -9,6 +10,8 @@ import (
 // one put-with-signal of my chunk into every peer's scratch over the pair's connection
 // (copy engine inside a host, Ethernet or InfiniBand between hosts), then a local copy of
 // the gathered slots into the output. Automatic where nothing on one host applies.
+// Launches of at most portHalfBytes gathered bytes alternate two halves of the scratch by
+// launch parity, so they need not wait for the peer's credit of the previous launch.
 func init() {
 	Register(&Algorithm{
 		Collective: "allgather", Name: "portput", Number: 5,
@@ -22,8 +25,13 @@ func init() {
 type allgatherPortput struct {
 	*base
 	k           params.Kernel[params.AllgatherPortputArgs]
-	portScatter // one slot: the gathered chunks at r*chunk; fromIn carries every signal
+	portScatter // one slot: the big region, then two halves; fromIn carries every signal
+	big, half   uint64
 }
+
+// portHalfBytes is the largest gathered message that goes through the scratch's halves
+// (a variable so that tests can mix both kinds of launch at small sizes).
+var portHalfBytes uint64 = 1 << 20
 
 func newAllgatherPortput(env *Env) (Instance, error) {
 	b, err := newBase(env)
@@ -34,7 +42,10 @@ func newAllgatherPortput(env *Env) (Instance, error) {
 	if a.k, err = params.AllgatherPortput.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	a.portScatter, err = newPortScatter(b, roundUp(uint64(max(env.MaxBytes, 16)), 256), 1)
+	big := roundUp(uint64(max(env.MaxBytes, 16)), 256)
+	a.half = min(big, portHalfBytes)
+	a.portScatter, err = newPortScatter(b, big+2*a.half, 1, channels.NetworkHostTokens)
+	a.big = big
 	return a, err
 }
 
@@ -42,7 +53,7 @@ func (a *allgatherPortput) Launch(l *LaunchArgs, s device.Stream) error {
 	e := a.env
 	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 1<<20), Block: 1024}, s, &params.AllgatherPortputArgs{
 		// in place, l.InOff is my slot's offset in the output buffer
-		Chans: a.from(l), SigChans: a.fromIn, Scratch: a.scratch, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: l.InOff,
+		Chans: a.from(l), SigChans: a.fromIn, Scratch: a.scratch, BigBytes: a.big, HalfBytes: a.half, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: l.InOff,
 		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
 	})
 }

@@ -1,6 +1,7 @@
 package collectives
 
 import (
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
@@ -36,10 +37,10 @@ func newAllreducePortRSAG(env *Env) (Instance, error) {
 	if a.k, err = loadTyped(env.GPU, params.AllreducePortRSAG, nil); err != nil {
 		return nil, err
 	}
-	if a.portScatter, err = newPortScatter(b, roundUp(uint64(env.MaxBytes)/uint64(env.NRanks)+16, 256), env.NRanks); err != nil {
+	if a.portScatter, err = newPortScatter(b, roundUp(uint64(env.MaxBytes)/uint64(env.NRanks)+16, 256), env.NRanks, channels.NetworkHostTokens); err != nil {
 		return nil, err
 	}
-	a.ag, err = b.portChannelSets(1, env.Out, env.Out.Ptrs[env.Rank], env.OutBytes)
+	a.ag, err = b.portChannelSets(1, env.Out, env.Out.Ptrs[env.Rank], env.OutBytes, channels.NetworkHostTokens)
 	return a, err
 }
 

@@ -77,10 +77,10 @@ func (b *base) blockChannels() (device.Ptr, error) {
 // portChannelSets makes `sets` groups of port channels (one per peer each, so each group
 // has its own semaphores) from local[0, localBytes) to the peers' copies of remote, and
 // uploads them as one array indexed [set][peer].
-func (b *base) portChannelSets(sets int, remote *channels.Buffer, local device.Ptr, localBytes uint64) (device.Ptr, error) {
+func (b *base) portChannelSets(sets int, remote *channels.Buffer, local device.Ptr, localBytes uint64, opts ...channels.PortOption) (device.Ptr, error) {
 	var all []channels.PortChannelHandle
 	for i := 0; i < sets; i++ {
-		hs, err := b.env.Mesh.PortChannels(remote, local, localBytes)
+		hs, err := b.env.Mesh.PortChannels(remote, local, localBytes, opts...)
 		if err != nil {
 			return 0, err
 		}

@@ -104,16 +104,24 @@ func TestSelectTwoHosts(t *testing.T) {
 		}
 	}
 	two := layoutOf(false, "h0", "h1")
-	for coll, want := range map[string]string{"allgather": "portput", "allreduce": "portrsag"} {
+	for _, tt := range []struct{ coll, small, large, all string }{
+		{"allgather", "portput", "portput", "portput,hier"},
+		{"allreduce", "portoneshot", "portrsag", "portrsag,hier,portoneshot"},
+	} {
+		coll := tt.coll
 		for _, size := range []int64{8, 64 << 10, 1 << 30} {
+			want := tt.small
+			if size > 256<<10 {
+				want = tt.large
+			}
 			got, err := SelectIn(coll, "auto", size, two, "float")
 			if err != nil || got[0].Name != want {
 				t.Errorf("SelectIn(%s, auto, %d, two hosts) = %v, %v; want %s", coll, size, algNames(got), err, want)
 			}
 		}
 		all, _ := SelectIn(coll, "all", 1<<20, two, "float")
-		if names := strings.Join(algNames(all), ","); names != want+",hier" {
-			t.Errorf("SelectIn(%s, all, 1 MiB, two hosts) = %s, want %s,hier", coll, names, want)
+		if names := strings.Join(algNames(all), ","); names != tt.all {
+			t.Errorf("SelectIn(%s, all, 1 MiB, two hosts) = %s, want %s", coll, names, tt.all)
 		}
 		if _, err := SelectIn(coll, "port", 1<<30, two, "float"); err == nil || !strings.Contains(err.Error(), "one host") {
 			t.Errorf("SelectIn(%s, port, two hosts) = %v, want an error naming one host", coll, err)
@@ -121,7 +129,7 @@ func TestSelectTwoHosts(t *testing.T) {
 		if err := CheckLayout(coll, "port", two); err == nil {
 			t.Errorf("CheckLayout(%s, port, two hosts) accepted a one-host algorithm", coll)
 		}
-		for _, k := range []string{"auto", "all", want} {
+		for _, k := range []string{"auto", "all", tt.small, tt.large} {
 			if err := CheckLayout(coll, k, two); err != nil {
 				t.Errorf("CheckLayout(%s, %s, two hosts): %v", coll, k, err)
 			}
@@ -149,7 +157,8 @@ func TestSelectTwoHosts(t *testing.T) {
 
 // TestSelectHierarchical: which algorithms -k auto and -k all offer on each layout. The
 // hierarchical ones win auto only across hosts of several ranks each (CUDA IPC inside);
-// with one rank per host the flat port algorithms are the same thing and win; on one host
+// with one rank per host the flat port algorithms are the same thing and win (allreduce:
+// portoneshot up to 256 KiB, portrsag above, also where hier does not fit); on one host
 // the NVLink algorithms win; under --transport ethernet inside a host (no CUDA IPC) or
 // with uneven hosts, hier does not fit at all.
 func TestSelectHierarchical(t *testing.T) {
@@ -158,24 +167,28 @@ func TestSelectHierarchical(t *testing.T) {
 		l          Layout
 		hier       bool   // Layout.Hierarchical
 		autoGather string // "" : a one-host algorithm
-		autoReduce string
+		autoReduce string // up to 256 KiB (portoneshot's automatic range)
+		autoLarge  string // allreduce above it
 		allGather  string // -k all's port and hier algorithms, in number order
 		allReduce  string
 	}{
-		{"1 host of 4", OneHostLayout(4), false, "", "", "portput,hier", "portrsag,hier"},
-		{"2 hosts of 1", layoutOf(false, "a", "b"), false, "portput", "portrsag", "portput,hier", "portrsag,hier"},
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, "hier", "hier", "portput,hier", "portrsag,hier"},
-		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, "hier", "hier", "portput,hier", "portrsag,hier"},
-		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, "hier", "hier", "portput,hier", "portrsag,hier"},
-		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, "portput", "portrsag", "portput", "portrsag"},
-		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, "portput", "portrsag", "portput", "portrsag"},
+		{"1 host of 4", OneHostLayout(4), false, "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), false, "portput", "portoneshot", "portrsag", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
+		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, "portput", "portoneshot", "portrsag", "portput", "portrsag,portoneshot"},
+		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, "portput", "portoneshot", "portrsag", "portput", "portrsag,portoneshot"},
 	}
 	for _, tt := range tests {
 		if got := tt.l.Hierarchical(); got != tt.hier {
 			t.Errorf("%s: Hierarchical = %v, want %v", tt.name, got, tt.hier)
 		}
-		for _, c := range []struct{ coll, auto, all string }{{"allgather", tt.autoGather, tt.allGather}, {"allreduce", tt.autoReduce, tt.allReduce}} {
+		for _, c := range []struct{ coll, auto, large, all string }{{"allgather", tt.autoGather, tt.autoGather, tt.allGather}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce}} {
 			for _, size := range []int64{8, 64 << 10, 1 << 20, 256 << 20} {
+				if size > 256<<10 {
+					c.auto = c.large
+				}
 				got, err := SelectIn(c.coll, "auto", size, tt.l, "float")
 				if err != nil || len(got) != 1 {
 					t.Fatalf("%s: SelectIn(%s, auto, %d) = %v, %v", tt.name, c.coll, size, algNames(got), err)

@@ -130,28 +130,35 @@ func split(total, parts, i, align uint64) (uint64, uint64) {
 	return min(b*align, total), min(e*align, total)
 }
 
-// allgatherPortputKernel: (chans, sigChans, scratch, in, out, srcOff, chunk, rank, nranks, state).
+// allgatherPortputKernel: (chans, sigChans, scratch, bigBytes, halfBytes, in, out, srcOff,
+// chunk, rank, nranks, state).
 func allgatherPortputKernel(g *devicetest.GPU, a []uint64) error {
-	scratch, in, out, srcOff, chunk, rank, nranks := a[2], a[3], a[4], a[5], a[6], a[7], a[8]
-	st := launchState(g, a[9])
+	scratch, big, halfBytes, in, out, srcOff, chunk, rank, nranks := a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]
+	st := launchState(g, a[11])
 	chans, sigs := ports(g, a[0], int(nranks-1)), ports(g, a[1], int(nranks-1))
+	flag := uint64(st.Launches) + 1
 	credit := uint64(0)
-	if st.Launches > 0 {
+	if flag > 1 {
 		credit = 1
 	}
+	half := chunk*nranks <= halfBytes
+	region := uint64(0)
+	if half {
+		region = big + (flag&1)*halfBytes
+	}
 	for i, c := range chans {
-		if credit > 0 {
+		if credit > 0 && !half {
 			if err := sigs[i].waitCount(1); err != nil {
 				return err
 			}
 		}
 		if a[0] == a[1] {
-			if _, err := c.push(channels.TriggerData|channels.TriggerFlag, rank*chunk, srcOff, chunk); err != nil {
+			if _, err := c.push(channels.TriggerData|channels.TriggerFlag, region+rank*chunk, srcOff, chunk); err != nil {
 				return err
 			}
 			continue
 		}
-		if _, err := c.push(channels.TriggerData, rank*chunk, srcOff, chunk); err != nil {
+		if _, err := c.push(channels.TriggerData, region+rank*chunk, srcOff, chunk); err != nil {
 			return err
 		}
 		if _, err := sigs[i].push(channels.TriggerFlag, 0, 0, 0); err != nil {
@@ -165,7 +172,7 @@ func allgatherPortputKernel(g *devicetest.GPU, a []uint64) error {
 		}
 	}
 	for r := uint64(0); r < nranks; r++ {
-		src := scratch + r*chunk
+		src := scratch + region + r*chunk
 		if r == rank {
 			src = in
 		}
@@ -244,11 +251,62 @@ func allreducePortRSAGKernel(g *devicetest.GPU, a []uint64) error {
 	return nil
 }
 
+// allreducePortOneShotKernel (int32 sum): (chans, scratch, slotBytes, in, out, inOff,
+// count, rank, nranks, state).
+func allreducePortOneShotKernel(g *devicetest.GPU, a []uint64) error {
+	scratch, slot, in, out, inOff, count, rank, nranks := a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]
+	st := launchState(g, a[9])
+	chans := ports(g, a[0], int(nranks-1))
+	bytes := count * 4
+	half := ((uint64(st.Launches) + 1) & 1) * nranks * slot
+	for _, c := range chans {
+		if bytes == 0 {
+			if _, err := c.push(channels.TriggerFlag, 0, 0, 0); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := c.push(channels.TriggerData|channels.TriggerFlag, half+rank*slot, inOff, bytes); err != nil {
+			return err
+		}
+		pos, err := c.push(channels.TriggerSync, 0, 0, 0)
+		if err != nil {
+			return err
+		}
+		if err := c.sync(pos); err != nil {
+			return err
+		}
+	}
+	for _, c := range chans {
+		if err := c.waitCount(1); err != nil {
+			return err
+		}
+	}
+	res := bytesAt(g, out, bytes)
+	for k := uint64(0); k+4 <= bytes; k += 4 {
+		var sum int32
+		for r := uint64(0); r < nranks; r++ {
+			src := scratch + half + r*slot + k
+			if r == rank {
+				src = in + k
+			}
+			sum += int32(binary.LittleEndian.Uint32(bytesAt(g, src, 4)))
+		}
+		binary.LittleEndian.PutUint32(res[k:], uint32(sum))
+	}
+	for _, c := range chans {
+		c.advance(1)
+	}
+	st.Launches++
+	return nil
+}
+
 // portJob is n ranks on n simulated hosts, with the shared input and output buffers.
 func portJob(t *testing.T, n int, bufBytes uint64) []*Env {
 	t.Helper()
 	kernels := map[string]devicetest.Kernel{"allgather_portput": allgatherPortputKernel}
 	addFamily(kernels, "allreduce_portrsag", allreducePortRSAGKernel)
+	addFamily(kernels, "allreduce_portoneshot", allreducePortOneShotKernel)
 	hosts := make([]string, n)
 	for r := range hosts {
 		hosts[r] = fmt.Sprintf("h%d", r)
@@ -281,6 +339,11 @@ func addFamily(kernels map[string]devicetest.Kernel, family string, int32Sum dev
 func standinJob(t *testing.T, hosts []string, bufBytes uint64, kernels map[string]devicetest.Kernel) []*Env {
 	t.Helper()
 	n := len(hosts)
+	// Port channels to other hosts keep their tokens in host memory (NetworkHostTokens):
+	// their files go to a directory of the test's own, not /dev/shm.
+	old := channels.ShmDir
+	channels.ShmDir = t.TempDir()
+	t.Cleanup(func() { channels.ShmDir = old })
 	space := devicetest.NewSpace(kernels)
 	boots := bootstraptest.Loopback(t, n, 20*time.Second)
 	envs := make([]*Env, n)
@@ -331,10 +394,21 @@ func fillInput(e *Env, a *LaunchArgs, launch int) {
 }
 
 func TestPortAlgorithmsAcrossHostsOnStandin(t *testing.T) {
+	// halves 16 KiB: allgather portput's launches switch between the scratch's halves and
+	// its big region (with credits) within the sweep, both ways.
+	for _, half := range []uint64{portHalfBytes, 16 << 10} {
+		for _, n := range []int{2, 3} {
+			t.Run(fmt.Sprintf("%d hosts, halves of %d bytes", n, half), func(t *testing.T) {
+				defer func(old uint64) { portHalfBytes = old }(portHalfBytes)
+				portHalfBytes = half
+				const bufBytes = 1 << 20
+				checkGatherReduce(t, portJob(t, n, bufBytes), newAllgatherPortput, newAllreducePortRSAG)
+			})
+		}
+	}
 	for _, n := range []int{2, 3} {
-		t.Run(fmt.Sprintf("%d hosts", n), func(t *testing.T) {
-			const bufBytes = 1 << 20
-			checkGatherReduce(t, portJob(t, n, bufBytes), newAllgatherPortput, newAllreducePortRSAG)
+		t.Run(fmt.Sprintf("%d hosts, allreduce portoneshot", n), func(t *testing.T) {
+			checkGatherReduce(t, portJob(t, n, 1<<20), newAllgatherPortput, newAllreducePortOneShot)
 		})
 	}
 }
@@ -361,7 +435,7 @@ func checkGatherReduce(t *testing.T, envs []*Env, newAG, newAR func(*Env) (Insta
 	}
 	// Odd sizes, in and out of place, at offsets; several launches per instance so
 	// that the credits and counts carry over.
-	for launch, count := range []uint64{1, 5, 1000, 4097, 60000} {
+	for launch, count := range []uint64{1, 5, 1000, 4097, 60000, 3} {
 		for _, inPlace := range []bool{false, true} {
 			off := uint64(launch) * 256
 			// all-gather: count int32 per rank

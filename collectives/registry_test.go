@@ -26,7 +26,7 @@ func sweepSizes() []int64 {
 func TestRegistryWellFormed(t *testing.T) {
 	want := map[string][]string{
 		"allgather": {"ll16", "put", "get", "port", "blockput", "portput", "hier", "local"},
-		"allreduce": {"ll8", "ll16", "ll16x2", "rsag", "port", "portrsag", "hier", "local"},
+		"allreduce": {"ll8", "ll16", "ll16x2", "rsag", "port", "portrsag", "hier", "portoneshot", "local"},
 	}
 	for coll, names := range want {
 		algs := Algorithms(coll)
@@ -160,8 +160,8 @@ func TestSelectAll(t *testing.T) {
 		{"allgather", 1024, 2, "float", "ll16,put,get,port,blockput,portput,hier"},
 		{"allgather", 64 << 20, 2, "float", "put,get,port,blockput,portput,hier"}, // ll16 stops at 32 MiB
 		{"allgather", 1024, 1, "float", "local"},
-		{"allreduce", 1024, 2, "float", "ll8,ll16,ll16x2,rsag,port,portrsag,hier"},
-		{"allreduce", 1024, 2, "double", "ll16,ll16x2,rsag,port,portrsag,hier"},
+		{"allreduce", 1024, 2, "float", "ll8,ll16,ll16x2,rsag,port,portrsag,hier,portoneshot"},
+		{"allreduce", 1024, 2, "double", "ll16,ll16x2,rsag,port,portrsag,hier,portoneshot"},
 		{"allreduce", 2 << 20, 2, "float", "ll16,ll16x2,rsag,port,portrsag,hier"},
 		{"allreduce", 16 << 20, 2, "float", "ll16x2,rsag,port,portrsag,hier"},
 		{"allreduce", 1 << 30, 4, "int8", "rsag,port,portrsag,hier"},
@@ -203,7 +203,9 @@ func TestSelectByNameAndNumber(t *testing.T) {
 		{"allreduce", "rsag", 1024, 1, "float", "", "does not run on 1 ranks"},
 		// unknown kernels
 		{"allreduce", "nope", 1024, 2, "float", "", "unknown allreduce algorithm"},
-		{"allreduce", "7", 1024, 2, "float", "", "unknown allreduce algorithm"},
+		{"allreduce", "7", 1024, 2, "float", "portoneshot", ""},
+		{"allreduce", "portoneshot", 2 << 20, 2, "float", "", "handles 0 to 1048576 bytes"},
+		{"allreduce", "8", 1024, 2, "float", "", "unknown allreduce algorithm"},
 		{"nosuchcollective", "auto", 1024, 2, "float", "", "no nosuchcollective algorithm"},
 	}
 	for _, tt := range tests {

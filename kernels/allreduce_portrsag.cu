@@ -4,16 +4,18 @@
 //
 // Rank c owns chunk c of the message (16-byte aligned split). Reduce-scatter: thread i of
 // block 0 puts, with a signal, peer i's chunk of my input into slot `rank` of the peer's
-// scratch. Every block waits for every peer's slot, reduces its share of my chunk (my input
+// scratch. Block 0 waits for every peer's slot; every block reduces its share of my chunk (my input
 // and the slots, in rank order) into my output. All-gather: the last block puts my reduced
 // chunk, with a signal, into every peer's output, waits for every peer's chunk, and flushes.
 //
 // No handshake is needed between launches: a peer writes my scratch in its launch k+1 only
 // after its launch k received my all-gather put, which I issue once my launch k has read
 // the scratch; and it writes my output only after reducing my launch k+1's data.
-// The reduce-scatter semaphore is polled by every block: each waits for count E+1 (E: the
-// expected count at the launch's start) and the last block advances it.
-#include "mscclpp/collective_device.cuh"
+// The reduce-scatter semaphore is polled by block 0 only, which then opens the gate for the
+// other blocks (port_collective_device.cuh: tokens of network peers are in host memory): it
+// waits for count E+1 (E: the expected count at the launch's start) and the last block
+// advances it.
+#include "mscclpp/port_collective_device.cuh"
 
 using namespace mb;
 
@@ -36,32 +38,10 @@ __device__ void allreducePortRSAG(PortChannelHandle* rsChans, PortChannelHandle*
       c.signal();
     }
   }
-  if (threadIdx.x < npeers) {
-    const PortChannelHandle& c = rsChans[threadIdx.x];
-    const uint64_t want = *reinterpret_cast<volatile uint64_t*>(c.sem.expected) + 1;
-    SpinGuard g;
-    while (loadAcquireSys(reinterpret_cast<uint64_t*>(c.sem.inbound)) < want) {
-      if (g.expired(DEVERR_SEMAPHORE_WAIT, c.peer, c.id)) break;
-    }
-  }
-  __syncthreads();
+  portGate(state, flag, rsChans, npeers, 1);
   const Range share = split(mine.size(), gridDim.x, blockIdx.x, 16);
-  const uint64_t nvec = share.size() / 16;
   auto from = [&](uint32_t r) { return r == rank ? in + mine.begin : scratch + r * slotBytes; };
-  for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
-    const uint64_t o = share.begin + v * 16;
-    int4 acc = *reinterpret_cast<const int4*>(from(0) + o);
-    for (uint32_t r = 1; r < nranks; r++) acc = applyWord<T, Op>(acc, *reinterpret_cast<const int4*>(from(r) + o));
-    *reinterpret_cast<int4*>(out + mine.begin + o) = finishWord<T, Op>(acc, nranks);
-  }
-  // the elements that do not fill a vector (only at the very end of the message)
-  const uint64_t tail = (share.size() - nvec * 16) / sizeof(T);
-  for (uint64_t e = threadIdx.x; e < tail; e += blockDim.x) {
-    const uint64_t o = share.begin + nvec * 16 + e * sizeof(T);
-    T acc = *reinterpret_cast<const T*>(from(0) + o);
-    for (uint32_t r = 1; r < nranks; r++) acc = Apply<T, Op>::f(acc, *reinterpret_cast<const T*>(from(r) + o));
-    *reinterpret_cast<T*>(out + mine.begin + o) = finish<T, Op>(acc, nranks);
-  }
+  reduceSources<T, Op>(out + mine.begin, from, share.begin, share.size(), nranks);
   if (lastBlock(state) && threadIdx.x < npeers) {
     *reinterpret_cast<volatile uint64_t*>(rsChans[threadIdx.x].sem.expected) += 1;
     PortChannel c{agChans[threadIdx.x]};

@@ -1,0 +1,57 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// allreduce portoneshot: port channels only, so any layout of hosts
+// (kernels/allreduce_portoneshot.cu): a put-with-signal of my whole input into every
+// peer's scratch, then every rank reduces all the inputs itself. One one-way trip per
+// launch (portrsag takes two) for n-1 times the bytes on the wire: automatic for small
+// messages where nothing on one host applies and hier does not (its priority is lower).
+func init() {
+	Register(&Algorithm{
+		Collective: "allreduce", Name: "portoneshot", Number: 7,
+		Doc:      "port channels only (any hosts): put of my whole input to every peer, every rank reduces; small messages",
+		MinRanks: 2, Needs: AnyLayout, MaxBytes: portOneShotMax,
+		AutoMin: 0, AutoMax: 256 << 10, AutoPriority: 15,
+		New: newAllreducePortOneShot,
+	})
+}
+
+// portOneShotMax is the largest message portoneshot takes (its scratch holds 2 x nranks of them).
+const portOneShotMax = 1 << 20
+
+type allreducePortOneShot struct {
+	*base
+	k           *typedKernels[params.AllreducePortOneShotArgs]
+	portScatter // two halves of nranks slots
+}
+
+func newAllreducePortOneShot(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &allreducePortOneShot{base: b}
+	if a.k, err = loadTyped(env.GPU, params.AllreducePortOneShot, nil); err != nil {
+		return nil, err
+	}
+	slot := roundUp(max(limit(portOneShotMax, env.MaxBytes), 16), 256)
+	a.portScatter, err = newPortScatter(b, slot, 2*env.NRanks, channels.NetworkHostTokens)
+	return a, err
+}
+
+func (a *allreducePortOneShot) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.k.get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
+	e := a.env
+	return k.Launch(device.Dim{Grid: a.blocks(l.SendBytes, 256<<10), Block: 1024}, s, &params.AllreducePortOneShotArgs{
+		Chans: a.from(l), Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		InOff: l.InOff, Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}
