@@ -21,19 +21,13 @@ const tagProbe = 0x4d420002
 // last has arrived. Both ranks of the pair call it (the proxy must be idle); it returns
 // the rate in GB/s (1e9 bytes per second) on from, 0 on to.
 func (m *Mesh) MeasureTCP(from, to int, bytes uint64) (float64, error) {
-	peer := to
-	if m.Rank == to {
-		peer = from
-	}
-	c, ok := m.Conns[peer].(*ethConn)
-	if !ok || from == to || (m.Rank != from && m.Rank != to) {
-		return 0, fmt.Errorf("rank %d: ranks %d and %d are not an Ethernet pair of this rank", m.Rank, from, to)
+	c, peer, err := m.ethPair(from, to)
+	if err != nil {
+		return 0, err
 	}
 	if m.Rank == to {
-		select {
-		case <-c.probes:
-		case <-time.After(m.Opts.Timeout):
-			return 0, fmt.Errorf("rank %d: %d raw bytes from rank %d did not arrive within %v", m.Rank, bytes, from, m.Opts.Timeout)
+		if err := m.awaitProbe(c, peer, bytes); err != nil {
+			return 0, err
 		}
 		return 0, m.Boot.Send(from, tagProbe, nil)
 	}
@@ -45,6 +39,57 @@ func (m *Mesh) MeasureTCP(from, to int, bytes uint64) (float64, error) {
 		return 0, fmt.Errorf("rank %d: waiting for rank %d to receive %d raw bytes: %w", m.Rank, to, bytes, err)
 	}
 	return float64(bytes) / time.Since(start).Seconds() / 1e9, nil
+}
+
+// MeasureTCPBothWays measures the pair a, b's Ethernet sockets carrying bytes in both
+// directions at once, as a collective's puts do: each rank sends bytes of host memory to
+// the other while receiving the other's, and answers over the bootstrap once the other's
+// last byte has arrived. Both ranks call it (their proxies must be idle); each returns the
+// rate of its own direction in GB/s.
+func (m *Mesh) MeasureTCPBothWays(a, b int, bytes uint64) (float64, error) {
+	c, peer, err := m.ethPair(a, b)
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	sent := make(chan error, 1)
+	go func() { sent <- c.raw(bytes) }()
+	if err := m.awaitProbe(c, peer, bytes); err != nil {
+		return 0, err
+	}
+	if err := m.Boot.Send(peer, tagProbe, nil); err != nil {
+		return 0, err
+	}
+	if err := <-sent; err != nil {
+		return 0, err
+	}
+	if _, err := m.Boot.Recv(peer, tagProbe); err != nil {
+		return 0, fmt.Errorf("rank %d: waiting for rank %d to receive %d raw bytes: %w", m.Rank, peer, bytes, err)
+	}
+	return float64(bytes) / time.Since(start).Seconds() / 1e9, nil
+}
+
+// ethPair returns this rank's Ethernet connection to the other rank of the pair a, b.
+func (m *Mesh) ethPair(a, b int) (*ethConn, int, error) {
+	peer := b
+	if m.Rank == b {
+		peer = a
+	}
+	c, ok := m.Conns[peer].(*ethConn)
+	if !ok || a == b || (m.Rank != a && m.Rank != b) {
+		return nil, 0, fmt.Errorf("rank %d: ranks %d and %d are not an Ethernet pair of this rank", m.Rank, a, b)
+	}
+	return c, peer, nil
+}
+
+// awaitProbe waits for the closing mark of peer's raw bytes.
+func (m *Mesh) awaitProbe(c *ethConn, peer int, bytes uint64) error {
+	select {
+	case <-c.probes:
+		return nil
+	case <-time.After(m.Opts.Timeout):
+		return fmt.Errorf("rank %d: %d raw bytes from rank %d did not arrive within %v", m.Rank, bytes, peer, m.Opts.Timeout)
+	}
 }
 
 // raw deals bytes of raw data out to the data sockets, like a write, and sends the mark

@@ -381,4 +381,21 @@ func TestEthernetMeasureTCP(t *testing.T) {
 	if _, err := ranks[0].m.MeasureTCP(0, 0, 1); err == nil {
 		t.Error("a rank measured the rate to itself")
 	}
+	// Both ways at once: each rank gets the rate of its own direction, and puts and
+	// signals still work afterwards.
+	onRanks(t, 2, func(r int) error {
+		var err error
+		rates[r], err = ranks[r].m.MeasureTCPBothWays(0, 1, 8<<20+5)
+		return err
+	})
+	if rates[0] <= 0 || rates[1] <= 0 {
+		t.Errorf("both ways: rates %v, want a positive rate on each rank", rates)
+	}
+	t.Logf("raw rate both ways over 2 sockets: %.2f / %.2f GB/s", rates[0], rates[1])
+	if err := exchange(ranks, func(r int) Bootstrap { return bs[r] }, 0, 300<<10, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ranks[1].m.MeasureTCPBothWays(1, 1, 1); err == nil {
+		t.Error("a rank measured the rate both ways to itself")
+	}
 }

@@ -72,8 +72,8 @@ func runPingPong(j *Job) error {
 
 // noteRawTCP measures, for every pair connected over Ethernet, the raw rate of its
 // sockets from the first rank to the second (best of three transfers of the sweep's
-// largest size, at least 16 MiB) and notes it under the header, as the ceiling the
-// port-channel figures are to be read against.
+// largest size, at least 16 MiB), then once both ways at once, and notes them under the
+// header, as the ceilings the port-channel figures are to be read against.
 func noteRawTCP(j *Job, p *results.TextPrinter, pairs [][2]int) error {
 	bytes := uint64(max(j.Cfg.MaxBytes, 16<<20))
 	for _, pr := range pairs {
@@ -95,7 +95,21 @@ func noteRawTCP(j *Job, p *results.TextPrinter, pairs [][2]int) error {
 			return err
 		}
 		rate := math.Float64frombits(binary.LittleEndian.Uint64(all[pr[0]]))
-		p.Note("raw TCP %d -> %d: %.2f GB/s (%d sockets, %d bytes, no GPU copies)", pr[0], pr[1], rate, min(j.Mesh.Endpoints[pr[0]].Sockets, j.Mesh.Endpoints[pr[1]].Sockets), bytes)
+		socks := min(j.Mesh.Endpoints[pr[0]].Sockets, j.Mesh.Endpoints[pr[1]].Sockets)
+		p.Note("raw TCP %d -> %d: %.2f GB/s (%d sockets, %d bytes, no GPU copies)", pr[0], pr[1], rate, socks, bytes)
+		var both float64
+		if j.Rank() == pr[0] || j.Rank() == pr[1] {
+			var err error
+			if both, err = j.Mesh.MeasureTCPBothWays(pr[0], pr[1], bytes); err != nil {
+				return err
+			}
+		}
+		if all, err = j.Boot.AllGather(binary.LittleEndian.AppendUint64(nil, math.Float64bits(both))); err != nil {
+			return err
+		}
+		there := math.Float64frombits(binary.LittleEndian.Uint64(all[pr[0]]))
+		back := math.Float64frombits(binary.LittleEndian.Uint64(all[pr[1]]))
+		p.Note("raw TCP %d <-> %d both ways at once: %.2f / %.2f GB/s (as put-bidir and the collectives send)", pr[0], pr[1], there, back)
 	}
 	return nil
 }
