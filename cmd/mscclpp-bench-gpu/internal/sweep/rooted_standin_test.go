@@ -34,15 +34,21 @@ type hostRooted struct {
 }
 
 func (h *hostRooted) Launch(a *collectives.LaunchArgs, s device.Stream) error {
-	k, err := h.env.GPU.Kernel(h.kernel + "_" + a.Type.Name)
+	return launchHostKernel(h.env, h.kernel, a, s, uint64(a.Count), a.RecvBytes, uint64(a.Root), uint64(h.env.OutPtr(a, h.env.Rank)))
+}
+
+// launchHostKernel launches the stand-in kernel KERNEL_TYPE on one thread with the
+// arguments head followed by every rank's input pointer.
+func launchHostKernel(env *collectives.Env, kernel string, a *collectives.LaunchArgs, s device.Stream, head ...uint64) error {
+	k, err := env.GPU.Kernel(kernel + "_" + a.Type.Name)
 	if err != nil {
 		return err
 	}
-	args := []uint64{uint64(a.Count), a.RecvBytes, uint64(a.Root), uint64(h.env.OutPtr(a, h.env.Rank))}
-	for r := 0; r < h.env.NRanks; r++ {
-		args = append(args, uint64(h.env.InPtr(a, r)))
+	args := head
+	for r := 0; r < env.NRanks; r++ {
+		args = append(args, uint64(env.InPtr(a, r)))
 	}
-	return h.env.GPU.Launch(k, device.Dim{Grid: 1, Block: 1}, s, args...)
+	return env.GPU.Launch(k, device.Dim{Grid: 1, Block: 1}, s, args...)
 }
 
 func (h *hostRooted) Close() error { return nil }

@@ -79,16 +79,9 @@ type hostSlots struct {
 }
 
 func (h *hostSlots) Launch(a *collectives.LaunchArgs, s device.Stream) error {
-	k, err := h.env.GPU.Kernel(h.kernel + "_" + a.Type.Name)
-	if err != nil {
-		return err
-	}
 	n := h.env.NRanks
-	args := []uint64{a.SendBytes, a.RecvBytes, uint64(a.Root), uint64(a.Param) * uint64(n) * uint64(a.Type.Size), uint64(h.env.OutPtr(a, h.env.Rank))}
-	for r := 0; r < n; r++ {
-		args = append(args, uint64(h.env.InPtr(a, r)))
-	}
-	return h.env.GPU.Launch(k, device.Dim{Grid: 1, Block: 1}, s, args...)
+	return launchHostKernel(h.env, h.kernel, a, s, a.SendBytes, a.RecvBytes, uint64(a.Root),
+		uint64(a.Param)*uint64(n)*uint64(a.Type.Size), uint64(h.env.OutPtr(a, h.env.Rank)))
 }
 
 func (h *hostSlots) Close() error { return nil }
