@@ -153,7 +153,7 @@ type ethMark struct {
 	need       []uint64
 }
 
-func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth int, timeout time.Duration, copier Copier, reg *registry, onError func(error), cpus affinity.Set) (_ *ethConn, err error) {
+func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth int, timeout time.Duration, copier Copier, reg *registry, onError func(error), cpus affinity.Set, spin time.Duration) (_ *ethConn, err error) {
 	if len(socks) < 2 {
 		closeAll(socks)
 		return nil, fmt.Errorf("%d sockets: a control socket and at least one data socket are needed", len(socks))
@@ -177,6 +177,9 @@ func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth int, 
 		s, err := newEthSock(nc, timeout)
 		if err != nil {
 			return nil, fmt.Errorf("socket %d: %w", i, err)
+		}
+		if i == 0 {
+			s.spin = spin // only the control socket: it carries what waits on latency
 		}
 		socks[i] = nil
 		if i == 0 {

@@ -40,6 +40,12 @@ type EthernetOptions struct {
 	// CPUs pins the sender and receiver threads (affinity.Helpers); empty keeps the
 	// rank's binding.
 	CPUs affinity.Set
+	// Spin is how long the control socket's receiver polls for its next message before
+	// it sleeps in read(2) (0: it sleeps at once). A sleeping thread is woken by the
+	// kernel, which on a virtual machine whose idle CPU has halted costs microseconds per
+	// message; polling keeps a receiver that gets signals every few microseconds awake.
+	// Data sockets always sleep: their pieces are large, and there are several per peer.
+	Spin time.Duration
 }
 
 // Limits of the Ethernet options.
@@ -48,6 +54,7 @@ const (
 	EthMaxChunk   = 1 << 30
 	EthMaxSockets = 64
 	EthMaxDepth   = 64
+	EthMaxSpin    = time.Second
 )
 
 // resolve fills zero fields with the defaults and checks them.
@@ -60,6 +67,9 @@ func (o EthernetOptions) resolve() (EthernetOptions, error) {
 	}
 	if o.Depth == 0 {
 		o.Depth = 2
+	}
+	if o.Spin < 0 || o.Spin > EthMaxSpin {
+		return o, fmt.Errorf("ethernet: spin %v (0 to %v)", o.Spin, EthMaxSpin)
 	}
 	if o.Chunk%4096 != 0 || o.Chunk < EthMinChunk || o.Chunk > EthMaxChunk || o.Sockets < 1 || o.Sockets > EthMaxSockets || o.Depth < 1 || o.Depth > EthMaxDepth || o.SocketBuffer < 0 {
 		return o, fmt.Errorf("ethernet: %d sockets, %d-byte chunks (a multiple of 4096 from %d to %d), depth %d, socket buffer %d", o.Sockets, o.Chunk, EthMinChunk, EthMaxChunk, o.Depth, o.SocketBuffer)
@@ -266,7 +276,7 @@ func (n *ethNet) connectPeers(me Endpoint, eps []Endpoint, peers []int, g device
 		}
 		n.tune(r.socks)
 		peerFail := func(err error) { onError(fmt.Errorf("ethernet connection to rank %d: %w", r.peer, err)) }
-		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].Chunk), n.opts.Chunk, n.opts.Depth, n.timeout, copier, reg, peerFail, n.opts.CPUs)
+		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].Chunk), n.opts.Chunk, n.opts.Depth, n.timeout, copier, reg, peerFail, n.opts.CPUs, n.opts.Spin)
 		if err != nil {
 			first = fmt.Errorf("ethernet: rank %d to rank %d: %w", me.Rank, r.peer, err)
 			continue

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
@@ -20,6 +21,7 @@ const (
 	envEthChunk     = "MSCCLPP_BENCH_ETH_CHUNK"     // channels.EthernetOptions.Chunk
 	envEthDepth     = "MSCCLPP_BENCH_ETH_DEPTH"     // channels.EthernetOptions.Depth
 	envSocketBuffer = "MSCCLPP_BENCH_SOCKET_BUFFER" // channels.EthernetOptions.SocketBuffer
+	envEthSpin      = "MSCCLPP_BENCH_ETH_SPIN"      // channels.EthernetOptions.Spin, in µs
 	envIBAtomics    = "MSCCLPP_BENCH_IB_ATOMICS"    // 0: channels.MeshOptions.IBNoAtomics
 	envIBHCA        = "MSCCLPP_BENCH_IB_HCA"        // channels.MeshOptions.IBDevice
 	envIBGIDIndex   = "MSCCLPP_BENCH_IB_GID_INDEX"  // ibverbs.Library.GIDIndex
@@ -29,6 +31,10 @@ const (
 	envPutUnroll    = "MSCCLPP_BENCH_PUT_UNROLL"    // pingpong.PutTuning.Unroll
 	envCPUProfile   = "MSCCLPP_BENCH_CPUPROFILE"    // Env.CPUProfile
 )
+
+// defaultEthSpin is how long the Ethernet control receiver polls before it sleeps when
+// MSCCLPP_BENCH_ETH_SPIN is unset.
+const defaultEthSpin = 200 * time.Microsecond
 
 // envNumber reads a whole number (or, with size, a byte size such as 4M) from name, lo to
 // hi; unset or blank gives 0 (the library's default).
@@ -71,7 +77,7 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 	o.IBNoAtomics = getenv(envIBAtomics) == "0"
 	o.ProxyTrace = getenv(envProxyTrace) != ""
 	e.CPUProfile = strings.TrimSpace(getenv(envCPUProfile))
-	var vals [4]int64
+	var vals [5]int64
 	for i, v := range []struct {
 		name   string
 		lo, hi int64
@@ -81,6 +87,7 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		{envEthChunk, channels.EthMinChunk, channels.EthMaxChunk, true},
 		{envEthDepth, 1, channels.EthMaxDepth, false},
 		{envSocketBuffer, 0, 1 << 30, true},
+		{envEthSpin, 0, channels.EthMaxSpin.Microseconds(), false},
 	} {
 		n, err := envNumber(getenv, v.name, v.lo, v.hi, v.isSize)
 		if err != nil {
@@ -89,6 +96,10 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		vals[i] = n
 	}
 	o.Ethernet.Sockets, o.Ethernet.Chunk, o.Ethernet.Depth, o.Ethernet.SocketBuffer = int(vals[0]), uint64(vals[1]), int(vals[2]), int(vals[3])
+	o.Ethernet.Spin = defaultEthSpin
+	if strings.TrimSpace(getenv(envEthSpin)) != "" {
+		o.Ethernet.Spin = time.Duration(vals[4]) * time.Microsecond
+	}
 	if o.Ethernet.Chunk%4096 != 0 {
 		return e, usagef("%s=%q: want a multiple of 4096", envEthChunk, getenv(envEthChunk))
 	}

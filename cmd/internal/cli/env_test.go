@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestReadEnv: every variable the libraries used to read themselves reaches its option,
@@ -15,7 +16,14 @@ func TestReadEnv(t *testing.T) {
 		check func(e Env) bool
 		err   string
 	}{
-		{"nothing set: zero (the libraries' defaults)", nil, func(e Env) bool { return reflect.DeepEqual(e, Env{}) }, ""},
+		{"nothing set: the libraries' defaults, and the control receiver's spin", nil, func(e Env) bool {
+			want := Env{}
+			want.Mesh.Ethernet.Spin = defaultEthSpin
+			return reflect.DeepEqual(e, want)
+		}, ""},
+		{"spin off", map[string]string{"MSCCLPP_BENCH_ETH_SPIN": "0"}, func(e Env) bool { return e.Mesh.Ethernet.Spin == 0 }, ""},
+		{"spin 50 µs", map[string]string{"MSCCLPP_BENCH_ETH_SPIN": "50"}, func(e Env) bool { return e.Mesh.Ethernet.Spin == 50*time.Microsecond }, ""},
+		{"spin too long", map[string]string{"MSCCLPP_BENCH_ETH_SPIN": "2000000"}, nil, "MSCCLPP_BENCH_ETH_SPIN"},
 		{"ethernet", map[string]string{"MSCCLPP_BENCH_SOCKETS": "8", "MSCCLPP_BENCH_ETH_CHUNK": "1M", "MSCCLPP_BENCH_ETH_DEPTH": "3",
 			"MSCCLPP_BENCH_SOCKET_BUFFER": "4M", "MSCCLPP_BENCH_SOCKET_IFNAME": "=eth0"}, func(e Env) bool {
 			o := e.Mesh.Ethernet
