@@ -179,8 +179,12 @@ func (m *Mesh) remoteRegion(p int, rm RegisteredMemory, mapped device.Ptr) Regio
 }
 
 // localRegion returns local memory [p, p+size) as a port channel's source. InfiniBand
-// needs its key: the registration that holds it, or a new one.
+// needs its key: the registration that holds it, or a new one. Host-resident memory
+// (ShareHost) is sent from host memory (hostRegion).
 func (m *Mesh) localRegion(p device.Ptr, size uint64) (Region, error) {
+	if id, l, ok := m.hostResident(p, size); ok {
+		return hostRegion(id, l, p, size), nil
+	}
 	r := Region{Base: p, Size: size}
 	if !m.uses(TransportIB) {
 		return r, nil
