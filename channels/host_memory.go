@@ -12,14 +12,20 @@ import (
 // GPU memory. Kernels address it at Ptrs[own rank]. Over Ethernet no CUDA call moves its
 // bytes: a write from it is sent from host memory, a write into it is received straight
 // into it (connection_ethernet.go); over InfiniBand the HCA reads and writes it in host
-// memory. CUDA IPC cannot map host memory of another process, so a rank that has a peer
-// over CUDA IPC refuses it. Every rank calls it with the same size; Close frees it.
+// memory. CUDA IPC cannot map host memory of another process, so a job with a pair
+// connected by CUDA IPC refuses it (on every rank). Every rank calls it with the same
+// size; Close frees it.
 func (m *Mesh) ShareHost(bytes uint64) (*Buffer, error) {
-	if m.uses(TransportCudaIpc) {
-		return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for peers over a network transport, and some peer of this rank is connected by CUDA IPC", m.Rank)
+	// Every rank decides alike (from every pair's transport), so none waits in the exchange.
+	for i := range m.pairs {
+		for j := i + 1; j < len(m.pairs); j++ {
+			if m.pairs[i][j] == TransportCudaIpc {
+				return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for jobs whose every pair is connected over a network transport; ranks %d and %d are connected by CUDA IPC", m.Rank, i, j)
+			}
+		}
 	}
-	if !m.uses(TransportEthernet | TransportIB) {
-		return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for peers over a network transport, and this rank has none", m.Rank)
+	if !m.network {
+		return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for peers over a network transport, and this job has none", m.Rank)
 	}
 	if bytes == 0 {
 		return nil, fmt.Errorf("mesh: rank %d: host-resident memory of 0 bytes", m.Rank)
