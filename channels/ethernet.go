@@ -28,7 +28,7 @@ type EthernetOptions struct {
 	// Ifname picks the data sockets' interface in NCCL_SOCKET_IFNAME's syntax
 	// (bootstrap.MatchInterface); "" for none.
 	Ifname string
-	// Sockets is the number of data connections per peer (default 4, at most 64), which
+	// Sockets is the number of data connections per peer (default 8, at most 64), which
 	// carry large writes; one more carries signals and writes of at most EthMinChunk.
 	Sockets int
 	Chunk   uint64 // largest message, and size of a staging slot (default 4M)
@@ -60,7 +60,7 @@ const (
 // resolve fills zero fields with the defaults and checks them.
 func (o EthernetOptions) resolve() (EthernetOptions, error) {
 	if o.Sockets == 0 {
-		o.Sockets = 4
+		o.Sockets = 8
 	}
 	if o.Chunk == 0 {
 		o.Chunk = 4 << 20

@@ -3,6 +3,7 @@ package channels
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync/atomic"
@@ -43,8 +44,15 @@ func sockPair(t *testing.T) (a, b *ethSock) {
 
 // TestEthReaderReadFull: messages written in one piece or many are read back intact
 // through the buffer, whether they fit it or not, and the end of the stream is io.EOF
-// between messages and io.ErrUnexpectedEOF inside one.
+// between messages and io.ErrUnexpectedEOF inside one; with the reader sleeping in read(2)
+// at once and with it polling first (EthernetOptions.Spin).
 func TestEthReaderReadFull(t *testing.T) {
+	for _, spin := range []time.Duration{0, 100 * time.Microsecond} {
+		t.Run(fmt.Sprintf("spin=%v", spin), func(t *testing.T) { testEthReaderReadFull(t, spin) })
+	}
+}
+
+func testEthReaderReadFull(t *testing.T, spin time.Duration) {
 	for _, tc := range []struct {
 		name   string
 		sizes  []int // messages the reader asks for, in order
@@ -60,6 +68,7 @@ func TestEthReaderReadFull(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, r := sockPair(t)
+			r.spin = spin
 			var stream []byte
 			for i, n := range tc.sizes {
 				for j := 0; j < n; j++ {
