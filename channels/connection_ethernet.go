@@ -100,8 +100,8 @@ type ethSeg struct {
 	off    uint64         // offset of the write in it
 	src    device.Ptr     // the write's source
 	host   unsafe.Pointer // the source in host-resident memory (sent from there), or nil
-	size   uint64     // the write's length
-	piece  uint64     // piece length
+	size   uint64         // the write's length
+	piece  uint64         // piece length
 	first  uint64
 	stride uint64
 }

@@ -35,20 +35,7 @@ func (m *Mesh) ShareHost(bytes uint64) (*Buffer, error) {
 		return nil, fmt.Errorf("mesh: rank %d: host-resident memory of %d bytes: %w", m.Rank, bytes, err)
 	}
 	m.hostAllocs = append(m.hostAllocs, host)
-	mine, err := m.register(localMemory{ptr: dev, size: bytes, host: host})
-	if err != nil {
-		return nil, err
-	}
-	all, err := m.exchange(mine)
-	if err != nil {
-		return nil, err
-	}
-	b := &Buffer{Ptrs: make([]device.Ptr, m.NRanks), Sizes: make([]uint64, m.NRanks), Mems: all}
-	for r, rm := range all {
-		b.Sizes[r] = rm.Size
-	}
-	b.Ptrs[m.Rank] = dev
-	return b, nil
+	return m.shareLocal(localMemory{ptr: dev, size: bytes, host: host})
 }
 
 // hostResident returns the host-resident registration that holds local memory

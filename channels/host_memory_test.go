@@ -63,18 +63,10 @@ func hostResident(t *testing.T, srcHost, dstHost, hostTokens, ib bool) {
 			}
 			s.src = buf.Ptrs[r]
 		}
-		var opts []PortOption
 		if hostTokens {
-			opts = append(opts, HostTokens)
+			return s.connectPorts(HostTokens)
 		}
-		hs, err := s.m.PortChannels(s.dstAll, s.src, s.bytes, opts...)
-		if err != nil {
-			return err
-		}
-		for i, p := range s.m.Peers() {
-			s.ports[p].h = hs[i]
-		}
-		return nil
+		return s.connectPorts()
 	})
 	if t.Failed() {
 		return

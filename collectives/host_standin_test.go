@@ -1,7 +1,6 @@
 package collectives
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -25,11 +24,7 @@ func hostLaunch(g *devicetest.GPU, chans []devPort, outbox, slot, in, bytes, ran
 	half, box := (flag&1)*nranks*slot, (flag&1)*slot
 	copy(bytesAt(g, outbox+box, bytes), bytesAt(g, in, bytes))
 	for _, c := range chans {
-		typ := uint32(channels.TriggerData | channels.TriggerFlag)
-		if bytes == 0 {
-			typ = channels.TriggerFlag
-		}
-		if _, err := c.push(typ, half+rank*slot, box, bytes); err != nil {
+		if _, err := c.push(channels.TriggerData|channels.TriggerFlag, half+rank*slot, box, bytes); err != nil {
 			return 0, err
 		}
 	}
@@ -81,18 +76,7 @@ func allreduceHostOneShotKernel(g *devicetest.GPU, a []uint64) error {
 	if err != nil {
 		return err
 	}
-	res := bytesAt(g, out, bytes)
-	for k := uint64(0); k+4 <= bytes; k += 4 {
-		var sum int32
-		for r := uint64(0); r < nranks; r++ {
-			src := scratch + half + r*slot + k
-			if r == rank {
-				src = in + k
-			}
-			sum += int32(binary.LittleEndian.Uint32(bytesAt(g, src, 4)))
-		}
-		binary.LittleEndian.PutUint32(res[k:], uint32(sum))
-	}
+	sumSlots(g, out, in, scratch+half, slot, bytes, rank, nranks)
 	hostFinish(chans, st)
 	return nil
 }

@@ -4,7 +4,7 @@
 // on the proxy's or the receiver's path.
 //
 // Block 0 copies my chunk into half (flag & 1) of my host-resident outbox and fences at
-// system scope (fillOutbox); thread i then puts, with a signal, that outbox half into slot
+// system scope; thread i then puts (hostSend), with a signal, that outbox half into slot
 // `rank` of half (flag & 1) of peer i's host-resident scratch. Block 0 waits for every
 // peer's slot and opens the gate; every thread of every block fences at system scope
 // (hostGate) and copies its share of the peers' slots into my output, reading them with
@@ -29,13 +29,7 @@ extern "C" __global__ void __launch_bounds__(1024)
   const uint32_t flag = launchFlag(state);
   const uint64_t half = (flag & 1) * nranks * slotBytes;
   const uint64_t box = (flag & 1) * slotBytes;
-  if (blockIdx.x == 0) {
-    fillOutbox(outbox + box, in, chunk);
-    if (threadIdx.x < npeers) {
-      PortChannel c{chans[threadIdx.x]};
-      c.putWithSignal(half + rank * slotBytes, box, chunk);
-    }
-  }
+  if (blockIdx.x == 0) hostSend(chans, npeers, outbox, box, in, chunk, half + rank * slotBytes);
   hostGate(state, flag, chans, npeers, 1);
   const Range share = split(chunk, gridDim.x, blockIdx.x, 16);
   for (uint32_t r = 0; r < nranks; r++) {

@@ -5,7 +5,7 @@
 // the peer's receiver reads into host memory and stores the token (host tokens).
 //
 // Block 0 copies my input into half (flag & 1) of my host-resident outbox and fences at
-// system scope (fillOutbox); thread i then puts, with a signal, that outbox half into slot
+// system scope; thread i then puts (hostSend), with a signal, that outbox half into slot
 // `rank` of half (flag & 1) of peer i's host-resident scratch. Block 0 waits for every
 // peer's slot (awaitCount loads the host token with ld.acquire.sys) and opens the gate for
 // the other blocks; every thread of every block then fences at system scope (hostGate) and
@@ -43,17 +43,7 @@ __device__ void allreduceHostOneShot(PortChannelHandle* chans, char* outbox, con
   const uint64_t bytes = count * sizeof(T);
   const uint64_t half = (flag & 1) * nranks * slotBytes;
   const uint64_t box = (flag & 1) * slotBytes;
-  if (blockIdx.x == 0) {
-    fillOutbox(outbox + box, in, bytes);
-    if (threadIdx.x < npeers) {
-      PortChannel c{chans[threadIdx.x]};
-      if (bytes > 0) {
-        c.putWithSignal(half + rank * slotBytes, box, bytes);
-      } else {
-        c.signal();
-      }
-    }
-  }
+  if (blockIdx.x == 0) hostSend(chans, npeers, outbox, box, in, bytes, half + rank * slotBytes);
   hostGate(state, flag, chans, npeers, 1);
   const Range share = split(bytes, gridDim.x, blockIdx.x, 16);
   auto from = [&](uint32_t r) { return r == rank ? in : scratch + half + r * slotBytes; };

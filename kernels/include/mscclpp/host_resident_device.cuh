@@ -62,6 +62,15 @@ MB_DEVICE void fillOutbox(char* outbox, const char* src, uint64_t bytes) {
   __syncthreads();
 }
 
+// hostSend: block 0 (every thread) copies bytes of src into my outbox at box
+// (fillOutbox), then thread i puts them, with a signal, at dstOff of peer i's buffer
+// (no bytes: a signal only).
+MB_DEVICE void hostSend(PortChannelHandle* chans, uint32_t npeers, char* outbox, uint64_t box, const char* src,
+                        uint64_t bytes, uint64_t dstOff) {
+  fillOutbox(outbox + box, src, bytes);
+  if (threadIdx.x < npeers) PortChannel{chans[threadIdx.x]}.putWithSignal(dstOff, box, bytes);
+}
+
 // hostGate is portGate for data that the peers' puts landed in host-resident memory: on
 // return every thread of the grid may read what the peers put before their signals, and
 // must read it with loadFresh (copyFresh, reduceFresh).
