@@ -36,6 +36,11 @@ import (
 // as its mark says and the control socket's earlier writes have landed: then every byte
 // written before the signal is in GPU memory. Signals are applied in order.
 //
+// Host-resident memory (Mesh.ShareHost: pinned host memory mapped into the GPU) takes
+// no copy at all: a write whose source is host-resident is sent from there (inline, or by
+// the data sockets' senders), and a data message whose destination is host-resident is
+// read straight into it, landed once read. No CUDA call is on either path.
+//
 // Flush waits until every byte written so far has been copied out of GPU memory (the
 // source may then change); it does not wait for the peer.
 type ethConn struct {
@@ -91,11 +96,12 @@ const (
 // ethSeg is a sender's share of a write: pieces first, first+stride, ... of it.
 type ethSeg struct {
 	kind   uint8
-	id     uint32     // destination registration at the peer
-	off    uint64     // offset of the write in it
-	src    device.Ptr // the write's source
-	size   uint64     // the write's length
-	piece  uint64     // piece length
+	id     uint32         // destination registration at the peer
+	off    uint64         // offset of the write in it
+	src    device.Ptr     // the write's source
+	host   unsafe.Pointer // the source in host-resident memory (sent from there), or nil
+	size   uint64         // the write's length
+	piece  uint64         // piece length
 	first  uint64
 	stride uint64
 }
@@ -122,6 +128,7 @@ type ethSender struct {
 	first  int // oldest slot with a copy not yet sent
 	queued int
 	mark   [ethHeaderSize]byte
+	hdr    [ethHeaderSize]byte // header of a piece sent from host-resident memory
 }
 
 type ethReceiver struct {
@@ -288,16 +295,38 @@ func (c *ethConn) shutdown() {
 	}
 }
 
-// write sends the trigger's bytes of GPU memory to the peer's registration: itself when
-// they fit the inline slot, else through the data sockets' senders.
+// write sends the trigger's bytes to the peer's registration: itself when they fit the
+// inline slot, else through the data sockets' senders. A source in host-resident memory
+// (Region.Host set: Mesh.ShareHost) is sent from there, with no copy out of GPU memory.
 func (c *ethConn) write(ch *ProxyChannel, t Trigger) error {
 	size := t.Size()
 	id, off, src := ch.Dst.ID, ch.Dst.Off+t.DstOffset(), ch.Src.Ptr().Add(t.SrcOffset())
+	var host unsafe.Pointer
+	if ch.Src.Host != nil {
+		if t.SrcOffset() > ch.Src.Size || size > ch.Src.Size-t.SrcOffset() {
+			return fmt.Errorf("ethernet to rank %d: source bytes [%d, +%d) overrun the %d-byte host-resident source", c.peer, t.SrcOffset(), size, ch.Src.Size)
+		}
+		host = unsafe.Add(ch.Src.Host, t.SrcOffset())
+	}
 	c.enqueued += size
 	if size <= uint64(len(c.inline.stage.Host)) {
+		if host != nil {
+			c.sendInlineHost(id, off, host, size)
+			return nil
+		}
 		return c.sendInline(id, off, src, size)
 	}
-	return c.deal(segWrite, id, off, src, size)
+	return c.deal(segWrite, id, off, src, host, size)
+}
+
+// sendInlineHost sends a small write of host-resident memory on the control socket,
+// straight from where it lies: sendCtl writes it before the trigger is released, so it
+// counts as staged at once.
+func (c *ethConn) sendInlineHost(id uint32, off uint64, host unsafe.Pointer, size uint64) {
+	s := &c.inline
+	c.staged.Add(size)
+	putHeader(&s.hdr, ethMsgData, id, off, size, 0)
+	c.ctlOut = append(c.ctlOut, s.hdr[:], unsafe.Slice((*byte)(host), size))
 }
 
 // sendInline copies a small write out of GPU memory and sends it on the control socket.
@@ -334,7 +363,7 @@ func (c *ethConn) sendCtl() error {
 
 // deal cuts size bytes into pieces and gives them to the data sockets in turn, starting
 // with the socket after the last write's.
-func (c *ethConn) deal(kind uint8, id uint32, off uint64, src device.Ptr, size uint64) error {
+func (c *ethConn) deal(kind uint8, id uint32, off uint64, src device.Ptr, host unsafe.Pointer, size uint64) error {
 	piece := c.pieceSize(size)
 	pieces := (size + piece - 1) / piece
 	nd := uint64(len(c.senders))
@@ -349,7 +378,7 @@ func (c *ethConn) deal(kind uint8, id uint32, off uint64, src device.Ptr, size u
 				return err
 			}
 		}
-		s.queue[h%ethQueueSize] = ethSeg{kind: kind, id: id, off: off, src: src, size: size, piece: piece, first: j, stride: nd}
+		s.queue[h%ethQueueSize] = ethSeg{kind: kind, id: id, off: off, src: src, host: host, size: size, piece: piece, first: j, stride: nd}
 		s.head.Store(h + 1)
 		s.bell.ring()
 		c.sent[k] += (pieces - j + nd - 1) / nd
@@ -458,6 +487,12 @@ func (s *ethSender) loop() error {
 				return err
 			}
 		case segWrite:
+			if seg.host != nil {
+				if err := s.sendHost(seg); err != nil {
+					return err
+				}
+				break
+			}
 			for j := seg.first; j*seg.piece < seg.size; j += seg.stride {
 				at := j * seg.piece
 				if s.queued == len(s.slots) {
@@ -500,6 +535,25 @@ func (s *ethSender) sendOldest() error {
 	}
 	s.first = (s.first + 1) % len(s.slots)
 	s.queued--
+	return nil
+}
+
+// sendHost sends this sender's pieces of a write whose source is host-resident memory,
+// from there, after the pieces queued before it; each counts as staged once the socket
+// has taken it.
+func (s *ethSender) sendHost(seg *ethSeg) error {
+	if err := s.drain(); err != nil {
+		return err
+	}
+	for j := seg.first; j*seg.piece < seg.size; j += seg.stride {
+		at := j * seg.piece
+		n := min(seg.piece, seg.size-at)
+		putHeader(&s.hdr, ethMsgData, seg.id, seg.off+at, n, 0)
+		if err := s.sock.writev(s.hdr[:], unsafe.Slice((*byte)(unsafe.Add(seg.host, at)), n)); err != nil {
+			return err
+		}
+		s.c.staged.Add(n)
+	}
 	return nil
 }
 
@@ -555,6 +609,12 @@ func (r *ethReceiver) loop() error {
 			if err != nil {
 				return err
 			}
+			if mem.host != nil {
+				if err := r.readHost(mem, off, n); err != nil {
+					return err
+				}
+				continue
+			}
 			if r.pending == len(r.slots) {
 				if err := r.settle(1); err != nil {
 					return err
@@ -598,6 +658,21 @@ func (r *ethReceiver) loop() error {
 			return fmt.Errorf("unexpected message type %d", hdr[0])
 		}
 	}
+}
+
+// readHost reads a data message straight into host-resident memory: the bytes have
+// landed once read. A data socket's piece counts as landed after the pieces before it.
+func (r *ethReceiver) readHost(mem localMemory, off, n uint64) error {
+	if err := r.sock.readFull(unsafe.Slice((*byte)(unsafe.Add(mem.host, off)), n)); err != nil {
+		return err
+	}
+	if r.k < 0 {
+		return nil
+	}
+	if err := r.settle(r.pending); err != nil {
+		return err
+	}
+	return r.c.marks.land(r.c, r.k, 1)
 }
 
 // settle waits until the count oldest copies into GPU memory have finished, and counts

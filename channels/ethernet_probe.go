@@ -100,7 +100,7 @@ func (c *ethConn) raw(bytes uint64) error {
 	if err := c.Err(); err != nil {
 		return err
 	}
-	if err := c.deal(segRaw, 0, 0, 0, bytes); err != nil {
+	if err := c.deal(segRaw, 0, 0, 0, nil, bytes); err != nil {
 		return err
 	}
 	if err := c.sendMark(ethProbeID, 0, c.sigSeq+1); err != nil {

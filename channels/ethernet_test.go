@@ -80,6 +80,12 @@ func (s *standin) setUp(hostTokens bool) error {
 	if hostTokens {
 		opts = append(opts, HostTokens)
 	}
+	return s.connectPorts(opts...)
+}
+
+// connectPorts makes a port channel per peer from s.src to the peers' s.dstAll, and makes
+// them the ones s.ports drives.
+func (s *standin) connectPorts(opts ...PortOption) error {
 	hs, err := s.m.PortChannels(s.dstAll, s.src, s.bytes, opts...)
 	if err != nil {
 		return err

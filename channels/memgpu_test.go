@@ -85,6 +85,7 @@ type memGPU struct {
 	allocs     map[device.Ptr]bool
 	mapped     map[unsafe.Pointer]device.Ptr
 	opened     map[device.Ptr]bool // IpcOpen'ed and not closed
+	streamOps  atomic.Int64        // copies and writes queued on its streams
 }
 
 type memStream struct {
@@ -248,6 +249,7 @@ func (o memOp) exec() {
 
 func (g *memGPU) enqueue(s device.Stream, op memOp) error {
 	st := g.stream(s)
+	g.streamOps.Add(1)
 	if g.prompt {
 		op.run()
 		return nil

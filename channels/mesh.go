@@ -68,6 +68,7 @@ type Mesh struct {
 	nextSem    int
 	opened     []device.Ptr
 	allocs     []device.Ptr
+	hostAllocs []unsafe.Pointer // host-resident memory (ShareHost)
 
 	hostTok     *hostTokens        // inbound tokens of port channels made with HostTokens
 	hostTokMems []RegisteredMemory // every rank's host token registration (network peers)
@@ -272,6 +273,10 @@ func (m *Mesh) Close() error {
 		keep(m.GPU.Free(p))
 	}
 	m.allocs = nil
+	for _, h := range m.hostAllocs {
+		keep(m.GPU.FreeMapped(h))
+	}
+	m.hostAllocs = nil
 	if m.errHost != nil {
 		keep(m.GPU.FreeMapped(m.errHost))
 		m.errHost = nil

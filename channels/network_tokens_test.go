@@ -17,15 +17,7 @@ func TestNetworkHostTokens(t *testing.T) {
 		return o
 	})
 	onRanks(t, 3, func(r int) error {
-		s := ranks[r]
-		hs, err := s.m.PortChannels(s.dstAll, s.src, s.bytes, NetworkHostTokens)
-		if err != nil {
-			return err
-		}
-		for i, p := range s.m.Peers() {
-			s.ports[p].h = hs[i]
-		}
-		return nil
+		return ranks[r].connectPorts(NetworkHostTokens)
 	})
 	if t.Failed() {
 		return

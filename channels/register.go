@@ -131,10 +131,10 @@ func (m *Mesh) exchange(mine RegisteredMemory) ([]RegisteredMemory, error) {
 	return out, nil
 }
 
-// Share registers a local allocation, exchanges it with every rank and maps the copies of
-// the peers connected by CUDA IPC. Every rank calls it with its own buffer.
-func (m *Mesh) Share(p device.Ptr, size uint64) (*Buffer, error) {
-	mine, err := m.Register(p, size)
+// shareLocal registers local memory l and exchanges it with every rank: the buffer it
+// returns has every rank's registration and size, and this rank's address only.
+func (m *Mesh) shareLocal(l localMemory) (*Buffer, error) {
+	mine, err := m.register(l)
 	if err != nil {
 		return nil, err
 	}
@@ -145,11 +145,20 @@ func (m *Mesh) Share(p device.Ptr, size uint64) (*Buffer, error) {
 	b := &Buffer{Ptrs: make([]device.Ptr, m.NRanks), Sizes: make([]uint64, m.NRanks), Mems: all}
 	for r, rm := range all {
 		b.Sizes[r] = rm.Size
-		if r == m.Rank {
-			b.Ptrs[r] = p
-			continue
-		}
-		if m.Conns[r].Transport() != TransportCudaIpc {
+	}
+	b.Ptrs[m.Rank] = l.ptr
+	return b, nil
+}
+
+// Share registers a local allocation, exchanges it with every rank and maps the copies of
+// the peers connected by CUDA IPC. Every rank calls it with its own buffer.
+func (m *Mesh) Share(p device.Ptr, size uint64) (*Buffer, error) {
+	b, err := m.shareLocal(localMemory{ptr: p, size: size})
+	if err != nil {
+		return nil, err
+	}
+	for r, rm := range b.Mems {
+		if r == m.Rank || m.Conns[r].Transport() != TransportCudaIpc {
 			continue
 		}
 		if rm.Transports&TransportCudaIpc == 0 {
@@ -179,8 +188,12 @@ func (m *Mesh) remoteRegion(p int, rm RegisteredMemory, mapped device.Ptr) Regio
 }
 
 // localRegion returns local memory [p, p+size) as a port channel's source. InfiniBand
-// needs its key: the registration that holds it, or a new one.
+// needs its key: the registration that holds it, or a new one. Host-resident memory
+// (ShareHost) is sent from host memory (hostRegion).
 func (m *Mesh) localRegion(p device.Ptr, size uint64) (Region, error) {
+	if id, l, ok := m.hostResident(p, size); ok {
+		return hostRegion(id, l, p, size), nil
+	}
 	r := Region{Base: p, Size: size}
 	if !m.uses(TransportIB) {
 		return r, nil

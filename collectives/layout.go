@@ -21,6 +21,10 @@ const (
 	HostGroups
 	// AnyLayout: port channels only, over whatever connects each pair.
 	AnyLayout
+	// NoIPC: port channels only, and no pair of ranks connected by CUDA IPC: every peer
+	// over a network transport (one rank per host, or --transport ethernet or ib), which
+	// host-resident buffers need (channels.Mesh.ShareHost).
+	NoIPC
 )
 
 // String names what the algorithm needs, for error messages and help.
@@ -32,6 +36,8 @@ func (n Needs) String() string {
 		return "hosts with equal rank counts, the ranks of each host connected by CUDA IPC"
 	case AnyLayout:
 		return "any layout"
+	case NoIPC:
+		return "no pair of ranks connected by CUDA IPC (every peer over a network transport)"
 	}
 	return fmt.Sprintf("Needs(%d)", int(n))
 }
@@ -44,6 +50,9 @@ type Layout struct {
 	// HostIPC says every pair of ranks that share a host is connected by CUDA IPC (not so
 	// under --transport ethernet or ib).
 	HostIPC bool
+	// HostNoIPC says no pair of ranks that share a host is connected by CUDA IPC (every
+	// pair over a network transport).
+	HostNoIPC bool
 }
 
 // OneHostLayout is nranks ranks on one host, connected by CUDA IPC.
@@ -62,15 +71,33 @@ func NewLayout(hostIDs []string, ipc func(i, j int) bool) Layout {
 	for r, h := range hostIDs {
 		eps[r] = channels.Endpoint{Rank: r, HostID: h}
 	}
-	l := Layout{Hosts: channels.Hosts(eps), HostIPC: true}
+	l := Layout{Hosts: channels.Hosts(eps), HostIPC: true, HostNoIPC: true}
 	for i := range hostIDs {
 		for j := i + 1; j < len(hostIDs); j++ {
-			if hostIDs[i] == hostIDs[j] && !ipc(i, j) {
-				l.HostIPC = false
+			if hostIDs[i] == hostIDs[j] {
+				if ipc(i, j) {
+					l.HostNoIPC = false
+				} else {
+					l.HostIPC = false
+				}
 			}
 		}
 	}
 	return l
+}
+
+// NetworkOnly says no pair of ranks is connected by CUDA IPC: every host has one rank,
+// or no pair on a host uses CUDA IPC.
+func (l Layout) NetworkOnly() bool {
+	if l.HostNoIPC {
+		return true
+	}
+	for _, rs := range l.Hosts {
+		if len(rs) > 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // LayoutOf returns the layout of the mesh's job.
@@ -162,6 +189,8 @@ func (a *Algorithm) Fits(l Layout) error {
 		for _, rs := range l.Hosts {
 			ok = ok && len(rs) == len(l.Hosts[0])
 		}
+	case NoIPC:
+		ok = l.NetworkOnly()
 	}
 	if !ok {
 		return fmt.Errorf("%s %s needs %s; this job has %v", a.Collective, a.Name, a.Needs, l)

@@ -105,8 +105,8 @@ func TestSelectTwoHosts(t *testing.T) {
 	}
 	two := layoutOf(false, "h0", "h1")
 	for _, tt := range []struct{ coll, small, large, all string }{
-		{"allgather", "portput", "portput", "portput,hier"},
-		{"allreduce", "portoneshot", "portrsag", "portrsag,hier,portoneshot"},
+		{"allgather", "hostput", "portput", "portput,hier,hostput"},
+		{"allreduce", "hostoneshot", "portrsag", "portrsag,hier,portoneshot,hostoneshot"},
 	} {
 		coll := tt.coll
 		for _, size := range []int64{8, 64 << 10, 1 << 30} {
@@ -128,6 +128,12 @@ func TestSelectTwoHosts(t *testing.T) {
 		}
 		if err := CheckLayout(coll, "port", two); err == nil {
 			t.Errorf("CheckLayout(%s, port, two hosts) accepted a one-host algorithm", coll)
+		}
+		// the host-resident algorithms: refused wherever some pair uses CUDA IPC
+		for _, l := range []Layout{OneHostLayout(2), layoutOf(false, "h0", "h0", "h1")} {
+			if err := CheckLayout(coll, tt.small, l); err == nil || !strings.Contains(err.Error(), "CUDA IPC") {
+				t.Errorf("CheckLayout(%s, %s, %v) = %v, want an error naming CUDA IPC", coll, tt.small, l, err)
+			}
 		}
 		for _, k := range []string{"auto", "all", tt.small, tt.large} {
 			if err := CheckLayout(coll, k, two); err != nil {
@@ -160,34 +166,41 @@ func TestSelectTwoHosts(t *testing.T) {
 // with one rank per host the flat port algorithms are the same thing and win (allreduce:
 // portoneshot up to 256 KiB, portrsag above, also where hier does not fit); on one host
 // the NVLink algorithms win; under --transport ethernet inside a host (no CUDA IPC) or
-// with uneven hosts, hier does not fit at all.
+// with uneven hosts, hier does not fit at all. Where no pair uses CUDA IPC, the
+// host-resident algorithms (hostput, hostoneshot) win up to 64 KiB.
 func TestSelectHierarchical(t *testing.T) {
 	tests := []struct {
 		name       string
 		l          Layout
 		hier       bool   // Layout.Hierarchical
+		host       bool   // no pair over CUDA IPC: hostput and hostoneshot win auto up to 64 KiB
 		autoGather string // "" : a one-host algorithm
 		autoReduce string // up to 256 KiB (portoneshot's automatic range)
 		autoLarge  string // allreduce above it
 		allGather  string // -k all's port and hier algorithms, in number order
 		allReduce  string
 	}{
-		{"1 host of 4", OneHostLayout(4), false, "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 1", layoutOf(false, "a", "b"), false, "portput", "portoneshot", "portrsag", "portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
-		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, "portput", "portoneshot", "portrsag", "portput", "portrsag,portoneshot"},
-		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, "portput", "portoneshot", "portrsag", "portput", "portrsag,portoneshot"},
+		{"1 host of 4", OneHostLayout(4), false, false, "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), false, true, "portput", "portoneshot", "portrsag", "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, false, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, false, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
+		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, false, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, true, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostoneshot"},
+		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, false, "portput", "portoneshot", "portrsag", "portput", "portrsag,portoneshot"},
 	}
 	for _, tt := range tests {
 		if got := tt.l.Hierarchical(); got != tt.hier {
 			t.Errorf("%s: Hierarchical = %v, want %v", tt.name, got, tt.hier)
 		}
-		for _, c := range []struct{ coll, auto, large, all string }{{"allgather", tt.autoGather, tt.autoGather, tt.allGather}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce}} {
+		for _, c := range []struct{ coll, auto, large, all, host string }{{"allgather", tt.autoGather, tt.autoGather, tt.allGather, "hostput"}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, "hostoneshot"}} {
+			small := c.auto
 			for _, size := range []int64{8, 64 << 10, 1 << 20, 256 << 20} {
+				c.auto = small
 				if size > 256<<10 {
 					c.auto = c.large
+				}
+				if tt.host && size <= 64<<10 {
+					c.auto = c.host
 				}
 				got, err := SelectIn(c.coll, "auto", size, tt.l, "float")
 				if err != nil || len(got) != 1 {
@@ -214,6 +227,33 @@ func TestSelectHierarchical(t *testing.T) {
 			if fits := strings.Contains(c.all, "hier"); (err == nil) != fits {
 				t.Errorf("%s: CheckLayout(%s, hier) = %v, want fits %v", tt.name, c.coll, err, fits)
 			}
+		}
+	}
+}
+
+// TestNetworkOnly: the layouts with no pair of ranks over CUDA IPC, which the
+// host-resident algorithms (Needs NoIPC) need.
+func TestNetworkOnly(t *testing.T) {
+	tests := []struct {
+		name string
+		l    Layout
+		want bool
+	}{
+		{"1 host of 2", OneHostLayout(2), false},
+		{"1 host of 2, no IPC", layoutOf(true, "a", "a"), true},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), true},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), false},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true},
+		{"uneven hosts", layoutOf(false, "a", "a", "b"), false},
+		{"a literal of one rank per host", Layout{Hosts: [][]int{{0}, {1}, {2}}, HostIPC: true}, true},
+	}
+	for _, tt := range tests {
+		if got := tt.l.NetworkOnly(); got != tt.want {
+			t.Errorf("%s (%v): NetworkOnly = %v, want %v", tt.name, tt.l, got, tt.want)
+		}
+		err := (&Algorithm{Collective: "allreduce", Name: "x", Needs: NoIPC}).Fits(tt.l)
+		if (err == nil) != tt.want {
+			t.Errorf("%s: Fits(NoIPC) = %v, want fits %v", tt.name, err, tt.want)
 		}
 	}
 }

@@ -282,11 +282,22 @@ func allreducePortOneShotKernel(g *devicetest.GPU, a []uint64) error {
 			return err
 		}
 	}
+	sumSlots(g, out, in, scratch+half, slot, bytes, rank, nranks)
+	for _, c := range chans {
+		c.advance(1)
+	}
+	st.Launches++
+	return nil
+}
+
+// sumSlots is the one-shot all-reduces' reduction (int32 sum): into out, my input (in)
+// and the other ranks' slots of the scratch half at slots (slot bytes apart), in rank order.
+func sumSlots(g *devicetest.GPU, out, in, slots, slot, bytes, rank, nranks uint64) {
 	res := bytesAt(g, out, bytes)
 	for k := uint64(0); k+4 <= bytes; k += 4 {
 		var sum int32
 		for r := uint64(0); r < nranks; r++ {
-			src := scratch + half + r*slot + k
+			src := slots + r*slot + k
 			if r == rank {
 				src = in + k
 			}
@@ -294,11 +305,6 @@ func allreducePortOneShotKernel(g *devicetest.GPU, a []uint64) error {
 		}
 		binary.LittleEndian.PutUint32(res[k:], uint32(sum))
 	}
-	for _, c := range chans {
-		c.advance(1)
-	}
-	st.Launches++
-	return nil
 }
 
 // portJob is n ranks on n simulated hosts, with the shared input and output buffers.

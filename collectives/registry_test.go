@@ -25,8 +25,8 @@ func sweepSizes() []int64 {
 
 func TestRegistryWellFormed(t *testing.T) {
 	want := map[string][]string{
-		"allgather": {"ll16", "put", "get", "port", "blockput", "portput", "hier", "local"},
-		"allreduce": {"ll8", "ll16", "ll16x2", "rsag", "port", "portrsag", "hier", "portoneshot", "local"},
+		"allgather": {"ll16", "put", "get", "port", "blockput", "portput", "hier", "hostput", "local"},
+		"allreduce": {"ll8", "ll16", "ll16x2", "rsag", "port", "portrsag", "hier", "portoneshot", "hostoneshot", "local"},
 	}
 	for coll, names := range want {
 		algs := Algorithms(coll)
@@ -139,7 +139,7 @@ func TestSelectAll(t *testing.T) {
 					}
 					var want []string
 					for _, a := range Algorithms(coll) {
-						if a.Supports(size, nranks, dt.Name) == nil {
+						if a.Supports(size, nranks, dt.Name) == nil && a.Fits(OneHostLayout(nranks)) == nil {
 							want = append(want, a.Name)
 						}
 					}
@@ -205,7 +205,10 @@ func TestSelectByNameAndNumber(t *testing.T) {
 		{"allreduce", "nope", 1024, 2, "float", "", "unknown allreduce algorithm"},
 		{"allreduce", "7", 1024, 2, "float", "portoneshot", ""},
 		{"allreduce", "portoneshot", 2 << 20, 2, "float", "", "handles 0 to 1048576 bytes"},
-		{"allreduce", "8", 1024, 2, "float", "", "unknown allreduce algorithm"},
+		{"allreduce", "9", 1024, 2, "float", "", "unknown allreduce algorithm"},
+		// the host-resident algorithms need every pair over a network: not on one host
+		{"allreduce", "8", 1024, 2, "float", "", "hostoneshot needs no pair of ranks connected by CUDA IPC"},
+		{"allgather", "hostput", 1024, 2, "float", "", "hostput needs no pair of ranks connected by CUDA IPC"},
 		{"nosuchcollective", "auto", 1024, 2, "float", "", "no nosuchcollective algorithm"},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,62 @@
+package channels
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// ShareHost allocates bytes of host-resident memory (pinned host memory mapped into this
+// rank's GPU, zeroed), registers it and exchanges it with every rank, as Share does for
+// GPU memory. Kernels address it at Ptrs[own rank]. Over Ethernet no CUDA call moves its
+// bytes: a write from it is sent from host memory, a write into it is received straight
+// into it (connection_ethernet.go); over InfiniBand the HCA reads and writes it in host
+// memory. CUDA IPC cannot map host memory of another process, so a job with a pair
+// connected by CUDA IPC refuses it (on every rank). Every rank calls it with the same
+// size; Close frees it.
+func (m *Mesh) ShareHost(bytes uint64) (*Buffer, error) {
+	// Every rank decides alike (from every pair's transport), so none waits in the exchange.
+	for i := range m.pairs {
+		for j := i + 1; j < len(m.pairs); j++ {
+			if m.pairs[i][j] == TransportCudaIpc {
+				return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for jobs whose every pair is connected over a network transport; ranks %d and %d are connected by CUDA IPC", m.Rank, i, j)
+			}
+		}
+	}
+	if !m.network {
+		return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for peers over a network transport, and this job has none", m.Rank)
+	}
+	if bytes == 0 {
+		return nil, fmt.Errorf("mesh: rank %d: host-resident memory of 0 bytes", m.Rank)
+	}
+	host, dev, err := m.GPU.AllocMapped(bytes)
+	if err != nil {
+		return nil, fmt.Errorf("mesh: rank %d: host-resident memory of %d bytes: %w", m.Rank, bytes, err)
+	}
+	m.hostAllocs = append(m.hostAllocs, host)
+	return m.shareLocal(localMemory{ptr: dev, size: bytes, host: host})
+}
+
+// hostResident returns the host-resident registration that holds local memory
+// [p, p+size), if any: a port channel from it sends from host memory.
+func (m *Mesh) hostResident(p device.Ptr, size uint64) (uint32, localMemory, bool) {
+	for id, l := range m.reg.all() {
+		if l.host != nil && p >= l.ptr && uint64(p-l.ptr) <= l.size && size <= l.size-uint64(p-l.ptr) {
+			return uint32(id), l, true
+		}
+	}
+	return 0, localMemory{}, false
+}
+
+// hostRegion is host-resident local memory [p, p+size) of registration (id, l) as a port
+// channel's source: Host is where the CPU reads it; InfiniBand addresses it by that host
+// address, with the registration's key.
+func hostRegion(id uint32, l localMemory, p device.Ptr, size uint64) Region {
+	host := unsafe.Add(l.host, uint64(p-l.ptr))
+	r := Region{Base: p, Size: size, ID: id, Host: host}
+	if l.ib != nil {
+		r.Base, r.Key = device.Ptr(uintptr(host)), l.ib.LKey()
+	}
+	return r
+}

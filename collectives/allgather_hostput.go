@@ -1,0 +1,51 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// allgather hostput: portput's small path through host-resident buffers, for jobs whose
+// every pair is connected over a network transport (kernels/allgather_hostput.cu). The
+// kernel copies my chunk into my host-resident outbox and puts it, with a signal, into
+// every peer's host-resident scratch; every rank copies the gathered slots into its
+// output. Over Ethernet no CUDA call is then on the proxy's or the receiver's path.
+// Automatic up to 64 KiB across hosts (its priority is above portput's).
+func init() {
+	Register(&Algorithm{
+		Collective: "allgather", Name: "hostput", Number: 7,
+		Doc:      "host-resident buffers (every peer over a network): put of my chunk from host memory into every peer's; small messages",
+		MinRanks: 2, Needs: NoIPC, MaxBytes: hostMax,
+		AutoMin: 0, AutoMax: hostAutoMax, AutoPriority: 12,
+		New: newAllgatherHostput,
+	})
+}
+
+type allgatherHostput struct {
+	*base
+	k params.Kernel[params.AllgatherHostputArgs]
+	hostScatter
+}
+
+func newAllgatherHostput(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &allgatherHostput{base: b}
+	if a.k, err = params.AllgatherHostput.Load(env.GPU); err != nil {
+		return nil, err
+	}
+	// A rank's chunk is at most the gathered size over the rank count.
+	a.hostScatter, err = newHostScatter(b, roundUp(max(limit(hostMax, env.MaxBytes)/uint64(env.NRanks), 16), 256))
+	return a, err
+}
+
+func (a *allgatherHostput) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.env
+	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 64<<10), Block: 1024}, s, &params.AllgatherHostputArgs{
+		// in place, my chunk is already in my output (In points there)
+		Chans: a.chans, Outbox: a.outbox, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}

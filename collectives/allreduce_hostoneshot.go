@@ -1,0 +1,54 @@
+package collectives
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// allreduce hostoneshot: portoneshot through host-resident buffers, for jobs whose every
+// pair is connected over a network transport (kernels/allreduce_hostoneshot.cu). The
+// kernel copies my input into my host-resident outbox and puts it, with a signal, into
+// every peer's host-resident scratch; every rank reduces all the inputs itself. Over
+// Ethernet no CUDA call is then on the proxy's or the receiver's path (no copy out of GPU
+// memory, none into it), as in NCCL's socket transport. Automatic up to 64 KiB across
+// hosts (its priority is above portoneshot's).
+func init() {
+	Register(&Algorithm{
+		Collective: "allreduce", Name: "hostoneshot", Number: 8,
+		Doc:      "host-resident buffers (every peer over a network): put of my input from host memory into every peer's, every rank reduces; small messages",
+		MinRanks: 2, Needs: NoIPC, MaxBytes: hostMax,
+		AutoMin: 0, AutoMax: hostAutoMax, AutoPriority: 12,
+		New: newAllreduceHostOneShot,
+	})
+}
+
+type allreduceHostOneShot struct {
+	*base
+	k *typedKernels[params.AllreduceHostOneShotArgs]
+	hostScatter
+}
+
+func newAllreduceHostOneShot(env *Env) (Instance, error) {
+	b, err := newBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &allreduceHostOneShot{base: b}
+	if a.k, err = loadTyped(env.GPU, params.AllreduceHostOneShot, nil); err != nil {
+		return nil, err
+	}
+	a.hostScatter, err = newHostScatter(b, roundUp(max(limit(hostMax, env.MaxBytes), 16), 256))
+	return a, err
+}
+
+func (a *allreduceHostOneShot) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.k.get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
+	e := a.env
+	return k.Launch(device.Dim{Grid: a.blocks(l.SendBytes, 64<<10), Block: 1024}, s, &params.AllreduceHostOneShotArgs{
+		Chans: a.chans, Outbox: a.outbox, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	})
+}

@@ -1,0 +1,127 @@
+// host_resident_device.cuh: reading and writing host-resident buffers (pinned host memory
+// mapped into the GPU: channels.Mesh.ShareHost) from kernels.
+//
+// Over Ethernet the proxy sends a put's bytes straight from a host-resident source, and
+// the peer's receiver reads them straight into a host-resident destination, then stores
+// the token: no copy engine and no stream on either side. The kernels therefore
+//   - write the bytes to send into a host-resident outbox, then __threadfence_system()
+//     before the trigger that names them is pushed (the proxy, a CPU thread, reads them
+//     once it sees the trigger);
+//   - read received bytes only after the token said they are there (ld.acquire.sys in
+//     awaitCount), a gate inside the grid, and __threadfence_system() in every thread,
+//     and read them with ld.global.cv, which the PTX ISA defines as treating cached lines
+//     of system memory as stale and fetching them again, so no line cached by an earlier
+//     launch is ever read.
+#ifndef MSCCLPP_BENCH_HOST_RESIDENT_DEVICE_CUH_
+#define MSCCLPP_BENCH_HOST_RESIDENT_DEVICE_CUH_
+
+#include "mscclpp/port_collective_device.cuh"
+
+namespace mb {
+
+// loadFresh loads *p from memory again (ld.global.cv), whatever a cache holds.
+template <typename T>
+MB_DEVICE T loadFresh(const T* p) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
+                "loadFresh: 1, 2, 4, 8 or 16 bytes");
+  T v;
+  if constexpr (sizeof(T) == 16) {
+    int4 w;
+    asm volatile("ld.global.cv.v4.s32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+                 : "l"(p)
+                 : "memory");
+    memcpy(&v, &w, 16);
+  } else if constexpr (sizeof(T) == 8) {
+    uint64_t w;
+    asm volatile("ld.global.cv.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+    memcpy(&v, &w, 8);
+  } else if constexpr (sizeof(T) == 4) {
+    uint32_t w;
+    asm volatile("ld.global.cv.u32 %0, [%1];" : "=r"(w) : "l"(p) : "memory");
+    memcpy(&v, &w, 4);
+  } else if constexpr (sizeof(T) == 2) {
+    uint16_t w;
+    asm volatile("ld.global.cv.u16 %0, [%1];" : "=h"(w) : "l"(p) : "memory");
+    memcpy(&v, &w, 2);
+  } else {
+    uint16_t w;
+    asm volatile("ld.global.cv.u8 %0, [%1];" : "=h"(w) : "l"(p) : "memory");
+    const uint8_t b = static_cast<uint8_t>(w);
+    memcpy(&v, &b, 1);
+  }
+  return v;
+}
+
+// fillOutbox: the threads of one block copy bytes from src into the host-resident outbox
+// and make them visible to the CPU before any thread of the block goes on (the one that
+// then pushes a trigger naming them included).
+MB_DEVICE void fillOutbox(char* outbox, const char* src, uint64_t bytes) {
+  copy(outbox, src, bytes, threadIdx.x, blockDim.x);
+  __threadfence_system();
+  __syncthreads();
+}
+
+// hostSend: block 0 (every thread) copies bytes of src into my outbox at box
+// (fillOutbox), then thread i puts them, with a signal, at dstOff of peer i's buffer
+// (no bytes: a signal only).
+MB_DEVICE void hostSend(PortChannelHandle* chans, uint32_t npeers, char* outbox, uint64_t box, const char* src,
+                        uint64_t bytes, uint64_t dstOff) {
+  fillOutbox(outbox + box, src, bytes);
+  if (threadIdx.x < npeers) PortChannel{chans[threadIdx.x]}.putWithSignal(dstOff, box, bytes);
+}
+
+// hostGate is portGate for data that the peers' puts landed in host-resident memory: on
+// return every thread of the grid may read what the peers put before their signals, and
+// must read it with loadFresh (copyFresh, reduceFresh).
+MB_DEVICE void hostGate(LaunchState* st, uint32_t flag, PortChannelHandle* chans, uint32_t npeers, uint64_t n) {
+  portGate(st, flag, chans, npeers, n);
+  __threadfence_system();
+}
+
+// copyFresh copies bytes from host-resident memory src to dst with threads tid of
+// nthreads, reading with loadFresh.
+MB_DEVICE void copyFresh(char* dst, const char* src, uint64_t bytes, uint64_t tid, uint64_t nthreads) {
+  uint64_t done = 0;
+  if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0) {
+    const uint64_t n = bytes / 16;
+    for (uint64_t i = tid; i < n; i += nthreads) {
+      reinterpret_cast<int4*>(dst)[i] = loadFresh(reinterpret_cast<const int4*>(src) + i);
+    }
+    done = n * 16;
+  }
+  for (uint64_t i = done + tid; i < bytes; i += nthreads) dst[i] = loadFresh(src + i);
+}
+
+// reduceFresh is reduceSources (port_collective_device.cuh) for sources in host-resident
+// memory, except rank `mine`'s (my input, in GPU memory): the others are read with
+// loadFresh.
+template <typename T, int Op, typename From>
+MB_DEVICE void reduceFresh(char* out, From from, uint32_t mine, uint64_t begin, uint64_t size, uint32_t nranks) {
+  auto word = [&](uint32_t r, uint64_t o) {
+    const int4* p = reinterpret_cast<const int4*>(from(r) + o);
+    return r == mine ? *p : loadFresh(p);
+  };
+  auto elem = [&](uint32_t r, uint64_t o) {
+    const T* p = reinterpret_cast<const T*>(from(r) + o);
+    return r == mine ? *p : loadFresh(p);
+  };
+  const uint64_t nvec = size / 16;
+  for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
+    const uint64_t o = begin + v * 16;
+    int4 acc = word(0, o);
+    for (uint32_t r = 1; r < nranks; r++) acc = applyWord<T, Op>(acc, word(r, o));
+    *reinterpret_cast<int4*>(out + o) = finishWord<T, Op>(acc, nranks);
+  }
+  const uint64_t tail = (size - nvec * 16) / sizeof(T);
+  for (uint64_t e = threadIdx.x; e < tail; e += blockDim.x) {
+    const uint64_t o = begin + nvec * 16 + e * sizeof(T);
+    T acc = elem(0, o);
+    for (uint32_t r = 1; r < nranks; r++) acc = Apply<T, Op>::f(acc, elem(r, o));
+    *reinterpret_cast<T*>(out + o) = finish<T, Op>(acc, nranks);
+  }
+}
+
+}  // namespace mb
+
+#endif  // MSCCLPP_BENCH_HOST_RESIDENT_DEVICE_CUH_
