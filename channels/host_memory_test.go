@@ -8,8 +8,9 @@ import (
 
 // TestHostResident: two ranks put to each other at once over Ethernet (and over the
 // InfiniBand stand-in) with the source, the destination or both in host-resident memory
-// (ShareHost), from one byte to several staging chunks (inline below EthMinChunk, one
-// piece, several pieces over both data sockets); every byte and the bytes around it are
+// (ShareHost), from one byte to several staging chunks (a GPU-memory source: inline up to
+// EthMinChunk, then pieces over both data sockets; a host-resident source: inline up to
+// ethHostInlineMax, into GPU memory through several staging slots, then pieces); every byte and the bytes around it are
 // checked the moment the signal is seen (exchange), so a token stored before its bytes
 // had landed would fail. Over Ethernet with both ends host-resident and host tokens, no
 // copy or write is queued on any stream: the proxy sends from host memory and the
@@ -38,7 +39,7 @@ func TestHostResident(t *testing.T) {
 // hostResident runs TestHostResident's exchanges on one set-up.
 func hostResident(t *testing.T, srcHost, dstHost, hostTokens, ib bool) {
 	useHostTokens(t, hostTokens)
-	const most = 3 << 20
+	const most = ethHostInlineMax + 1<<20
 	bs := newBoots(t, 2)
 	opts := func(r int) MeshOptions { return ethOpts(ModeEthernet, "node") }
 	space := newMemSpace()
@@ -71,7 +72,8 @@ func hostResident(t *testing.T, srcHost, dstHost, hostTokens, ib bool) {
 	if t.Failed() {
 		return
 	}
-	sizes := []uint64{1, 7, EthMinChunk - 1, EthMinChunk, EthMinChunk + 1, 256 << 10, 256<<10 + 1, 1<<20 + 4097, most - 5}
+	sizes := []uint64{1, 7, EthMinChunk - 1, EthMinChunk, EthMinChunk + 1, 256 << 10, 256<<10 + 1, 1<<20 + 4097,
+		ethHostInlineMax, ethHostInlineMax + 1, most - 5}
 	if testing.Short() {
 		sizes = sizes[:7]
 	}

@@ -10,13 +10,14 @@ import (
 // kernel copies my chunk into my host-resident outbox and puts it, with a signal, into
 // every peer's host-resident scratch; every rank copies the gathered slots into its
 // output. Over Ethernet no CUDA call is then on the proxy's or the receiver's path.
-// Automatic up to 64 KiB across hosts (its priority is above portput's).
+// Automatic at every size it takes (up to 4 MiB gathered) across hosts; its priority is
+// above portput's.
 func init() {
 	Register(&Algorithm{
 		Collective: "allgather", Name: "hostput", Number: 7,
 		Doc:      "host-resident buffers (every peer over a network): put of my chunk from host memory into every peer's; small messages",
-		MinRanks: 2, Needs: NoIPC, MaxBytes: hostMax,
-		AutoMin: 0, AutoMax: hostAutoMax, AutoPriority: 12,
+		MinRanks: 2, Needs: NoIPC, MaxBytes: hostAllgatherMax,
+		AutoMin: 0, AutoMax: hostAllgatherMax, AutoPriority: 12,
 		New: newAllgatherHostput,
 	})
 }
@@ -37,7 +38,7 @@ func newAllgatherHostput(env *Env) (Instance, error) {
 		return nil, err
 	}
 	// A rank's chunk is at most the gathered size over the rank count.
-	a.hostScatter, err = newHostScatter(b, roundUp(max(limit(hostMax, env.MaxBytes)/uint64(env.NRanks), 16), 256))
+	a.hostScatter, err = newHostScatter(b, roundUp(max(limit(hostAllgatherMax, env.MaxBytes)/uint64(env.NRanks), 16), 256))
 	return a, err
 }
 

@@ -10,14 +10,14 @@ import (
 // kernel copies my input into my host-resident outbox and puts it, with a signal, into
 // every peer's host-resident scratch; every rank reduces all the inputs itself. Over
 // Ethernet no CUDA call is then on the proxy's or the receiver's path (no copy out of GPU
-// memory, none into it), as in NCCL's socket transport. Automatic up to 64 KiB across
-// hosts (its priority is above portoneshot's).
+// memory, none into it), as in NCCL's socket transport. Automatic at every size it takes
+// (up to 1 MiB) across hosts; its priority is above portoneshot's.
 func init() {
 	Register(&Algorithm{
 		Collective: "allreduce", Name: "hostoneshot", Number: 8,
 		Doc:      "host-resident buffers (every peer over a network): put of my input from host memory into every peer's, every rank reduces; small messages",
-		MinRanks: 2, Needs: NoIPC, MaxBytes: hostMax,
-		AutoMin: 0, AutoMax: hostAutoMax, AutoPriority: 12,
+		MinRanks: 2, Needs: NoIPC, MaxBytes: hostAllreduceMax,
+		AutoMin: 0, AutoMax: hostAllreduceMax, AutoPriority: 12,
 		New: newAllreduceHostOneShot,
 	})
 }
@@ -37,7 +37,7 @@ func newAllreduceHostOneShot(env *Env) (Instance, error) {
 	if a.k, err = loadTyped(env.GPU, params.AllreduceHostOneShot, nil); err != nil {
 		return nil, err
 	}
-	a.hostScatter, err = newHostScatter(b, roundUp(max(limit(hostMax, env.MaxBytes), 16), 256))
+	a.hostScatter, err = newHostScatter(b, roundUp(max(limit(hostAllreduceMax, env.MaxBytes), 16), 256))
 	return a, err
 }
 

@@ -167,13 +167,13 @@ func TestSelectTwoHosts(t *testing.T) {
 // portoneshot up to 256 KiB, portrsag above, also where hier does not fit); on one host
 // the NVLink algorithms win; under --transport ethernet inside a host (no CUDA IPC) or
 // with uneven hosts, hier does not fit at all. Where no pair uses CUDA IPC, the
-// host-resident algorithms (hostput, hostoneshot) win up to 64 KiB.
+// host-resident algorithms (hostput, hostoneshot) win at every size they take (1 MiB and 4 MiB).
 func TestSelectHierarchical(t *testing.T) {
 	tests := []struct {
 		name       string
 		l          Layout
 		hier       bool   // Layout.Hierarchical
-		host       bool   // no pair over CUDA IPC: hostput and hostoneshot win auto up to 64 KiB
+		host       bool   // no pair over CUDA IPC: hostput and hostoneshot win auto up to their MaxBytes
 		autoGather string // "" : a one-host algorithm
 		autoReduce string // up to 256 KiB (portoneshot's automatic range)
 		autoLarge  string // allreduce above it
@@ -192,14 +192,17 @@ func TestSelectHierarchical(t *testing.T) {
 		if got := tt.l.Hierarchical(); got != tt.hier {
 			t.Errorf("%s: Hierarchical = %v, want %v", tt.name, got, tt.hier)
 		}
-		for _, c := range []struct{ coll, auto, large, all, host string }{{"allgather", tt.autoGather, tt.autoGather, tt.allGather, "hostput"}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, "hostoneshot"}} {
+		for _, c := range []struct {
+			coll, auto, large, all, host string
+			hostMax                      int64
+		}{{"allgather", tt.autoGather, tt.autoGather, tt.allGather, "hostput", hostAllgatherMax}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, "hostoneshot", hostAllreduceMax}} {
 			small := c.auto
-			for _, size := range []int64{8, 64 << 10, 1 << 20, 256 << 20} {
+			for _, size := range []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 256 << 20} {
 				c.auto = small
 				if size > 256<<10 {
 					c.auto = c.large
 				}
-				if tt.host && size <= 64<<10 {
+				if tt.host && size <= c.hostMax {
 					c.auto = c.host
 				}
 				got, err := SelectIn(c.coll, "auto", size, tt.l, "float")
