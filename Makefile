@@ -94,7 +94,7 @@ gpu-test-bin: all
 	CGO_ENABLED=1 $(GO) test -c -tags gpu -o bin/gputest.test ./cmd/mscclpp-bench-gpu/gputest/
 
 gpu-test:
-	NP=$(NP) scripts/gpu-test.sh
+	NP=$(NP) HOSTS=$(HOSTS) scripts/gpu-test.sh
 
 clean:
 	rm -rf bin kernels/fatbin/*.fatbin

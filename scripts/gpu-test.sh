@@ -4,6 +4,10 @@
 # BIND (empty: mpirun's default binding; none: --bind-to none). More ranks than GPUs
 # (NP=3 or NP=8 on two GPUs: ranks share a GPU) check correctness, not speed; mpirun then
 # gets --oversubscribe.
+# HOSTS=N tells the ranks they are on N hosts (MSCCLPP_BENCH_HOSTID, rank r on host
+# r*N/NP), so that pairs on different "hosts" connect over Ethernet (loopback TCP here):
+# then ping-pong runs over port channels and the collectives with algorithms for any layout
+# (allreduce, allgather) run every such algorithm; the Go GPU tests are skipped.
 # Logs go to $OUT (default ./out). Exits non-zero if anything failed.
 set -uo pipefail
 NP=${NP:-2}
@@ -16,7 +20,13 @@ export NCCL_NVLS_ENABLE=0
 MPIRUN=(mpirun -np "$NP" ${BIND:+--bind-to "$BIND"} -x NCCL_NVLS_ENABLE -x MSCCLPP_BENCH_PUT_BLOCKS -x MSCCLPP_BENCH_PUT_THREADS -x MSCCLPP_BENCH_PUT_UNROLL)
 gpus=$(nvidia-smi -L | wc -l)
 [ "$NP" -gt "$gpus" ] && MPIRUN+=(--oversubscribe)
-echo "NP=$NP ranks on $gpus GPUs: ${MPIRUN[*]}"
+BENCH=(bin/mscclpp-bench)
+if [ -n "${HOSTS:-}" ]; then
+  export MB_HOSTS=$HOSTS MB_NP=$NP
+  MPIRUN+=(-x MB_HOSTS -x MB_NP)
+  BENCH=(sh -c 'MSCCLPP_BENCH_HOSTID=h$((OMPI_COMM_WORLD_RANK * MB_HOSTS / MB_NP)) exec bin/mscclpp-bench "$@"' sh)
+fi
+echo "NP=$NP ranks on $gpus GPUs${HOSTS:+, told they are on $HOSTS hosts}: ${MPIRUN[*]}"
 fail=0
 step() {
   local name=$1; shift
@@ -53,19 +63,31 @@ check_wrong() {
     echo "--- PASS $name #wrong: $(wc -l <<<"$cells") cells, $want"
   fi
 }
-step gputest "${MPIRUN[@]}" bin/gputest.test -test.v -test.timeout 300s -test.skip '^TestInjectedWrongIsReported$'
-# A test-only algorithm gets one element wrong on purpose: the run must count it (the test
-# fails otherwise) and print it in the #wrong columns.
-step injected "${MPIRUN[@]}" bin/gputest.test -test.v -test.timeout 120s -test.run '^TestInjectedWrongIsReported$'
-check_wrong injected some
-step pingpong "${MPIRUN[@]}" bin/mscclpp-bench pingpong -b 4K -e 64M -f 4 -n 5 -w 1 -c 1
-check_wrong pingpong zero
+if [ -z "${HOSTS:-}" ]; then
+  step gputest "${MPIRUN[@]}" bin/gputest.test -test.v -test.timeout 300s -test.skip '^TestInjectedWrongIsReported$'
+  # A test-only algorithm gets one element wrong on purpose: the run must count it (the
+  # test fails otherwise) and print it in the #wrong columns.
+  step injected "${MPIRUN[@]}" bin/gputest.test -test.v -test.timeout 120s -test.run '^TestInjectedWrongIsReported$'
+  check_wrong injected some
+  step pingpong "${MPIRUN[@]}" bin/mscclpp-bench pingpong -b 4K -e 64M -f 4 -n 5 -w 1 -c 1
+  check_wrong pingpong zero
+else
+  step pingpong "${MPIRUN[@]}" "${BENCH[@]}" pingpong --channel port -b 8 -e 64M -f 8 -n 5 -w 1 -c 1
+  check_wrong pingpong zero
+  if grep -q "hosts=$HOSTS " "$OUT/pingpong.log"; then
+    echo "--- PASS pingpong header: hosts=$HOSTS"
+  else
+    echo "--- FAIL pingpong header does not say hosts=$HOSTS"; fail=1
+  fi
+fi
 # Every collective the binary registers (the commands whose help names an nccl-tests
 # program), every algorithm x type (x op) x placement, at powers of two and at odd sizes
 # whose counts are not multiples of any vector width, then in graph mode.
 collectives=$(bin/mscclpp-bench __complete "" 2>/dev/null | cut -f1 | while read -r c; do
   bin/mscclpp-bench "$c" --help 2>/dev/null | grep "^nccl-tests' .*_perf" >/dev/null && echo "$c"; done)
 [ -n "$collectives" ] || { echo "--- FAIL no collective commands found in bin/mscclpp-bench"; fail=1; }
+# across hosts, only these have algorithms for any layout (the others need one host)
+[ -n "${HOSTS:-}" ] && collectives="allreduce allgather"
 echo "collectives: $(echo $collectives)"
 # refused NAME CMD...: CMD must be refused as a usage error (exit 2) naming why.
 refused() {
@@ -81,21 +103,21 @@ refused() {
 for coll in $collectives; do
   if [ "$coll" = hypercube ] && (( NP & (NP - 1) )); then
     # nccl-tests skips hypercube when the rank count is not a power of two; we refuse it
-    refused "$coll-refused" "power-of-two rank count" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -b 8 -e 1M -c 1
+    refused "$coll-refused" "power-of-two rank count" "${MPIRUN[@]}" "${BENCH[@]}" "$coll" -b 8 -e 1M -c 1
     continue
   fi
   ops=(); bin/mscclpp-bench "$coll" --help | grep -- '--op' >/dev/null && ops=(-o all)
-  step "$coll-all" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -d all "${ops[@]}" -b 8 -e 16M -f 4 -n 2 -w 1 -c 1
+  step "$coll-all" "${MPIRUN[@]}" "${BENCH[@]}" "$coll" -k all -d all "${ops[@]}" -b 8 -e 16M -f 4 -n 2 -w 1 -c 1
   check_wrong "$coll-all" zero
   # a rooted collective (its root column is -r's, not -1) again with the last rank as root
   root=$(awk '$1 ~ /^[0-9]+$/ && NF == 13 { print $5; exit }' "$OUT/$coll-all.log")
   if [ -n "$root" ] && [ "$root" != -1 ] && [ "$NP" -gt 1 ]; then
-    step "$coll-root" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -d all "${ops[@]}" -b 8 -e 16M -f 4 -n 2 -w 1 -c 1 -r $((NP - 1))
+    step "$coll-root" "${MPIRUN[@]}" "${BENCH[@]}" "$coll" -k all -d all "${ops[@]}" -b 8 -e 16M -f 4 -n 2 -w 1 -c 1 -r $((NP - 1))
     check_wrong "$coll-root" zero
   fi
-  step "$coll-odd" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -d all "${ops[@]}" -b 1000 -e 100000 -i 33337 -n 2 -w 1 -c 1
+  step "$coll-odd" "${MPIRUN[@]}" "${BENCH[@]}" "$coll" -k all -d all "${ops[@]}" -b 1000 -e 100000 -i 33337 -n 2 -w 1 -c 1
   check_wrong "$coll-odd" zero
-  step "$coll-graph" "${MPIRUN[@]}" bin/mscclpp-bench "$coll" -k all -b 8 -e 16M -f 8 -n 4 -w 1 -c 1 -G 2
+  step "$coll-graph" "${MPIRUN[@]}" "${BENCH[@]}" "$coll" -k all -b 8 -e 16M -f 8 -n 4 -w 1 -c 1 -G 2
   check_wrong "$coll-graph" zero
 done
 exit $fail
