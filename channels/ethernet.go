@@ -40,8 +40,8 @@ type EthernetOptions struct {
 	// CPUs pins the sender and receiver threads (affinity.Helpers); empty keeps the
 	// rank's binding.
 	CPUs affinity.Set
-	// Spin is how long the control socket's receiver polls for its next message before
-	// it sleeps in read(2) (0: it sleeps at once). A sleeping thread is woken by the
+	// Spin is how long the control socket's receiver tries non-blocking receives for its
+	// next message before it sleeps in read(2) (0: it sleeps at once). A sleeping thread is woken by the
 	// kernel, which on a virtual machine whose idle CPU has halted costs microseconds per
 	// message; polling keeps a receiver that gets signals every few microseconds awake.
 	// Data sockets always sleep: their pieces are large, and there are several per peer.
