@@ -21,8 +21,9 @@ import (
 // peer, each used in both directions, and GPU data staged through pinned host memory.
 //
 // Sending. The proxy itself sends what is small: a signal's mark, and a write of at most
-// EthMinChunk bytes (copied out of GPU memory into the proxy's staging slot, then sent
-// with its header in one system call), on the control socket, which only it writes. A
+// EthMinChunk bytes of GPU memory (copied into the proxy's staging slot, then sent with
+// its header in one system call) or ethHostInlineMax of host-resident memory (see
+// below), on the control socket, which only it writes. A
 // larger write is cut into pieces that the proxy deals out to the data sockets in turn:
 // each data socket's sender thread has a queue of its own, copies its pieces out of GPU
 // memory into staging slots and sends them, Depth copies in flight so that the copies
@@ -610,9 +611,16 @@ func (r *ethReceiver) loop() error {
 		seq := binary.LittleEndian.Uint64(hdr[24:])
 		switch {
 		case hdr[0] == ethMsgData:
+			// A data socket's pieces fit one slot (the sender's pieces are at most our
+			// chunk, and each counts as one landed piece); the control socket also carries
+			// writes of host-resident memory up to ethHostInlineMax.
 			most := uint64(len(r.slots[0].stage.Host))
-			if n == 0 || n > max(most, ethHostInlineMax) {
-				return fmt.Errorf("a %d-byte piece (at most %d)", n, most)
+			limit := most
+			if r.k < 0 {
+				limit = max(most, ethHostInlineMax)
+			}
+			if n == 0 || n > limit {
+				return fmt.Errorf("a %d-byte piece (at most %d)", n, limit)
 			}
 			mem, err := c.reg.span(id, off, n)
 			if err != nil {

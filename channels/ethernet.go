@@ -29,9 +29,10 @@ type EthernetOptions struct {
 	// (bootstrap.MatchInterface); "" for none.
 	Ifname string
 	// Sockets is the number of data connections per peer (default 8, at most 64), which
-	// carry large writes; one more carries signals and writes of at most EthMinChunk.
+	// carry large writes; one more carries signals and small writes (at most EthMinChunk
+	// bytes of GPU memory, or 4 MiB of host-resident memory: Mesh.ShareHost).
 	Sockets int
-	Chunk   uint64 // largest message, and size of a staging slot (default 4M)
+	Chunk   uint64 // largest piece on a data socket, and size of a staging slot (default 4M)
 	Depth   int    // staging slots per socket and direction (default 2, at most 64)
 	// SocketBuffer sets SO_SNDBUF and SO_RCVBUF; 0 leaves the kernel's autotuning, which
 	// grows them up to net.ipv4.tcp_{w,r}mem.

@@ -16,7 +16,9 @@ import (
 // connected by CUDA IPC refuses it (on every rank). Every rank calls it with the same
 // size; Close frees it.
 func (m *Mesh) ShareHost(bytes uint64) (*Buffer, error) {
-	// Every rank decides alike (from every pair's transport), so none waits in the exchange.
+	// Every rank refuses alike (from every pair's transport), so none waits in the exchange
+	// for a rank that refused; a failure on one rank only (the allocation, a registration)
+	// leaves the others waiting in the exchange until the bootstrap's timeout, as Share does.
 	for i := range m.pairs {
 		for j := i + 1; j < len(m.pairs); j++ {
 			if m.pairs[i][j] == TransportCudaIpc {

@@ -22,6 +22,9 @@ gpus=$(nvidia-smi -L | wc -l)
 [ "$NP" -gt "$gpus" ] && MPIRUN+=(--oversubscribe)
 BENCH=(bin/mscclpp-bench)
 if [ -n "${HOSTS:-}" ]; then
+  if ! [[ "$HOSTS" =~ ^[0-9]+$ ]] || [ "$HOSTS" -lt 2 ] || [ "$HOSTS" -gt "$NP" ]; then
+    echo "gpu-test.sh: HOSTS=$HOSTS: want a whole number from 2 to NP ($NP)" >&2; exit 2
+  fi
   export MB_HOSTS=$HOSTS MB_NP=$NP
   MPIRUN+=(-x MB_HOSTS -x MB_NP)
   BENCH=(sh -c 'MSCCLPP_BENCH_HOSTID=h$((OMPI_COMM_WORLD_RANK * MB_HOSTS / MB_NP)) exec bin/mscclpp-bench "$@"' sh)

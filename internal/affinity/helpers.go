@@ -28,3 +28,19 @@ func Helpers(ranks []Set, index int, h Host) Set {
 	}
 	return free
 }
+
+// CanSpin says whether a helper thread may poll instead of sleeping (the Ethernet control
+// receiver's spin): only where it has a CPU that neither the rank's main thread nor its
+// proxy needs. Not when the proxy shares the rank's CPU (p.Shared); yes when the helpers
+// have CPUs of their own (helpers, from Helpers); otherwise (the helpers run within the
+// rank's binding) only when that binding has at least 4 CPUs: the main thread and the
+// proxy each spin on one.
+func CanSpin(p Placement, helpers, own Set) bool {
+	switch {
+	case p.Shared:
+		return false
+	case len(helpers) > 0:
+		return true
+	}
+	return len(own) >= 4
+}

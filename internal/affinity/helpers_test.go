@@ -34,3 +34,26 @@ func mustParse(t *testing.T, s string) Set {
 	}
 	return set
 }
+
+func TestCanSpin(t *testing.T) {
+	tests := []struct {
+		name    string
+		p       Placement
+		helpers Set
+		own     Set
+		want    bool
+	}{
+		{"proxy shares the rank's CPU", Placement{Shared: true}, nil, Set{0}, false},
+		{"shared, even with helper CPUs", Placement{Shared: true}, Set{4, 5}, Set{0}, false},
+		{"helpers have CPUs of their own", Placement{CPUs: Set{2}}, Set{4, 5}, Set{0}, true},
+		{"bound to 2 CPUs: main thread and proxy take them", Placement{}, nil, Set{0, 1}, false},
+		{"bound to 3 CPUs", Placement{}, nil, Set{0, 1, 2}, false},
+		{"bound to 4 CPUs", Placement{}, nil, Set{0, 1, 2, 3}, true},
+		{"unbound on a large host", Placement{}, nil, Set{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, true},
+	}
+	for _, tt := range tests {
+		if got := CanSpin(tt.p, tt.helpers, tt.own); got != tt.want {
+			t.Errorf("%s: CanSpin = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -70,14 +70,14 @@ func runPingPong(j *Job) error {
 	return nil
 }
 
+// rawTCPMinBytes is the smallest transfer the raw TCP notes time.
+const rawTCPMinBytes = 64 << 20
+
 // noteRawTCP measures, for every pair connected over Ethernet, the raw rate of its
 // sockets from the first rank to the second, then both ways at once (best of three
 // transfers each, of the sweep's largest size but at least 64 MiB: a first transfer both
 // ways at 16 MiB measured a quarter of the rate of the later ones on 2xH200), and notes
 // them under the header, as the ceilings the port-channel figures are to be read against.
-// rawTCPMinBytes is the smallest transfer the raw TCP notes time.
-const rawTCPMinBytes = 64 << 20
-
 func noteRawTCP(j *Job, p *results.TextPrinter, pairs [][2]int) error {
 	bytes := uint64(max(j.Cfg.MaxBytes, rawTCPMinBytes))
 	for _, pr := range pairs {

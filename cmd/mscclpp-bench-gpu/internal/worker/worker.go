@@ -182,6 +182,9 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	meshOpts.Mode, meshOpts.Timeout, meshOpts.Hostname, meshOpts.Proxy = mode, cfg.Timeout, j.Hostname, proxy
 	meshOpts.Verbs = ibverbs.Library{GIDIndex: cfg.Env.IBGIDIndex}
 	meshOpts.Ethernet.CPUs = j.helpers
+	if !affinity.CanSpin(proxy, j.helpers, j.cpus) {
+		meshOpts.Ethernet.Spin = 0 // no CPU to poll on without taking it from the main thread or the proxy
+	}
 	if j.Mesh, err = channels.NewMesh(j.GPU, j.Boot, meshOpts); err != nil {
 		if errors.Is(err, channels.ErrNoHCA) {
 			return nil, cli.Usagef("%v", err) // names the rank and host
