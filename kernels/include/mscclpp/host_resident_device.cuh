@@ -80,13 +80,22 @@ MB_DEVICE void hostGate(LaunchState* st, uint32_t flag, PortChannelHandle* chans
 }
 
 // copyFresh copies bytes from host-resident memory src to dst with threads tid of
-// nthreads, reading with loadFresh.
+// nthreads, reading with loadFresh. A 16-byte aligned src is read 16 bytes at a time even
+// where dst is not aligned (allgather's chunks at odd sizes): then each 16 bytes are
+// stored byte by byte into GPU memory, rather than read byte by byte over PCIe.
 MB_DEVICE void copyFresh(char* dst, const char* src, uint64_t bytes, uint64_t tid, uint64_t nthreads) {
   uint64_t done = 0;
-  if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0) {
+  if ((reinterpret_cast<uintptr_t>(src) & 15) == 0) {
     const uint64_t n = bytes / 16;
+    const bool aligned = (reinterpret_cast<uintptr_t>(dst) & 15) == 0;
     for (uint64_t i = tid; i < n; i += nthreads) {
-      reinterpret_cast<int4*>(dst)[i] = loadFresh(reinterpret_cast<const int4*>(src) + i);
+      const int4 w = loadFresh(reinterpret_cast<const int4*>(src) + i);
+      if (aligned) {
+        reinterpret_cast<int4*>(dst)[i] = w;
+      } else {
+        const char* b = reinterpret_cast<const char*>(&w);
+        for (int k = 0; k < 16; k++) dst[i * 16 + k] = b[k];
+      }
     }
     done = n * 16;
   }
