@@ -12,6 +12,10 @@
 # to one core for 2 ranks); BIND=none adds --bind-to none to both, and MPIRUN_ARGS adds any
 # other mpirun options (for example "--map-by slot:PE=2"). A collective that cannot run on
 # NP ranks (hypercube needs a power of two) is reported and left out of `all`.
+# HOSTS=N tells our ranks they are on N hosts (rank r on host r*N/NP, MSCCLPP_BENCH_HOSTID),
+# so that pairs on different "hosts" connect over Ethernet, and forces NCCL onto its socket
+# transport (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_NET=Socket
+# NCCL_SOCKET_IFNAME=$NCCL_SOCKET_IFNAME or lo), as shared/baselines' socket runs were made.
 # Example: NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build allreduce -b 8 -e 2G -f 2 -G 10
 #          NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build all -b 8 -e 2G -f 4 -r 1
 set -euo pipefail
@@ -49,6 +53,16 @@ case ${BIND:-} in
 esac
 # shellcheck disable=SC2206 # MPIRUN_ARGS is a list of words on purpose
 mpi+=(${MPIRUN_ARGS:-})
+ours=("$bench")
+nccl_env=()
+if [ -n "${HOSTS:-}" ]; then
+  if ! [[ "$HOSTS" =~ ^[0-9]+$ ]] || [ "$HOSTS" -lt 2 ] || [ "$HOSTS" -gt "$NP" ]; then
+    echo "$0: HOSTS=$HOSTS: want a whole number from 2 to NP ($NP)" >&2; exit 2
+  fi
+  nccl_env=(-x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1 -x NCCL_IB_DISABLE=1 -x NCCL_NET=Socket
+    -x "NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo}")
+  ours=(-x "MB_HOSTS=$HOSTS" -x "MB_NP=$NP" sh -c 'MSCCLPP_BENCH_HOSTID=h$((OMPI_COMM_WORLD_RANK * MB_HOSTS / MB_NP)) exec "$0" "$@"' "$bench")
+fi
 
 # compare COLL FLAGS...: both runs of one collective and their table; returns ours' status.
 compare() {
@@ -56,13 +70,13 @@ compare() {
   shift
   nccl=$dir/$(program "$coll")
   [ -x "$nccl" ] || { echo "$0: $nccl is not an executable nccl-tests binary" >&2; return 2; }
-  tag=$coll$(printf '%s' "$*" | tr -c 'A-Za-z0-9' '_')${BIND:+_bind-$BIND}
-  mpirun "${mpi[@]}" -x NCCL_NVLS_ENABLE "$nccl" "$@" -J "$OUT/nccl-$tag.json" >"$OUT/nccl-$tag.txt" ||
+  tag=$coll$(printf '%s' "$*" | tr -c 'A-Za-z0-9' '_')${BIND:+_bind-$BIND}${HOSTS:+_hosts-$HOSTS}
+  mpirun "${mpi[@]}" -x NCCL_NVLS_ENABLE "${nccl_env[@]}" "$nccl" "$@" -J "$OUT/nccl-$tag.json" >"$OUT/nccl-$tag.txt" ||
     { echo "$0: $nccl failed (exit $?): $OUT/nccl-$tag.txt" >&2; return 1; }
-  mpirun "${mpi[@]}" "$bench" "$coll" "$@" -J "$OUT/mscclpp-$tag.json" >"$OUT/mscclpp-$tag.txt" || rc=$?
+  mpirun "${mpi[@]}" "${ours[@]}" "$coll" "$@" -J "$OUT/mscclpp-$tag.json" >"$OUT/mscclpp-$tag.txt" || rc=$?
   # Data rows: size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong;
   # hypercube's redop is blank (12 fields), so the columns after it start one earlier.
-  awk -v title="$coll $*" -v bind="${BIND:-mpirun default}" '
+  awk -v title="$coll $*${HOSTS:+ across $HOSTS simulated hosts (NCCL: socket transport)}" -v bind="${BIND:-mpirun default}" '
     FNR == 1 { file++ }
     /^ *[0-9]/ && NF >= 12 {
       o = (NF == 12) ? -1 : 0
