@@ -12,7 +12,7 @@
 # to one core for 2 ranks); BIND=none adds --bind-to none to both, and MPIRUN_ARGS adds any
 # other mpirun options (for example "--map-by slot:PE=2"). A collective that cannot run on
 # NP ranks (hypercube needs a power of two) is reported and left out of `all`.
-# HOSTS=N tells our ranks they are on N hosts (rank r on host r*N/NP, MSCCLPP_BENCH_HOSTID),
+# HOSTS=N tells our ranks they are on N hosts (scripts/simhost.sh: rank r on host r*N/NP),
 # so that pairs on different "hosts" connect over Ethernet, and forces NCCL onto its socket
 # transport (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_NET=Socket
 # NCCL_SOCKET_IFNAME=$NCCL_SOCKET_IFNAME or lo), as shared/baselines' socket runs were made.
@@ -56,12 +56,10 @@ mpi+=(${MPIRUN_ARGS:-})
 ours=("$bench")
 nccl_env=()
 if [ -n "${HOSTS:-}" ]; then
-  if ! [[ "$HOSTS" =~ ^[0-9]+$ ]] || [ "$HOSTS" -lt 2 ] || [ "$HOSTS" -gt "$NP" ]; then
-    echo "$0: HOSTS=$HOSTS: want a whole number from 2 to NP ($NP)" >&2; exit 2
-  fi
+  "$here/scripts/simhost.sh" --check "$HOSTS" "$NP"
   nccl_env=(-x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1 -x NCCL_IB_DISABLE=1 -x NCCL_NET=Socket
     -x "NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo}")
-  ours=(-x "MB_HOSTS=$HOSTS" -x "MB_NP=$NP" sh -c 'MSCCLPP_BENCH_HOSTID=h$((OMPI_COMM_WORLD_RANK * MB_HOSTS / MB_NP)) exec "$0" "$@"' "$bench")
+  ours=("$here/scripts/simhost.sh" "$HOSTS" "$NP" "$bench")
 fi
 
 # compare COLL FLAGS...: both runs of one collective and their table; returns ours' status.

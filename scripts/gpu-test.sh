@@ -4,8 +4,8 @@
 # BIND (empty: mpirun's default binding; none: --bind-to none). More ranks than GPUs
 # (NP=3 or NP=8 on two GPUs: ranks share a GPU) check correctness, not speed; mpirun then
 # gets --oversubscribe.
-# HOSTS=N tells the ranks they are on N hosts (MSCCLPP_BENCH_HOSTID, rank r on host
-# r*N/NP), so that pairs on different "hosts" connect over Ethernet (loopback TCP here):
+# HOSTS=N tells the ranks they are on N hosts (scripts/simhost.sh: MSCCLPP_BENCH_HOSTID,
+# rank r on host r*N/NP), so that pairs on different "hosts" connect over Ethernet (loopback TCP here):
 # then ping-pong runs over port channels and the collectives with algorithms for any layout
 # (allreduce, allgather) run every such algorithm; the Go GPU tests are skipped.
 # Logs go to $OUT (default ./out). Exits non-zero if anything failed.
@@ -22,12 +22,8 @@ gpus=$(nvidia-smi -L | wc -l)
 [ "$NP" -gt "$gpus" ] && MPIRUN+=(--oversubscribe)
 BENCH=(bin/mscclpp-bench)
 if [ -n "${HOSTS:-}" ]; then
-  if ! [[ "$HOSTS" =~ ^[0-9]+$ ]] || [ "$HOSTS" -lt 2 ] || [ "$HOSTS" -gt "$NP" ]; then
-    echo "gpu-test.sh: HOSTS=$HOSTS: want a whole number from 2 to NP ($NP)" >&2; exit 2
-  fi
-  export MB_HOSTS=$HOSTS MB_NP=$NP
-  MPIRUN+=(-x MB_HOSTS -x MB_NP)
-  BENCH=(sh -c 'MSCCLPP_BENCH_HOSTID=h$((OMPI_COMM_WORLD_RANK * MB_HOSTS / MB_NP)) exec bin/mscclpp-bench "$@"' sh)
+  scripts/simhost.sh --check "$HOSTS" "$NP" || exit 2
+  BENCH=(scripts/simhost.sh "$HOSTS" "$NP" bin/mscclpp-bench)
 fi
 echo "NP=$NP ranks on $gpus GPUs${HOSTS:+, told they are on $HOSTS hosts}: ${MPIRUN[*]}"
 fail=0
