@@ -31,7 +31,7 @@ extern "C" __global__ void __launch_bounds__(1024)
       const MemoryChannelHandle& c = chans[llPeerIndex(root, rank)];
       unpackPackets<LL16>(out, scratch + slot, bytes, flag, tid, nth, root, c.index);
     }
-    sendCredits(chans, npeers, rank, flag, rank != root);
+    sendCredits(chans, npeers, rank, flag);
   }
   finishLaunch(state, flag);
 }

@@ -33,7 +33,7 @@ __device__ void reduceLL16(MemoryChannelHandle* chans, const char* scratch, uint
     } else {
       reduceSlots<T, Op>(out, in, bytes, scratch + slot, slotBytes, flag, rank, nranks, chans);
     }
-    sendCredits(chans, npeers, rank, flag, rank == root);
+    sendCredits(chans, npeers, rank, flag);
   }
   finishLaunch(state, flag);
 }

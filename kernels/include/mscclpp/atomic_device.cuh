@@ -27,6 +27,17 @@ MB_DEVICE uint64_t loadRelaxedSys(const uint64_t* p) {
   return v;
 }
 
+// 32-bit forms, for words such as LL credits (ll_device.cuh).
+MB_DEVICE uint32_t loadAcquireSys(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+MB_DEVICE void storeRelaxedSys(uint32_t* p, uint32_t v) {
+  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
 MB_DEVICE void storeReleaseSys(uint64_t* p, uint64_t v) {
   asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
