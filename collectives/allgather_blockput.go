@@ -19,7 +19,7 @@ func init() {
 
 type allgatherBlockput struct {
 	*base
-	k     params.Kernel[params.AllgatherPutArgs]
+	k     params.Kernel[params.AllgatherBlockputArgs]
 	chans device.Ptr // [block][peer]
 }
 
@@ -42,9 +42,9 @@ func newAllgatherBlockput(env *Env) (Instance, error) {
 
 func (a *allgatherBlockput) Launch(l *LaunchArgs, s device.Stream) error {
 	e := a.env
-	grid := a.blocks(l.SendBytes*uint64(e.NRanks), blockputBytesPerBlock)
-	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AllgatherPutArgs{
+	grid, local := a.putGrid(a.blocks(l.SendBytes*uint64(e.NRanks), blockputBytesPerBlock), l.InPlace)
+	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AllgatherBlockputArgs{
 		OutChans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), OutOff: l.OutOff, Chunk: l.SendBytes,
-		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), LocalBlocks: uint32(local), State: a.state,
 	})
 }

@@ -39,10 +39,10 @@ func newAlltoallBlockput(env *Env) (Instance, error) {
 
 func (a *alltoallBlockput) Launch(l *LaunchArgs, s device.Stream) error {
 	e := a.env
-	grid := a.blocks(l.SendBytes, blockputBytesPerBlock)
+	grid, local := a.putGrid(a.blocks(l.SendBytes, blockputBytesPerBlock), l.InPlace)
 	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AlltoallArgs{
 		Chans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
 		Chunk: l.SendBytes / uint64(e.NRanks), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
-		InPlace: b2u(l.InPlace), State: a.state,
+		InPlace: b2u(l.InPlace), LocalBlocks: uint32(local), State: a.state,
 	})
 }

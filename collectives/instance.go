@@ -111,6 +111,20 @@ func (b *base) blocks(bytes, per uint64) int {
 	return n
 }
 
+// putGrid adds, out of place, blocks that copy a rank's own chunk beside the put blocks
+// of blockput kernels: one per four put blocks (at least one), and fewer put blocks where
+// the whole grid would not fit the SMs at once. It returns the grid and the copy blocks.
+func (b *base) putGrid(putBlocks int, inPlace bool) (grid, local int) {
+	if inPlace {
+		return putBlocks, 0
+	}
+	local = max(1, putBlocks/4)
+	if putBlocks+local > b.env.SMs && b.env.SMs > local {
+		putBlocks = b.env.SMs - local
+	}
+	return putBlocks + local, local
+}
+
 func roundUp(v, to uint64) uint64 { return (v + to - 1) / to * to }
 
 func b2u(v bool) uint32 {

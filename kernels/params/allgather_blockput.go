@@ -1,5 +1,18 @@
 package params
 
-// The kernel of kernels/allgather_blockput.cu. It has the parameters of allgather_put, but
-// its channel array is [block][peer].
-var AllgatherBlockput = declareFunc[AllgatherPutArgs]("allgather_blockput")
+import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
+
+// AllgatherBlockput is the kernel of kernels/allgather_blockput.cu: allgather_put's
+// parameters and LocalBlocks, with a channel array [block][peer].
+var AllgatherBlockput = declareFunc[AllgatherBlockputArgs]("allgather_blockput")
+
+// AllgatherBlockputArgs are allgather_blockput's parameters (kernels/allgather_blockput.cu).
+type AllgatherBlockputArgs struct {
+	OutChans     device.Ptr // MemoryChannelHandle[block][peer] to the peers' outputs
+	In, Out      device.Ptr
+	OutOff       uint64 // the outputs' offset, the same on every rank
+	Chunk        uint64 // bytes each rank contributes
+	Rank, NRanks uint32
+	LocalBlocks  uint32     // the grid's last blocks that copy my chunk to my output (0 in place)
+	State        device.Ptr // LaunchState
+}

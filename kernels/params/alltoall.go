@@ -10,6 +10,7 @@ type AlltoallArgs struct {
 	Chunk        uint64     // bytes each rank sends to each rank
 	Rank, NRanks uint32
 	InPlace      uint32
+	LocalBlocks  uint32     // the grid's last blocks that copy my own chunk (0 in place)
 	State        device.Ptr // LaunchState
 }
 
