@@ -5,10 +5,11 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// alltoallPortAutoMin is where -k auto switches from blockput to port: measured on 2×H200
-// (graph mode, out of place), port is 1–10 % slower at 64 MiB and faster from 128 MiB
-// (docs/results/2026-11-23-session4/x2-port/).
-const alltoallPortAutoMin = 128 << 20
+// alltoallPortAutoMin is where -k auto switches from blockput to port out of place: on
+// 2×H200 (graph mode), since blockput copies my own chunk on blocks of its own, port is 6 %
+// slower at 128 MiB and 5 % faster at 512 MiB (docs/results/2026-11-23-session6/). In place,
+// port pays one more copy and auto keeps blockput (13–17 % faster there at 128–512 MiB).
+const alltoallPortAutoMin = 256<<20 + 1
 
 // alltoall port: the CPU proxy copies my chunk for every peer into its output with the copy
 // engine (in place: into its scratch, then the peer copies it out); SMs copy my own chunk
@@ -19,7 +20,8 @@ func init() {
 		Doc:      "port channels: the proxy drives the copy engine; large messages",
 		MinRanks: 2,
 		AutoMin:  alltoallPortAutoMin, AutoPriority: -1, // before blockput (0)
-		New: newAlltoallPort,
+		AutoOutOfPlace: true,
+		New:            newAlltoallPort,
 	})
 }
 

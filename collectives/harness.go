@@ -162,10 +162,21 @@ func (h *Harness) instance(a *Algorithm) (Instance, error) {
 	return inst, nil
 }
 
-// step is one table row to measure.
+// step is one table row to measure: alg out of place, and in place too unless inPlace is
+// set (auto picked another algorithm there: AutoOutOfPlace).
 type step struct {
-	size int64
-	alg  *Algorithm
+	size    int64
+	alg     *Algorithm
+	inPlace *Algorithm
+}
+
+// label names the step's algorithms for the table's "# algorithm:" lines.
+func (st step) label() string {
+	s := fmt.Sprintf("%s (#%d)", st.alg.Name, st.alg.Number)
+	if st.inPlace != nil {
+		s += fmt.Sprintf(", in place %s (#%d)", st.inPlace.Name, st.inPlace.Number)
+	}
+	return s
 }
 
 func (h *Harness) plan(dt string) ([]step, error) {
@@ -174,7 +185,7 @@ func (h *Harness) plan(dt string) ([]step, error) {
 		for _, a := range Algorithms(h.Coll.Name()) {
 			for _, sz := range h.Opts.Sizes {
 				if a.supportsIn(sz, h.env.Layout, dt) == nil {
-					out = append(out, step{sz, a})
+					out = append(out, step{size: sz, alg: a})
 				}
 			}
 		}
@@ -185,7 +196,17 @@ func (h *Harness) plan(dt string) ([]step, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, step{sz, algs[0]})
+		st := step{size: sz, alg: algs[0]}
+		if h.Opts.Kernel == "auto" {
+			in, err := SelectPlaced(h.Coll.Name(), "auto", sz, h.env.Layout, dt, true)
+			if err != nil {
+				return nil, err
+			}
+			if in[0] != st.alg {
+				st.inPlace = in[0]
+			}
+		}
+		out = append(out, st)
 	}
 	return out, nil
 }
@@ -225,6 +246,16 @@ func (h *Harness) Run(rep Reporter) (*Summary, error) {
 	return sum, nil
 }
 
+// warmupStep is the first step whose row moves data (the first step if none does).
+func (h *Harness) warmupStep(steps []step, dt Datatype) step {
+	for _, st := range steps {
+		if h.Coll.Counts(st.size, dt, h.env.NRanks).SizeBytes(dt.Size) > 0 {
+			return st
+		}
+	}
+	return steps[0]
+}
+
 // tally is what a sweep adds up as it goes.
 type tally struct {
 	sum         *Summary
@@ -244,17 +275,19 @@ func (h *Harness) runCycle(rep Reporter, plans [][]step, ops []string, first boo
 		steps := plans[i]
 		if first && len(steps) > 0 {
 			// One measurement to discard: the first timed loop of a process ran 2-3x slow
-			// (seen at 8 B), as nccl-tests' warm-up before its sweep avoids.
-			if _, err := h.measure(steps[0], dt, Op(ops[0])); err != nil {
+			// (seen at 8 B), as nccl-tests' warm-up before its sweep avoids. It is the first
+			// step that moves data: a 0-byte row (allgather -b 8 on 2 ranks) warms nothing,
+			// and across hosts the row after it then took single iterations of 0.4-0.5 ms.
+			if _, err := h.measure(h.warmupStep(steps, dt), dt, Op(ops[0])); err != nil {
 				return fmt.Errorf("%s %s warm-up: %w", h.Coll.Name(), dtName, err)
 			}
 		}
 		for _, opName := range ops {
 			current := ""
 			for _, st := range steps {
-				if st.alg.Name != current {
-					current = st.alg.Name
-					rep.Algorithm(fmt.Sprintf("%s (#%d)", st.alg.Name, st.alg.Number))
+				if l := st.label(); l != current {
+					current = l
+					rep.Algorithm(l)
 				}
 				if h.Opts.Progress != nil && t.total > 0 {
 					h.Opts.Progress(t.done%t.total, t.total, fmt.Sprintf("%s %s %s %d B (%s)", h.Coll.Name(), dtName, opName, st.size, st.alg.Name))
@@ -289,12 +322,23 @@ func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 	if err != nil {
 		return row, err
 	}
+	instIn := inst
+	if st.inPlace != nil {
+		row.InPlaceAlgorithm = st.inPlace.Name
+		if instIn, err = h.instance(st.inPlace); err != nil {
+			return row, err
+		}
+	}
 	elt := uint64(dt.Size)
 	for _, inPlace := range []bool{false, true} {
 		a := &LaunchArgs{Type: dt, Op: op, Root: max(root, 0), Count: c.Send, Param: c.Param, SendBytes: uint64(c.Send) * elt,
 			RecvBytes: uint64(c.Recv) * elt, InPlace: inPlace,
 			SendInPlace: uint64(c.SendInPlace) * elt, RecvInPlace: uint64(c.RecvInPlace) * elt}
-		p, err := h.measurePlacement(inst, a)
+		pi := inst
+		if inPlace {
+			pi = instIn
+		}
+		p, err := h.measurePlacement(pi, a)
 		if err != nil {
 			return row, fmt.Errorf("%s: %w", placementName(inPlace), err)
 		}

@@ -131,3 +131,70 @@ func TestRoundUpAndLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestHarnessPlanPlacement: under auto, a step names the in-place algorithm only where it
+// differs (AutoOutOfPlace), and its "# algorithm:" label says so; -k all and a named
+// algorithm never split.
+func TestHarnessPlanPlacement(t *testing.T) {
+	tests := []struct {
+		coll, k   string
+		size      int64
+		label     string
+		wantSplit bool
+	}{
+		{"alltoall", "auto", 1 << 30, "port (#2), in place blockput (#1)", true},
+		{"alltoall", "auto", 1 << 20, "ll16 (#0)", false},
+		{"sendrecv", "auto", 128 << 20, "port (#2), in place put (#1)", true},
+		{"sendrecv", "port", 128 << 20, "port (#2)", false},
+		{"allgather", "auto", 1 << 30, "port (#3)", false},
+	}
+	for _, tt := range tests {
+		h := &Harness{Coll: mustLookup(t, tt.coll), Opts: Options{Kernel: tt.k, Sizes: []int64{tt.size}},
+			env: &Env{Rank: 0, NRanks: 2, Layout: OneHostLayout(2)}}
+		steps, err := h.plan("float")
+		if err != nil || len(steps) != 1 {
+			t.Fatalf("%s -k %s %d: plan = %v, %v", tt.coll, tt.k, tt.size, steps, err)
+		}
+		if got := steps[0].label(); got != tt.label || (steps[0].inPlace != nil) != tt.wantSplit {
+			t.Errorf("%s -k %s %d: label %q (in place %v), want %q", tt.coll, tt.k, tt.size, got, steps[0].inPlace != nil, tt.label)
+		}
+	}
+	h := &Harness{Coll: mustLookup(t, "alltoall"), Opts: Options{Kernel: "all", Sizes: []int64{1 << 30}},
+		env: &Env{Rank: 0, NRanks: 2, Layout: OneHostLayout(2)}}
+	steps, err := h.plan("float")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range steps {
+		if st.inPlace != nil {
+			t.Errorf("-k all: step %s has an in-place algorithm %s", st.alg.Name, st.inPlace.Name)
+		}
+	}
+}
+
+func TestWarmupStep(t *testing.T) {
+	a := &Algorithm{Name: "x"}
+	tests := []struct {
+		coll  string
+		sizes []int64
+		want  int64
+	}{
+		{"allgather", []int64{8, 32, 128}, 32}, // 8 B on 2 ranks of float: a 0-byte row
+		{"allreduce", []int64{8, 32}, 8},
+		{"allgather", []int64{0, 4}, 0}, // nothing moves data: the first step
+	}
+	for _, tt := range tests {
+		h := &Harness{Coll: mustLookup(t, tt.coll), env: &Env{Rank: 0, NRanks: 2}}
+		var steps []step
+		for _, sz := range tt.sizes {
+			steps = append(steps, step{size: sz, alg: a})
+		}
+		dt, err := LookupDatatype("float")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := h.warmupStep(steps, dt).size; got != tt.want {
+			t.Errorf("%s warmupStep(%v) = %d, want %d", tt.coll, tt.sizes, got, tt.want)
+		}
+	}
+}

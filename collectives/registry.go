@@ -33,6 +33,10 @@ type Algorithm struct {
 	// AutoOn, when set, limits -k auto to the layouts where it returns true (e.g. the
 	// hierarchical algorithms, which run on one host too, are picked only across hosts).
 	AutoOn func(Layout) bool
+	// AutoOutOfPlace limits -k auto to out-of-place operations: in place, auto takes the
+	// best other candidate (e.g. a copy-engine algorithm whose in-place form pays one more
+	// copy than an SM algorithm's).
+	AutoOutOfPlace bool
 
 	// New builds the algorithm's per-run state (channels, scratch) for buffers of up to
 	// env.MaxBytes. Nil only in tests.
@@ -137,16 +141,21 @@ func Select(collective, k string, size int64, nranks int, dtype string) ([]*Algo
 	return SelectIn(collective, k, size, OneHostLayout(nranks), dtype)
 }
 
-// SelectIn returns the algorithms to run at one size on layout l: for "auto" the best
-// candidate, for "all" every algorithm that supports the size and fits the layout, else
-// the one named (an error if it does not support the size or fit the layout).
+// SelectIn returns the algorithms to run at one size on layout l, out of place: for "auto"
+// the best candidate, for "all" every algorithm that supports the size and fits the layout,
+// else the one named (an error if it does not support the size or fit the layout).
 func SelectIn(collective, k string, size int64, l Layout, dtype string) ([]*Algorithm, error) {
+	return SelectPlaced(collective, k, size, l, dtype, false)
+}
+
+// SelectPlaced is SelectIn for one placement: only "auto" depends on it (AutoOutOfPlace).
+func SelectPlaced(collective, k string, size int64, l Layout, dtype string, inPlace bool) ([]*Algorithm, error) {
 	nranks := l.NRanks()
 	switch k {
 	case "auto":
 		var best *Algorithm
 		for _, a := range registry[collective] {
-			if a.AutoMin == 0 && a.AutoMax == 0 {
+			if a.AutoMin == 0 && a.AutoMax == 0 || inPlace && a.AutoOutOfPlace {
 				continue
 			}
 			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || (a.AutoOn != nil && !a.AutoOn(l)) || a.supportsIn(size, l, dtype) != nil {

@@ -128,6 +128,40 @@ func TestSelectAutoBoundaries(t *testing.T) {
 	}
 }
 
+// TestSelectPlaced: algorithms marked AutoOutOfPlace are auto's choice out of place only;
+// in place the next candidate runs, and every other choice is the same in both placements.
+func TestSelectPlaced(t *testing.T) {
+	tests := []struct {
+		coll    string
+		size    int64
+		out, in string
+	}{
+		{"alltoall", 256 << 20, "blockput", "blockput"},
+		{"alltoall", 256<<20 + 1, "port", "blockput"},
+		{"alltoall", 2 << 30, "port", "blockput"},
+		{"sendrecv", 128 << 20, "port", "put"},
+		{"sendrecv", 1 << 20, "put", "put"},
+		{"allgather", 1 << 30, "port", "port"},
+	}
+	for _, tt := range tests {
+		l := OneHostLayout(2)
+		for _, c := range []struct {
+			inPlace bool
+			want    string
+		}{{false, tt.out}, {true, tt.in}} {
+			algs, err := SelectPlaced(tt.coll, "auto", tt.size, l, "float", c.inPlace)
+			if err != nil || len(algs) != 1 || algs[0].Name != c.want {
+				t.Errorf("SelectPlaced(%s, auto, %d, in place %v) = %v, %v; want %s", tt.coll, tt.size, c.inPlace, algNames(algs), err, c.want)
+			}
+		}
+		// a named algorithm runs in both placements, whatever AutoOutOfPlace says
+		algs, err := SelectPlaced(tt.coll, tt.out, tt.size, l, "float", true)
+		if err != nil || len(algs) != 1 || algs[0].Name != tt.out {
+			t.Errorf("SelectPlaced(%s, %s, %d, in place) = %v, %v; want %s", tt.coll, tt.out, tt.size, algNames(algs), err, tt.out)
+		}
+	}
+}
+
 func TestSelectAll(t *testing.T) {
 	for _, coll := range []string{"allgather", "allreduce"} {
 		for _, nranks := range []int{1, 2, 8} {

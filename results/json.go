@@ -222,6 +222,8 @@ type jsonResult struct {
 	ActualIters int            `json:"actual_iterations"`
 	Experiment  string         `json:"experiment_name"`
 	Algorithm   string         `json:"algorithm,omitempty"`
+	// InPlaceAlg is the in-place measurement's algorithm where it differs from Algorithm.
+	InPlaceAlg string `json:"in_place_algorithm,omitempty"`
 }
 
 type jsonPlacement struct {
@@ -435,6 +437,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 			InPerIter:   perIterToJSON(row.InPlace),
 			ActualIters: iters,
 			Algorithm:   row.Algorithm,
+			InPlaceAlg:  row.InPlaceAlgorithm,
 		})
 	}
 	for _, pp := range r.PingPong {
@@ -529,11 +532,12 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	for _, res := range doc.Results {
 		row := Row{
 			Size: res.Size, Count: res.Count, Type: res.Type, Op: res.RedOp,
-			Root:        int(res.Root),
-			OutOfPlace:  placementFromJSON(res.OutOfPlace),
-			InPlace:     placementFromJSON(res.InPlace),
-			Algorithm:   res.Algorithm,
-			ActualIters: res.ActualIters,
+			Root:             int(res.Root),
+			OutOfPlace:       placementFromJSON(res.OutOfPlace),
+			InPlace:          placementFromJSON(res.InPlace),
+			Algorithm:        res.Algorithm,
+			ActualIters:      res.ActualIters,
+			InPlaceAlgorithm: res.InPlaceAlg,
 		}
 		if row.OutOfPlace != nil {
 			row.OutOfPlace.PerIter = perIterFromJSON(res.OutPerIter)

@@ -103,7 +103,7 @@ func sampleReport() *Report {
 			{Size: 8, Count: 2, Type: "float", Op: "sum", Root: -1, Algorithm: "allpair-packet", ActualIters: 20,
 				OutOfPlace: &Placement{TimeUs: 12.08495, AlgBw: 0.000662, BusBw: 0.000662, Wrong: 0},
 				InPlace:    &Placement{TimeUs: 11.11855, AlgBw: 0.00072, BusBw: 0.00072, Wrong: -1}},
-			{Size: 1 << 20, Count: 1 << 18, Type: "float", Op: "sum", Root: 0, Algorithm: "ring", ActualIters: 7,
+			{Size: 1 << 20, Count: 1 << 18, Type: "float", Op: "sum", Root: 0, Algorithm: "ring", InPlaceAlgorithm: "tree", ActualIters: 7,
 				InPlace: &Placement{TimeUs: 15.4, AlgBw: 68.11, BusBw: 68.11, Wrong: 3}},
 		},
 		PingPong: []PingPongRow{
@@ -243,7 +243,7 @@ func TestJSONStructureMatchesBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	ours := buf.Bytes()
-	extras := []string{"program", "program_version", "program_extra", "collective", "pingpong", "unalign", "algorithm"}
+	extras := []string{"program", "program_version", "program_extra", "collective", "pingpong", "unalign", "algorithm", "in_place_algorithm"}
 	paths := [][]any{
 		nil,
 		{"config"},

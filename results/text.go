@@ -89,6 +89,9 @@ type Row struct {
 	// Algorithm names the implementation measured. It is not part of the
 	// text row (see TextPrinter.Algorithm) but is kept in JSON.
 	Algorithm string
+	// InPlaceAlgorithm names the in-place measurement's implementation where it differs
+	// (-k auto picked another one in place); empty: Algorithm.
+	InPlaceAlgorithm string
 	// ActualIters is the JSON "actual_iterations"; 0 means Header.Iters.
 	ActualIters int
 	// Timestamp is when the row was measured, printed with Header.Timestamps (-S).
