@@ -6,10 +6,11 @@ import (
 )
 
 // alltoallPortAutoMin is where -k auto switches from blockput to port out of place: on
-// 2×H200 (graph mode), since blockput copies my own chunk on blocks of its own, port is 6 %
-// slower at 128 MiB and 5 % faster at 512 MiB (docs/results/2026-11-23-session6/). In place,
-// port pays one more copy and auto keeps blockput (13–17 % faster there at 128–512 MiB).
-const alltoallPortAutoMin = 256<<20 + 1
+// 2×H200 (graph mode), since blockput copies my own chunk on blocks of its own, port is 4 %
+// slower at 128 MiB, 2 % faster at 256 MiB and 6 % at 512 MiB
+// (docs/results/2026-11-23-session6/x2-call4/a2a-cross.txt). In place, port pays one more
+// copy and auto keeps blockput (0.74–0.88× port's time there at 128–512 MiB).
+const alltoallPortAutoMin = 256 << 20
 
 // alltoall port: the CPU proxy copies my chunk for every peer into its output with the copy
 // engine (in place: into its scratch, then the peer copies it out); SMs copy my own chunk

@@ -136,8 +136,8 @@ func TestSelectPlaced(t *testing.T) {
 		size    int64
 		out, in string
 	}{
-		{"alltoall", 256 << 20, "blockput", "blockput"},
-		{"alltoall", 256<<20 + 1, "port", "blockput"},
+		{"alltoall", 256<<20 - 1, "blockput", "blockput"},
+		{"alltoall", 256 << 20, "port", "blockput"},
 		{"alltoall", 2 << 30, "port", "blockput"},
 		{"sendrecv", 128 << 20, "port", "put"},
 		{"sendrecv", 1 << 20, "put", "put"},
