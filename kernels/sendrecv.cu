@@ -12,7 +12,8 @@
 // block has passed that wait, the previous rank's data has landed here.
 //
 // In place, input and output are one buffer at the same offset on every rank: what I
-// receive overwrites what I send. Block b moves its share in pieces that fit in its
+// receive overwrites what I send. Two ranks swap their buffers (see below). Otherwise
+// block b moves its share in pieces that fit in its
 // registers: it reads the previous rank's piece, tells the previous rank it has read it,
 // waits until the next rank has read my piece, and only then stores the piece it holds.
 // Every rank cuts the same shares into the same pieces, so the signals pair up.
@@ -82,6 +83,25 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
     }
     __syncthreads();
     copy(next.remote() + off + r.begin, in + r.begin, r.size(), threadIdx.x, blockDim.x);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      next.signal();
+      prev.wait();
+    }
+  } else if (nranks == 2) {
+    // Two ranks: the next rank is the previous one, so the pair swaps buffers, the lower
+    // rank the first half and the higher the second (as alltoall_blockput in place): every
+    // byte is read and written once, with no step per piece. The peer's launch has started
+    // (acquire: its input is read) before the swap, and has finished with my buffer after.
+    if (threadIdx.x == 0) {
+      next.signal();
+      prev.wait();
+    }
+    __syncthreads();
+    const uint64_t half = bytes / 32 * 16;
+    const uint64_t lo = rank == 0 ? 0 : half, hi = rank == 0 ? half : bytes;
+    Range h = split(hi - lo, gridDim.x, blockIdx.x, 16);
+    swapBytes(out + lo + h.begin, next.remote() + off + lo + h.begin, h.size(), threadIdx.x, blockDim.x);
     __syncthreads();
     if (threadIdx.x == 0) {
       next.signal();

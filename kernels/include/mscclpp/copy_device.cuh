@@ -41,6 +41,56 @@ MB_DEVICE void copy(void* dst, const void* src, uint64_t bytes, uint64_t tid, ui
   for (uint64_t i = done + tid; i < bytes; i += nthreads) d[i] = s[i];
 }
 
+// swapVec16 exchanges n 16-byte vectors of a and b, Unroll of each in flight per thread.
+template <int Unroll = 4>
+MB_DEVICE void swapVec16(int4* a, int4* b, uint64_t n, uint64_t tid, uint64_t nthreads) {
+  uint64_t i = tid;
+  const uint64_t step = nthreads * Unroll;
+  for (; i + (Unroll - 1) * nthreads < n; i += step) {
+    int4 x[Unroll], y[Unroll];
+#pragma unroll
+    for (int u = 0; u < Unroll; u++) {
+      x[u] = a[i + u * nthreads];
+      y[u] = b[i + u * nthreads];
+    }
+#pragma unroll
+    for (int u = 0; u < Unroll; u++) {
+      a[i + u * nthreads] = y[u];
+      b[i + u * nthreads] = x[u];
+    }
+  }
+  for (; i < n; i += nthreads) {
+    int4 x = a[i];
+    a[i] = b[i];
+    b[i] = x;
+  }
+}
+
+// swapBytes exchanges bytes of a and b using threads tid of nthreads: 16-byte vectors when
+// both are 16-byte aligned, 4-byte words when 4-byte aligned, bytes for the rest.
+MB_DEVICE void swapBytes(char* a, char* b, uint64_t bytes, uint64_t tid, uint64_t nthreads) {
+  const uintptr_t align = reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b);
+  uint64_t done = 0;
+  if ((align & 15) == 0) {
+    done = bytes / 16 * 16;
+    swapVec16(reinterpret_cast<int4*>(a), reinterpret_cast<int4*>(b), bytes / 16, tid, nthreads);
+  } else if ((align & 3) == 0) {
+    done = bytes / 4 * 4;
+    uint32_t* a4 = reinterpret_cast<uint32_t*>(a);
+    uint32_t* b4 = reinterpret_cast<uint32_t*>(b);
+    for (uint64_t i = tid; i < bytes / 4; i += nthreads) {
+      uint32_t x = a4[i];
+      a4[i] = b4[i];
+      b4[i] = x;
+    }
+  }
+  for (uint64_t i = done + tid; i < bytes; i += nthreads) {
+    char x = a[i];
+    a[i] = b[i];
+    b[i] = x;
+  }
+}
+
 // A contiguous share of [0, total) for part `i` of `parts`, in units of `align` bytes.
 struct Range {
   uint64_t begin, end;
