@@ -18,10 +18,10 @@ func init() {
 	})
 }
 
-// sendRecvPutBytesPerBlock is how many bytes one block puts up to sendRecvPutSmallMax, and
-// half what it puts above. On 2×H200 (graph, -n 100), 32 KiB per block against 64 KiB took
-// 5.88 against 6.59 µs at 256 KiB and 11.06 against 11.28 at 2 MiB, but 17.2 against 17.0
-// at 4 MiB and 30.0 against 28.8 at 8 MiB.
+// sendRecvPutBytesPerBlock is how many bytes one block puts up to sendRecvPutSmallMax;
+// above, blockput's. On 2×H200 (graph, -n 100), 32 KiB per block against 64 KiB took 5.88
+// against 6.59 µs at 256 KiB and 11.06 against 11.28 at 2 MiB, but 17.2 against 17.0 at
+// 4 MiB and 30.0 against 28.8 at 8 MiB.
 const (
 	sendRecvPutBytesPerBlock = 32 << 10
 	sendRecvPutSmallMax      = 2 << 20
@@ -48,9 +48,9 @@ func newSendRecvPut(env *Env) (Instance, error) {
 
 func (a *sendRecvPut) Launch(l *LaunchArgs, s device.Stream) error {
 	e := a.env
-	per := uint64(sendRecvPutBytesPerBlock)
-	if l.SendBytes > sendRecvPutSmallMax {
-		per *= 2
+	per := uint64(blockputBytesPerBlock)
+	if l.SendBytes <= sendRecvPutSmallMax {
+		per = sendRecvPutBytesPerBlock
 	}
 	grid := a.blocks(l.SendBytes, per)
 	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.SendRecvArgs{
