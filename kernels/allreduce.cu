@@ -202,7 +202,9 @@ __device__ void allreduceReadReduce(MemoryChannelHandle* inChans, MemoryChannelH
 // for each piece of my chunk to arrive from every peer, reduces its share in rank order,
 // and writes the result to my output and straight into every peer's output over NVLink. So
 // the copy engine and the SMs share the link. Each block then signals the peers; the last
-// block waits for all of theirs, accounts for the pieces received, and flushes my copies.
+// block waits for all of theirs and accounts for the pieces received. It does not flush my
+// copies: a peer signals only after it has waited for every piece of mine, and the proxy
+// signals a piece only once its copy has completed, so my input is no longer read.
 // Pieces are counted against the port channel's expected counter, read by every block and
 // advanced once at the end, so any number of blocks can wait on one semaphore.
 template <typename T, int Op>
@@ -242,7 +244,6 @@ __device__ void allreducePort(PortChannelHandle* rsChans, MemoryChannelHandle* o
   if (lastBlock(state) && threadIdx.x < npeers) {
     MemoryChannel{outChans[threadIdx.x]}.waitN(gridDim.x);
     *reinterpret_cast<volatile uint64_t*>(rsChans[threadIdx.x].sem.expected) += pieces;
-    PortChannel{rsChans[threadIdx.x]}.flush();
   }
 }
 
