@@ -5,7 +5,7 @@
 // rank's input (in place: out + rank*chunk). Channel arrays hold one channel per peer in
 // ascending rank order; remote addresses are channel.remote + the same offsets as here,
 // since every rank runs with the same offsets.
-#include "mscclpp/collective_device.cuh"
+#include "mscclpp/port_collective_device.cuh"
 
 using namespace mb;
 
@@ -86,8 +86,9 @@ extern "C" __global__ void __launch_bounds__(1024, 1) allgather_get(MemoryChanne
 }
 
 // Copy engine: one thread per peer pushes a put-with-signal of my chunk into the peer's
-// output slot, waits for the peer's chunk and flushes (so my input may be reused once the
-// kernel ends). Blocks 1.. copy my own chunk locally meanwhile (out of place).
+// output slot, waits for the peer's chunk, and then for the peer's word that mine has
+// landed (putLanded: my input may be reused once the kernel ends). Blocks 1.. copy my own
+// chunk locally meanwhile (out of place).
 // portChans copy from my input buffer (in place: my output buffer) to the peers' outputs.
 extern "C" __global__ void __launch_bounds__(1024) allgather_port(PortChannelHandle* portChans,
                                                                   MemoryChannelHandle* syncChans, const char* in,
@@ -105,7 +106,7 @@ extern "C" __global__ void __launch_bounds__(1024) allgather_port(PortChannelHan
       PortChannel c{portChans[threadIdx.x]};
       c.putWithSignal(outOff + rank * chunk, srcOff, chunk);
       c.wait();
-      c.flush();
+      putLanded(syncChans[threadIdx.x]);
     }
   } else {
     char* mine = out + rank * chunk;

@@ -4,8 +4,8 @@
 //
 // Block 0 meets every peer (relaxed: the copy engine reads my buffer only after this kernel's
 // predecessors finished, by stream order), then thread i serves peer i: one put-with-signal
-// of my chunk for that peer, a wait for the peer's chunk, and a flush (my buffer may be
-// reused once the kernel ends).
+// of my chunk for that peer, a wait for the peer's chunk, and a wait for the peer's word
+// that mine has landed (putLanded: my buffer may be reused once the kernel ends).
 //
 // Out of place, chunk q of my input goes straight into chunk `rank` of peer q's output, and
 // the other blocks copy my own chunk locally meanwhile.
@@ -13,9 +13,9 @@
 // In place (input and output are the same buffer, at the same offset on every rank), a put
 // into the peer's output would overwrite a chunk the peer has not sent yet. So the chunks go
 // into slot `rank` of the peer's scratch instead; once block 0 has every peer's chunk and
-// its own puts have completed (flush), it opens the gate and every block copies the scratch
+// its own puts have landed (putLanded), it opens the gate and every block copies the scratch
 // slots into my output. My own chunk is already in place.
-#include "mscclpp/collective_device.cuh"
+#include "mscclpp/port_collective_device.cuh"
 
 using namespace mb;
 
@@ -32,7 +32,7 @@ extern "C" __global__ void __launch_bounds__(1024)
       PortChannel c{chans[threadIdx.x]};
       c.putWithSignal(dstOff + rank * chunk, srcOff + peer * chunk, chunk);
       c.wait();
-      c.flush();
+      putLanded(syncChans[threadIdx.x]);
     }
     if (scratch != nullptr) openGate(state, flag);
   } else if (scratch != nullptr) {

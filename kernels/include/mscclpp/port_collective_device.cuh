@@ -22,6 +22,18 @@ MB_DEVICE void awaitCount(const PortChannelHandle& c, uint64_t n) {
   }
 }
 
+// putLanded stands in for a flush where two ranks of one host put to each other and each
+// has just waited for the other's put-with-signal (so the other's data is here): it tells
+// the peer so over m (a memory channel, one NVLink write) and waits for the peer's word
+// that my put has landed there, which means the copy engine has finished reading my
+// buffer. That is one round trip over NVLink instead of one through the proxy. m's
+// semaphore counts one signal per side per call, as a barrier does.
+MB_DEVICE void putLanded(MemoryChannelHandle& m) {
+  MemoryChannel c{m};
+  c.signal();
+  c.wait();
+}
+
 // portGate: block 0's thread i waits for count expected+n on chans[i] and the block then
 // opens the gate (st->go = flag); the other blocks' thread 0 waits for the gate. Every
 // thread of every block calls it; on return what the peers put before those signals is
