@@ -106,7 +106,7 @@ extern "C" __global__ void __launch_bounds__(1024) allgather_port(PortChannelHan
       PortChannel c{portChans[threadIdx.x]};
       c.putWithSignal(outOff + rank * chunk, srcOff, chunk);
       c.wait();
-      putLanded(syncChans[threadIdx.x]);
+      putLanded(syncChans[threadIdx.x], syncChans[threadIdx.x]);
     }
   } else {
     char* mine = out + rank * chunk;

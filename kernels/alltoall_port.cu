@@ -32,7 +32,7 @@ extern "C" __global__ void __launch_bounds__(1024)
       PortChannel c{chans[threadIdx.x]};
       c.putWithSignal(dstOff + rank * chunk, srcOff + peer * chunk, chunk);
       c.wait();
-      putLanded(syncChans[threadIdx.x]);
+      putLanded(syncChans[threadIdx.x], syncChans[threadIdx.x]);
     }
     if (scratch != nullptr) openGate(state, flag);
   } else if (scratch != nullptr) {

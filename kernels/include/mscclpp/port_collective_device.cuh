@@ -22,16 +22,16 @@ MB_DEVICE void awaitCount(const PortChannelHandle& c, uint64_t n) {
   }
 }
 
-// putLanded stands in for a flush where two ranks of one host put to each other and each
-// has just waited for the other's put-with-signal (so the other's data is here): it tells
-// the peer so over m (a memory channel, one NVLink write) and waits for the peer's word
-// that my put has landed there, which means the copy engine has finished reading my
-// buffer. That is one round trip over NVLink instead of one through the proxy. m's
-// semaphore counts one signal per side per call, as a barrier does.
-MB_DEVICE void putLanded(MemoryChannelHandle& m) {
-  MemoryChannel c{m};
-  c.signal();
-  c.wait();
+// putLanded stands in for a flush after puts between ranks of one host: I have just waited
+// for the put-with-signal of the rank behind `from`, so its data is here. I tell it so over
+// `from` (a memory channel, one NVLink write) and wait on `to` for the word of the rank I put
+// to that my put has landed there, which means the copy engine has finished reading my
+// buffer: one round trip over NVLink instead of one through the proxy. Each pair's
+// semaphore counts one signal and one wait per direction, as a barrier does. Ranks that put
+// to each other pass the same channel twice.
+MB_DEVICE void putLanded(MemoryChannelHandle& from, MemoryChannelHandle& to) {
+  MemoryChannel{from}.signal();
+  MemoryChannel{to}.wait();
 }
 
 // portGate: block 0's thread i waits for count expected+n on chans[i] and the block then
