@@ -4,11 +4,10 @@
 //
 // Block 0 meets every peer (relaxed: the copy engine reads the root's buffer only after this
 // kernel's predecessors finished, by stream order). On the root, thread i then puts the
-// whole buffer with a signal into peer i's output and waits for the peer's word that it
-// has landed (the root's buffer may be reused once the kernel ends); out of place, the
-// root's other blocks copy its input into its output meanwhile. In place the root's input
-// is its output: nothing to copy. Every other rank waits for the root's signal on the
-// root's channel and tells the root: one block.
+// whole buffer with a signal into peer i's output and flushes (the root's buffer may be
+// reused once the kernel ends); out of place, the root's other blocks copy its input into
+// its output meanwhile. In place the root's input is its output: nothing to copy. Every
+// other rank waits for the root's signal on the root's channel: one block.
 #include "mscclpp/collective_device.cuh"
 
 using namespace mb;
@@ -24,11 +23,10 @@ extern "C" __global__ void __launch_bounds__(1024)
     if (rank == root && threadIdx.x < npeers) {
       PortChannel c{chans[threadIdx.x]};
       c.putWithSignal(dstOff, srcOff, bytes);
-      MemoryChannel{syncChans[threadIdx.x]}.wait();
+      c.flush();
     } else if (rank != root && threadIdx.x == 0) {
-      const uint32_t ri = root < rank ? root : root - 1;
-      PortChannel{chans[ri]}.wait();
-      MemoryChannel{syncChans[ri]}.signal();
+      PortChannel c{chans[root < rank ? root : root - 1]};
+      c.wait();
     }
   }
   if (rank == root && in != out) {
