@@ -44,7 +44,7 @@ func newAllreducePort(env *Env) (Instance, error) {
 
 // PieceBytes cuts a rank's chunk into pieces for the copy engine: an eighth of the chunk,
 // from 8 to 16 MiB. Every copy costs the copy engine about 3 µs however large (2×H200,
-// 128 MiB each way: 354 µs in one copy, 385 in 16 MiB pieces, 408 in 8 MiB pieces), so
+// 128 MiB each way: 354 µs in one copy, 387 in 16 MiB pieces, 408 in 8 MiB pieces), so
 // fewer pieces are faster, until the first piece's copy and the last piece's reduction,
 // which nothing overlaps, cost more than the copies saved. At 256 MiB, float, two calls:
 // 8 pieces of 16 MiB 763–780 µs, 16 of 8 MiB 782–799, 4 of 32 MiB 779–795; smaller first
