@@ -5,6 +5,8 @@ import (
 	"time"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
@@ -84,6 +86,41 @@ func (q *deviceQueue) Store64(dst device.Ptr, v uint64) error {
 	return q.g.WriteValue64Async(dst, v, q.s)
 }
 
-func (q *deviceQueue) Wait(timeout time.Duration) error { return q.g.Synchronize(q.s, timeout) }
+// Wait polls the queue's stream for copySpin, then sleeps copyNap in the kernel between
+// polls. The Ethernet transport's sender and receiver threads, 16 per peer with 8 data
+// sockets, wait here for copies of megabytes; when they spun, they took the CPUs from the
+// threads moving bytes through the sockets (on 2xH200 across 2 simulated hosts, a
+// receiver with a whole piece waiting in its socket read it 3-4 ms late, and a woken
+// sender issued its copy up to 2 ms late).
+func (q *deviceQueue) Wait(timeout time.Duration) error {
+	start := time.Now()
+	for {
+		idle, err := q.g.StreamIdle(q.s)
+		if err != nil || idle {
+			return err
+		}
+		waited := time.Since(start)
+		if waited > timeout {
+			return fmt.Errorf("copies did not finish within %v", timeout)
+		}
+		if waited >= copySpin {
+			nap(copyNap)
+		}
+	}
+}
+
+// How a copy queue waits: polls for copySpin (a copy of up to EthMinChunk bytes, which
+// the proxy waits for itself, takes less), then polls every copyNap.
+const (
+	copySpin = 20 * time.Microsecond
+	copyNap  = 20 * time.Microsecond
+)
+
+// nap sleeps in the kernel (nanosleep), not in Go's timers, which wake in whole
+// milliseconds when the runtime's poller sleeps.
+func nap(d time.Duration) {
+	ts := unix.NsecToTimespec(d.Nanoseconds())
+	_ = unix.Nanosleep(&ts, nil)
+}
 
 func (q *deviceQueue) Close() error { return q.g.DestroyStream(q.s) }

@@ -34,6 +34,10 @@ type EthernetOptions struct {
 	Sockets int
 	Chunk   uint64 // largest piece on a data socket, and size of a staging slot (default 4M)
 	Depth   int    // staging slots per socket and direction (default 2, at most 64)
+	// Pieces is how many pieces each data socket's share of a write is cut into, where
+	// pieces stay at least half a chunk, so that copies out of GPU memory overlap the
+	// socket within a write and not only between writes (default 4, at most 64).
+	Pieces int
 	// SocketBuffer sets SO_SNDBUF and SO_RCVBUF; 0 leaves the kernel's autotuning, which
 	// grows them up to net.ipv4.tcp_{w,r}mem.
 	SocketBuffer int
@@ -55,6 +59,7 @@ const (
 	EthMaxChunk   = 1 << 30
 	EthMaxSockets = 64
 	EthMaxDepth   = 64
+	EthMaxPieces  = 64
 	EthMaxSpin    = time.Second
 )
 
@@ -69,11 +74,14 @@ func (o EthernetOptions) resolve() (EthernetOptions, error) {
 	if o.Depth == 0 {
 		o.Depth = 2
 	}
+	if o.Pieces == 0 {
+		o.Pieces = 4
+	}
 	if o.Spin < 0 || o.Spin > EthMaxSpin {
 		return o, fmt.Errorf("ethernet: spin %v (0 to %v)", o.Spin, EthMaxSpin)
 	}
-	if o.Chunk%4096 != 0 || o.Chunk < EthMinChunk || o.Chunk > EthMaxChunk || o.Sockets < 1 || o.Sockets > EthMaxSockets || o.Depth < 1 || o.Depth > EthMaxDepth || o.SocketBuffer < 0 {
-		return o, fmt.Errorf("ethernet: %d sockets, %d-byte chunks (a multiple of 4096 from %d to %d), depth %d, socket buffer %d", o.Sockets, o.Chunk, EthMinChunk, EthMaxChunk, o.Depth, o.SocketBuffer)
+	if o.Chunk%4096 != 0 || o.Chunk < EthMinChunk || o.Chunk > EthMaxChunk || o.Sockets < 1 || o.Sockets > EthMaxSockets || o.Depth < 1 || o.Depth > EthMaxDepth || o.Pieces < 1 || o.Pieces > EthMaxPieces || o.SocketBuffer < 0 {
+		return o, fmt.Errorf("ethernet: %d sockets, %d-byte chunks (a multiple of 4096 from %d to %d), depth %d, %d pieces, socket buffer %d", o.Sockets, o.Chunk, EthMinChunk, EthMaxChunk, o.Depth, o.Pieces, o.SocketBuffer)
 	}
 	return o, nil
 }
@@ -277,7 +285,7 @@ func (n *ethNet) connectPeers(me Endpoint, eps []Endpoint, peers []int, g device
 		}
 		n.tune(r.socks)
 		peerFail := func(err error) { onError(fmt.Errorf("ethernet connection to rank %d: %w", r.peer, err)) }
-		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].Chunk), n.opts.Chunk, n.opts.Depth, n.timeout, copier, reg, peerFail, n.opts.CPUs, n.opts.Spin)
+		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].Chunk), n.opts.Chunk, n.opts.Depth, n.opts.Pieces, n.timeout, copier, reg, peerFail, n.opts.CPUs, n.opts.Spin)
 		if err != nil {
 			first = fmt.Errorf("ethernet: rank %d to rank %d: %w", me.Rank, r.peer, err)
 			continue

@@ -209,14 +209,23 @@ func bootsOf(bs []*bootstrap.TcpBootstrap) []Bootstrap {
 
 // TestEthernetPortChannelsMoveEveryByte: two ranks put to each other at once over
 // Ethernet, from one byte to 16 times the staging memory, at odd offsets; every byte is
-// checked, and so are the bytes around it. With tokens in GPU and in host memory.
+// checked, and so are the bytes around it. With tokens in GPU and in host memory, and
+// with writes cut into at least 3 pieces per data socket (pieces of uneven sizes).
 func TestEthernetPortChannelsMoveEveryByte(t *testing.T) {
-	for _, hostTokens := range []bool{false, true} {
-		t.Run(fmt.Sprintf("HostTokens=%v", hostTokens), func(t *testing.T) {
+	for _, c := range []struct {
+		hostTokens bool
+		pieces     int // per data socket and write, at least (EthernetOptions.Pieces)
+	}{{false, 1}, {true, 1}, {false, 3}} {
+		t.Run(fmt.Sprintf("HostTokens=%v/Pieces=%d", c.hostTokens, c.pieces), func(t *testing.T) {
+			hostTokens := c.hostTokens
 			useHostTokens(t, hostTokens)
 			const most = 16 << 20
 			bs := newBoots(t, 2)
-			ranks := newStandins(t, bootsOf(bs), 2*most+64, hostTokens, func(r int) MeshOptions { return ethOpts(ModeEthernet, "node") })
+			ranks := newStandins(t, bootsOf(bs), 2*most+64, hostTokens, func(r int) MeshOptions {
+				o := ethOpts(ModeEthernet, "node")
+				o.Ethernet.Pieces = c.pieces
+				return o
+			})
 			for r, s := range ranks {
 				if tr := s.m.Conns[1-r].Transport(); tr != TransportEthernet {
 					t.Fatalf("rank %d connects over %v", r, tr)
@@ -403,5 +412,33 @@ func TestEthernetMeasureTCP(t *testing.T) {
 	}
 	if _, err := ranks[1].m.MeasureTCPBothWays(1, 1, 1); err == nil {
 		t.Error("a rank measured the rate both ways to itself")
+	}
+}
+
+// TestEthPieceSize: a write is cut so that each data socket's share is in Pieces pieces,
+// none below half the chunk unless the share is, in 4 KiB multiples, between EthMinChunk
+// and the chunk.
+func TestEthPieceSize(t *testing.T) {
+	for _, c := range []struct {
+		sockets, pieces int
+		chunk, size     uint64
+		want            uint64
+	}{
+		{8, 1, 4 << 20, 1 << 30, 4 << 20},          // large: whole chunks
+		{8, 1, 4 << 20, 32 << 20, 4 << 20},         // one piece per socket
+		{8, 4, 4 << 20, 128 << 20, 4 << 20},        // the chunk caps it
+		{8, 4, 4 << 20, 64 << 20, 2 << 20},         // four per socket
+		{8, 4, 4 << 20, 32 << 20, 2 << 20},         // half a chunk floors it: two per socket
+		{8, 4, 4 << 20, 16 << 20, 2 << 20},         // one per socket
+		{8, 4, 4 << 20, 4 << 20, 512 << 10},        // the share is below the floor: one per socket
+		{8, 4, 4 << 20, 256 << 10, EthMinChunk},    // EthMinChunk floors it
+		{2, 3, 512 << 10, 1<<20 + 4097, 256 << 10}, // thirds of 514 KiB are below the floor
+		{2, 3, 256 << 10, 1<<20 + 4097, 172 << 10}, // a third, 171.3 KiB, rounded up to 4 KiB
+		{8, 1, 4 << 20, 100, EthMinChunk},
+	} {
+		conn := &ethConn{chunk: c.chunk, pieces: uint64(c.pieces), senders: make([]*ethSender, c.sockets)}
+		if got := conn.pieceSize(c.size); got != c.want {
+			t.Errorf("%d sockets, %d pieces, %d-byte chunk: a %d-byte write in pieces of %d, want %d", c.sockets, c.pieces, c.chunk, c.size, got, c.want)
+		}
 	}
 }

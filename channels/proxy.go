@@ -153,7 +153,7 @@ func (p *ProxyService) run() {
 					return
 				}
 				if idle&(1<<16-1) == 0 {
-					runtime.Gosched()
+					affinity.Yield()
 				}
 			}
 			continue

@@ -145,7 +145,12 @@ func Pin(s Set) error {
 	return nil
 }
 
-// Yield gives the CPU to another runnable thread (sched_yield).
+// Yield gives the CPU to another runnable thread (sched_yield). Spinning threads that are
+// locked to their goroutine (the proxy, the rank's main thread) yield with it, not with
+// runtime.Gosched: Gosched puts a locked goroutine on the global run queue and parks its
+// thread until another thread picks the goroutine up and hands it back, and those other
+// threads run on the rank's CPU, where its main thread spins; a proxy that waited so was
+// seen to stall for milliseconds.
 func Yield() { _, _, _ = unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
 
 // Host describes the CPUs of this machine that matter for placing a proxy thread.

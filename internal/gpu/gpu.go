@@ -14,6 +14,7 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
@@ -274,7 +275,7 @@ func (g *GPU) Synchronize(s device.Stream, timeout time.Duration) error {
 			if time.Since(start) > timeout {
 				return fmt.Errorf("GPU %d: stream did not finish within %v", g.info.Ordinal, timeout)
 			}
-			runtime.Gosched()
+			affinity.Yield() // the caller is locked to its thread: see affinity.Yield
 		}
 	}
 }

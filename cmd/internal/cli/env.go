@@ -20,6 +20,7 @@ const (
 	envSockets      = "MSCCLPP_BENCH_SOCKETS"       // channels.EthernetOptions.Sockets
 	envEthChunk     = "MSCCLPP_BENCH_ETH_CHUNK"     // channels.EthernetOptions.Chunk
 	envEthDepth     = "MSCCLPP_BENCH_ETH_DEPTH"     // channels.EthernetOptions.Depth
+	envEthPieces    = "MSCCLPP_BENCH_ETH_PIECES"    // channels.EthernetOptions.Pieces
 	envSocketBuffer = "MSCCLPP_BENCH_SOCKET_BUFFER" // channels.EthernetOptions.SocketBuffer
 	envEthSpin      = "MSCCLPP_BENCH_ETH_SPIN"      // channels.EthernetOptions.Spin, in µs
 	envIBAtomics    = "MSCCLPP_BENCH_IB_ATOMICS"    // 0: channels.MeshOptions.IBNoAtomics
@@ -77,7 +78,7 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 	o.IBNoAtomics = getenv(envIBAtomics) == "0"
 	o.ProxyTrace = getenv(envProxyTrace) != ""
 	e.CPUProfile = strings.TrimSpace(getenv(envCPUProfile))
-	var vals [5]int64
+	var vals [6]int64
 	for i, v := range []struct {
 		name   string
 		lo, hi int64
@@ -88,6 +89,7 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		{envEthDepth, 1, channels.EthMaxDepth, false},
 		{envSocketBuffer, 0, 1 << 30, true},
 		{envEthSpin, 0, channels.EthMaxSpin.Microseconds(), false},
+		{envEthPieces, 1, channels.EthMaxPieces, false},
 	} {
 		n, err := envNumber(getenv, v.name, v.lo, v.hi, v.isSize)
 		if err != nil {
@@ -96,6 +98,7 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		vals[i] = n
 	}
 	o.Ethernet.Sockets, o.Ethernet.Chunk, o.Ethernet.Depth, o.Ethernet.SocketBuffer = int(vals[0]), uint64(vals[1]), int(vals[2]), int(vals[3])
+	o.Ethernet.Pieces = int(vals[5])
 	o.Ethernet.Spin = defaultEthSpin
 	if strings.TrimSpace(getenv(envEthSpin)) != "" {
 		o.Ethernet.Spin = time.Duration(vals[4]) * time.Microsecond

@@ -25,9 +25,9 @@ func TestReadEnv(t *testing.T) {
 		{"spin 50 µs", map[string]string{"MSCCLPP_BENCH_ETH_SPIN": "50"}, func(e Env) bool { return e.Mesh.Ethernet.Spin == 50*time.Microsecond }, ""},
 		{"spin too long", map[string]string{"MSCCLPP_BENCH_ETH_SPIN": "2000000"}, nil, "MSCCLPP_BENCH_ETH_SPIN"},
 		{"ethernet", map[string]string{"MSCCLPP_BENCH_SOCKETS": "8", "MSCCLPP_BENCH_ETH_CHUNK": "1M", "MSCCLPP_BENCH_ETH_DEPTH": "3",
-			"MSCCLPP_BENCH_SOCKET_BUFFER": "4M", "MSCCLPP_BENCH_SOCKET_IFNAME": "=eth0"}, func(e Env) bool {
+			"MSCCLPP_BENCH_ETH_PIECES": "4", "MSCCLPP_BENCH_SOCKET_BUFFER": "4M", "MSCCLPP_BENCH_SOCKET_IFNAME": "=eth0"}, func(e Env) bool {
 			o := e.Mesh.Ethernet
-			return o.Sockets == 8 && o.Chunk == 1<<20 && o.Depth == 3 && o.SocketBuffer == 4<<20 && o.Ifname == "=eth0"
+			return o.Sockets == 8 && o.Chunk == 1<<20 && o.Depth == 3 && o.Pieces == 4 && o.SocketBuffer == 4<<20 && o.Ifname == "=eth0"
 		}, ""},
 		{"mesh", map[string]string{"MSCCLPP_BENCH_HOSTID": "h1", "MSCCLPP_BENCH_IB_HCA": "mlx5_0:1", "MSCCLPP_BENCH_IB_ATOMICS": "0",
 			"MSCCLPP_BENCH_PROXY_TRACE": "1", "MSCCLPP_BENCH_IB_GID_INDEX": "3"}, func(e Env) bool {
@@ -45,6 +45,7 @@ func TestReadEnv(t *testing.T) {
 		{"chunk not a size", map[string]string{"MSCCLPP_BENCH_ETH_CHUNK": "lots"}, nil, "MSCCLPP_BENCH_ETH_CHUNK"},
 		{"chunk not a multiple of 4096", map[string]string{"MSCCLPP_BENCH_ETH_CHUNK": "100000"}, nil, "multiple of 4096"},
 		{"depth zero", map[string]string{"MSCCLPP_BENCH_ETH_DEPTH": "0"}, nil, "MSCCLPP_BENCH_ETH_DEPTH"},
+		{"pieces out of range", map[string]string{"MSCCLPP_BENCH_ETH_PIECES": "65"}, nil, `MSCCLPP_BENCH_ETH_PIECES="65": want a number from 1 to 64`},
 		{"gid index", map[string]string{"MSCCLPP_BENCH_IB_GID_INDEX": "256"}, nil, "MSCCLPP_BENCH_IB_GID_INDEX"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
