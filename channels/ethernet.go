@@ -28,7 +28,7 @@ type EthernetOptions struct {
 	// Ifname picks the data sockets' interface in NCCL_SOCKET_IFNAME's syntax
 	// (bootstrap.MatchInterface); "" for none.
 	Ifname string
-	// Sockets is the number of data connections per peer (default 8, at most 64), which
+	// Sockets is the number of data connections per peer (default 12, at most 64), which
 	// carry large writes; one more carries signals and small writes (at most EthMinChunk
 	// bytes of GPU memory, or 4 MiB of host-resident memory: Mesh.ShareHost).
 	Sockets int
@@ -66,7 +66,7 @@ const (
 // resolve fills zero fields with the defaults and checks them.
 func (o EthernetOptions) resolve() (EthernetOptions, error) {
 	if o.Sockets == 0 {
-		o.Sockets = 8
+		o.Sockets = 12
 	}
 	if o.Chunk == 0 {
 		o.Chunk = 4 << 20
