@@ -83,10 +83,12 @@ type ethConn struct {
 
 // ethHostInlineMax is the largest write from host-resident memory that the proxy sends
 // itself on the control socket, straight from where it lies, rather than dealing it out to
-// the data sockets' threads: with no copy to overlap, one socket carries it sooner than
-// waking the senders and receivers (on 2xH200 over loopback, a 128 KiB write through the
-// data sockets took 150-230 us, a 32 KiB one on the control socket 35 us).
-const ethHostInlineMax = 4 << 20
+// the data sockets' threads: with no copy to overlap, one socket carries a small write
+// sooner than waking the senders and receivers (on 2xH200 over loopback, a 128 KiB write
+// through the data sockets took 150-230 us, a 32 KiB one on the control socket 35 us), but
+// not a large one (allgather hostput of 4 MiB: 714-903 us with 2 MiB writes on the control
+// socket, 268-303 us on 12 data sockets).
+const ethHostInlineMax = 512 << 10
 
 const (
 	ethQueueSize  = 256 // segments the proxy may queue ahead of a sender

@@ -30,7 +30,7 @@ type EthernetOptions struct {
 	Ifname string
 	// Sockets is the number of data connections per peer (default 12, at most 64), which
 	// carry large writes; one more carries signals and small writes (at most EthMinChunk
-	// bytes of GPU memory, or 4 MiB of host-resident memory: Mesh.ShareHost).
+	// bytes of GPU memory, or 512 KiB of host-resident memory: Mesh.ShareHost).
 	Sockets int
 	Chunk   uint64 // largest piece on a data socket, and size of a staging slot (default 4M)
 	Depth   int    // staging slots per socket and direction (default 2, at most 64)
