@@ -87,11 +87,11 @@ func (q *deviceQueue) Store64(dst device.Ptr, v uint64) error {
 }
 
 // Wait polls the queue's stream for copySpin, then sleeps copyNap in the kernel between
-// polls. The Ethernet transport's sender and receiver threads, 16 per peer with 8 data
-// sockets, wait here for copies of megabytes; when they spun, they took the CPUs from the
-// threads moving bytes through the sockets (on 2xH200 across 2 simulated hosts, a
-// receiver with a whole piece waiting in its socket read it 3-4 ms late, and a woken
-// sender issued its copy up to 2 ms late).
+// polls. The Ethernet transport's sender and receiver threads, two per data socket, wait
+// here for copies of megabytes; when they spun, they took the CPUs from the threads moving
+// bytes through the sockets (on 2xH200 across 2 simulated hosts, with a compiler running
+// beside, a receiver with a whole piece waiting in its socket read it 3-4 ms late, and a
+// woken sender issued its copy up to 2 ms late).
 func (q *deviceQueue) Wait(timeout time.Duration) error {
 	start := time.Now()
 	for {

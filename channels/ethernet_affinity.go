@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"golang.org/x/sys/unix"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 )
 
 // onCPUs runs f, one of the connection's sender or receiver loops, on an OS thread of its
