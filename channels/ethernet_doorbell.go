@@ -33,14 +33,23 @@ func (d *doorbell) ring() {
 	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&d.seq)), futexWakePrivate, 1, 0, 0, 0)
 }
 
-// wait returns once ready() is true, or after at most max (the caller checks again).
+// wait returns once ready() is true, once the bell rings, or after max (the caller checks
+// again). A signal that interrupts the sleep (the Go runtime sends them to its threads)
+// does not end it early: the sleep resumes for the time left.
 func (d *doorbell) wait(ready func() bool, max time.Duration) {
 	v := d.seq.Load()
 	d.sleepers.Add(1)
 	defer d.sleepers.Add(-1)
-	if ready() {
-		return
+	deadline := time.Now().Add(max)
+	for !ready() {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		ts := unix.NsecToTimespec(left.Nanoseconds())
+		_, _, errno := unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&d.seq)), futexWaitPrivate, uintptr(v), uintptr(unsafe.Pointer(&ts)), 0, 0)
+		if errno != unix.EINTR || d.seq.Load() != v {
+			return // rung, timed out, or rung before the sleep began
+		}
 	}
-	ts := unix.NsecToTimespec(max.Nanoseconds())
-	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&d.seq)), futexWaitPrivate, uintptr(v), uintptr(unsafe.Pointer(&ts)), 0, 0)
 }

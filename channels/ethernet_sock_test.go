@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -189,10 +190,36 @@ func TestDoorbell(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the sleeper did not wake when rung")
 	}
-	start := time.Now()
-	d.wait(func() bool { return false }, 30*time.Millisecond)
-	if took := time.Since(start); took < 20*time.Millisecond || took > 5*time.Second {
-		t.Fatalf("an unrung wait of 30ms took %v", took)
+	// An unrung wait lasts its whole time, even while signals interrupt the sleep (the Go
+	// runtime's preemption signal, SIGURG, sent to the sleeping thread every millisecond).
+	tid := make(chan int)
+	took := make(chan time.Duration)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tid <- unix.Gettid()
+		start := time.Now()
+		d.wait(func() bool { return false }, 30*time.Millisecond)
+		took <- time.Since(start)
+	}()
+	id := <-tid
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	signals := 0
+	for {
+		select {
+		case <-tick.C:
+			if err := unix.Tgkill(unix.Getpid(), id, unix.SIGURG); err != nil {
+				t.Fatal(err)
+			}
+			signals++
+			continue
+		case d := <-took:
+			if d < 30*time.Millisecond || d > 5*time.Second {
+				t.Fatalf("an unrung wait of 30ms took %v (%d signals sent to its thread)", d, signals)
+			}
+		}
+		break
 	}
 }
 
