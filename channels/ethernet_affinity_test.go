@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 )
@@ -47,8 +48,15 @@ func TestEthernetThreadsPinned(t *testing.T) {
 		t.Skipf("needs two CPUs to tell a pinned thread from the others (this one may use %v)", all)
 	}
 	pin := affinity.Set{all[len(all)-1]}
-	if before := threadsOn(t, pin); before != 0 {
-		t.Fatalf("%d threads already pinned to %v", before, pin)
+	// Pinned threads of earlier tests end when their goroutines do, a little later.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		before := threadsOn(t, pin)
+		if before == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d threads still pinned to %v 5s after the earlier tests", before, pin)
+		}
 	}
 	bs := newBoots(t, 2)
 	ranks := newStandins(t, bootsOf(bs), 1<<20, false, func(r int) MeshOptions {
@@ -88,5 +96,35 @@ func TestPinThreadEmptyKeepsBinding(t *testing.T) {
 	}()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPinnedProxyThreadEnds: a proxy pinned to a CPU leaves no thread pinned there once it
+// stops (an unlocked thread would go back to Go's pool, pinned, to run anything).
+func TestPinnedProxyThreadEnds(t *testing.T) {
+	all, err := affinity.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Skipf("needs two CPUs to tell a pinned thread from the others (this one may use %v)", all)
+	}
+	pin := affinity.Set{all[0]}
+	p := NewProxyService(&fakeEngine{}, newHostFifo(t, 4).fifo, time.Second)
+	p.Placement.CPUs = pin
+	base := threadsOn(t, pin)
+	p.Start()
+	for deadline := time.Now().Add(5 * time.Second); threadsOn(t, pin) == base; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no thread pinned to %v while the proxy runs", pin)
+		}
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); threadsOn(t, pin) > base; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d threads still pinned to %v 5s after the proxy stopped", threadsOn(t, pin)-base, pin)
+		}
 	}
 }

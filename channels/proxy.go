@@ -125,8 +125,9 @@ func (p *ProxyService) fail(err error) {
 
 func (p *ProxyService) run() {
 	defer close(p.done)
+	// The thread stays locked: when run returns, Go ends it rather than hand a thread
+	// pinned to the proxy's CPUs to other goroutines.
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	if len(p.Placement.CPUs) > 0 {
 		if err := affinity.Pin(p.Placement.CPUs); err != nil {
 			p.fail(fmt.Errorf("proxy: %w", err))
