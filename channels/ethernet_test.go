@@ -97,8 +97,11 @@ func (s *standin) connectPorts(opts ...PortOption) error {
 }
 
 // pattern is the byte rank `from` puts at index i of a transfer of size bytes in round k.
+// Its higher bytes fold i, so that bytes landed at the wrong offset by a multiple of 256
+// (a part or piece misplaced) differ from the right ones.
 func pattern(from, to, k int, size uint64, i uint64) byte {
-	return byte(i*7 + uint64(from)*31 + uint64(to)*5 + uint64(k)*3 + size)
+	fold := i ^ i>>8 ^ i>>16 ^ i>>24
+	return byte(fold*7 + uint64(from)*31 + uint64(to)*5 + uint64(k)*3 + size)
 }
 
 // exchange has every rank put size bytes to every peer (at srcOff in its source, dstOff
@@ -209,14 +212,16 @@ func bootsOf(bs []*bootstrap.TcpBootstrap) []Bootstrap {
 
 // TestEthernetPortChannelsMoveEveryByte: two ranks put to each other at once over
 // Ethernet, from one byte to 16 times the staging memory, at odd offsets; every byte is
-// checked, and so are the bytes around it. With tokens in GPU and in host memory, and
-// with writes cut into at least 3 pieces per data socket (pieces of uneven sizes).
+// checked, and so are the bytes around it. With tokens in GPU and in host memory, with
+// writes cut into at least 3 pieces per data socket (pieces of uneven sizes), and with
+// pieces of up to 2 MiB (the default chunk's size class).
 func TestEthernetPortChannelsMoveEveryByte(t *testing.T) {
 	for _, c := range []struct {
 		hostTokens bool
-		pieces     int // per data socket and write, at least (EthernetOptions.Pieces)
-	}{{false, 1}, {true, 1}, {false, 3}} {
-		t.Run(fmt.Sprintf("HostTokens=%v/Pieces=%d", c.hostTokens, c.pieces), func(t *testing.T) {
+		pieces     int    // per data socket and write, at least (EthernetOptions.Pieces)
+		chunk      uint64 // the largest piece (0: ethOpts's)
+	}{{false, 1, 0}, {true, 1, 0}, {false, 3, 0}, {false, 1, 2 << 20}} {
+		t.Run(fmt.Sprintf("HostTokens=%v/Pieces=%d/Chunk=%d", c.hostTokens, c.pieces, c.chunk), func(t *testing.T) {
 			hostTokens := c.hostTokens
 			useHostTokens(t, hostTokens)
 			const most = 16 << 20
@@ -224,6 +229,9 @@ func TestEthernetPortChannelsMoveEveryByte(t *testing.T) {
 			ranks := newStandins(t, bootsOf(bs), 2*most+64, hostTokens, func(r int) MeshOptions {
 				o := ethOpts(ModeEthernet, "node")
 				o.Ethernet.Pieces = c.pieces
+				if c.chunk > 0 {
+					o.Ethernet.Chunk = c.chunk
+				}
 				return o
 			})
 			for r, s := range ranks {
