@@ -78,3 +78,35 @@ func TestFrontBinaryNeedsNoGPU(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerSaysNoGPU: on a machine without a GPU, a GPU subcommand ends in the worker with
+// one line of ours that says so (exit 1), not with the line gorgonia.org/cu's package init
+// prints. It builds the worker as make does (cgo, libcuda), so it needs scripts/setup.sh's
+// CUDA toolkit, and skips where the NVIDIA driver lists a GPU.
+func TestWorkerSaysNoGPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the worker binary")
+	}
+	if gpus, _ := os.ReadDir("/proc/driver/nvidia/gpus"); len(gpus) > 0 {
+		t.Skipf("the NVIDIA driver lists %d GPUs here", len(gpus))
+	}
+	front := buildFront(t)
+	worker := filepath.Join(filepath.Dir(front), "mscclpp-bench-gpu")
+	build := exec.Command("go", "build", "-o", worker, "../mscclpp-bench-gpu")
+	build.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build the worker: %v\n%s", err, out)
+	}
+	cmd := exec.Command(front, "allreduce", "-b", "8", "-e", "8")
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "mscclpp-bench: no usable GPU on this machine (cuInit: ") {
+		t.Fatalf("allreduce without a GPU: exit %d, output %q; want exit 1 and one line saying there is no usable GPU", code, out)
+	}
+}

@@ -9,6 +9,7 @@ package gpu
 #cgo CFLAGS: -I/usr/include -I/usr/local/cuda/include
 #cgo LDFLAGS: -lcuda
 #include <cuda.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,25 @@ package gpu
 // Load every kernel when its module loads instead. This constructor runs when the program
 // starts, before Go's package init and so before gorgonia.org/cu calls cuInit; a value the
 // user set explicitly is kept.
-__attribute__((constructor)) static void mbEagerLoading(void) { setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
+__attribute__((constructor(101))) static void mbEagerLoading(void) { setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
+
+// Without a usable GPU, gorgonia.org/cu's package init ends the process with a line that
+// names neither this program nor what to do. This constructor, after mbEagerLoading and
+// before Go's package init, asks the driver first and says it in one line (exit 1).
+__attribute__((constructor(102))) static void mbCheckDevice(void) {
+	int n = 0;
+	CUresult r = cuInit(0);
+	if (r == CUDA_SUCCESS) r = cuDeviceGetCount(&n);
+	if (r == CUDA_SUCCESS && n > 0) return;
+	const char* name = "no device";
+	const char* text = "the driver lists no GPU";
+	if (r != CUDA_SUCCESS) {
+		if (cuGetErrorName(r, &name) != CUDA_SUCCESS) name = "unknown error";
+		if (cuGetErrorString(r, &text) != CUDA_SUCCESS) text = "";
+	}
+	fprintf(stderr, "mscclpp-bench: no usable GPU on this machine (cuInit: %s: %s); GPU subcommands need one (help, version, compare and plot run anywhere)\n", name, text);
+	exit(1);
+}
 
 static CUresult mbIpcGet(CUcontext c, CUdeviceptr p, void* out) {
 	CUresult r = cuCtxSetCurrent(c);
