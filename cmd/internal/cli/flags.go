@@ -135,6 +135,9 @@ func (r *commonFlags) build(command string, inputs ...string) (*Config, error) {
 	if c.Env, err = ReadEnv(os.Getenv); err != nil {
 		return nil, err
 	}
+	if err := checkLaunchEnv(); err != nil {
+		return nil, err
+	}
 	mode, err := channels.ParseMode(r.transport) // the one list of transport names
 	if err != nil {
 		return nil, usagef("--transport: %v", err)
