@@ -85,6 +85,9 @@ func TestBadEnvIsUsage(t *testing.T) {
 // writable, checked with the command line; a bad path failed only after the job had
 // joined and set up its GPU.
 func TestCPUProfilePathChecked(t *testing.T) {
+	for _, k := range launchVars {
+		t.Setenv(k, "") // one process: the launcher's checks pass
+	}
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "prof.0"), 0o755); err != nil {
 		t.Fatal(err)
@@ -100,17 +103,7 @@ func TestCPUProfilePathChecked(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
 			t.Setenv("MSCCLPP_BENCH_CPUPROFILE", tt.path)
-			var out, errOut strings.Builder
-			code := Main(App{Name: "mb", Stdout: &out, Stderr: &errOut}, []string{"allreduce"})
-			if tt.want == "" {
-				if code != ExitFailure || !strings.Contains(errOut.String(), "needs a GPU runner") {
-					t.Fatalf("exit %d, stderr %q; want the runner reached", code, errOut.String())
-				}
-				return
-			}
-			if code != ExitUsage || !strings.Contains(errOut.String(), tt.want) {
-				t.Fatalf("exit %d, stderr %q; want 2 with %q", code, errOut.String(), tt.want)
-			}
+			checkAllreduce(t, tt.want)
 		})
 	}
 }

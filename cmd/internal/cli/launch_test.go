@@ -67,17 +67,25 @@ func TestBadLaunchEnvIsUsage(t *testing.T) {
 			for _, k := range launchVars {
 				t.Setenv(k, tt.env[k]) // empty counts as unset
 			}
-			var out, errOut strings.Builder
-			code := Main(App{Name: "mb", Stdout: &out, Stderr: &errOut}, []string{"allreduce"})
-			if tt.want == "" {
-				if code != ExitFailure || !strings.Contains(errOut.String(), "needs a GPU runner") {
-					t.Fatalf("exit %d, stderr %q; want the runner reached", code, errOut.String())
-				}
-				return
-			}
-			if code != ExitUsage || !strings.Contains(errOut.String(), tt.want) || strings.Count(errOut.String(), "\n") != 1 {
-				t.Fatalf("exit %d, stderr %q; want 2 and one line with %q", code, errOut.String(), tt.want)
-			}
+			checkAllreduce(t, tt.want)
 		})
+	}
+}
+
+// checkAllreduce runs `allreduce` through Main with no runner. With want "", every check
+// must pass (exit 1: no GPU runner is built in); else the run must be refused with exit 2
+// and one line containing want.
+func checkAllreduce(t *testing.T, want string) {
+	t.Helper()
+	var out, errOut strings.Builder
+	code := Main(App{Name: "mb", Stdout: &out, Stderr: &errOut}, []string{"allreduce"})
+	if want == "" {
+		if code != ExitFailure || !strings.Contains(errOut.String(), "needs a GPU runner") {
+			t.Fatalf("exit %d, stderr %q; want the runner reached", code, errOut.String())
+		}
+		return
+	}
+	if code != ExitUsage || !strings.Contains(errOut.String(), want) || strings.Count(errOut.String(), "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q; want 2 and one line with %q", code, errOut.String(), want)
 	}
 }
