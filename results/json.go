@@ -456,13 +456,19 @@ func WriteJSON(w io.Writer, r *Report) error {
 	return nil
 }
 
+// atEOF reports whether nothing but white space follows the value dec has decoded.
+func atEOF(dec *json.Decoder) bool {
+	_, err := dec.Token()
+	return err == io.EOF
+}
+
 // ReadJSON reads a JSON results file written by WriteJSON or by nccl-tests
 // (-J), per-iteration records (-I) and "cpu_time" (-C) included. Keys it does
 // not know are ignored; "root" may be a padded string or a number; a null
 // "nwrong" becomes Wrong == -1; "cpu_time" is accepted in place of "time".
 // Times are parsed in the local time zone, as nccl-tests writes them. A
-// document without a "results" (or "pingpong") list is refused, and so are
-// figures no measurement has (see checkDoc): negative sizes, negative or
+// document without a "results" (or "pingpong") list is refused, as is one
+// followed by anything but white space, and figures no measurement has (see checkDoc): negative sizes, negative or
 // non-finite times and bandwidths, negative or fractional "nwrong". When
 // the file has no "collective" key, Collective is taken from the program
 // name in Args if it ends in "_perf" (e.g. "./build/all_reduce_perf").
@@ -471,6 +477,9 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	dec := json.NewDecoder(rd)
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("results: read JSON: %w", err)
+	}
+	if end := dec.InputOffset(); !atEOF(dec) {
+		return nil, fmt.Errorf("results: read JSON: unexpected data after the document's end at byte %d (two files joined, or a damaged file)", end)
 	}
 	if err := checkDoc(&doc); err != nil {
 		return nil, fmt.Errorf("results: read JSON: %w", err)

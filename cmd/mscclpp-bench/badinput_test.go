@@ -56,6 +56,7 @@ func badInputs(t *testing.T) func(string) string {
 		"nwrong-half.json":    edit(oop("nwrong", 0.5)),
 		"acceptance.json":     []byte(`{"spec":{"ranks":2},"figures":{"node":{"hostname":"vm"}},"checks":[],"pass":true}`),
 		"text.json":           []byte("# nccl-tests text output\n"),
+		"joined.json":         append(append([]byte(nil), good...), good...), // two files in one
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
@@ -104,6 +105,7 @@ func TestGPUFreeCommandsBadInput(t *testing.T) {
 		{compareCmd, []string{in("base.json"), in("acceptance.json")}, 2, "acceptance report (acceptance -J), not a results file"},
 		{compareCmd, []string{in("acceptance.json"), in("base.json")}, 2, "acceptance report"},
 		{compareCmd, []string{in("base.json"), in("text.json")}, 2, "text.json"},
+		{compareCmd, []string{in("base.json"), in("joined.json")}, 2, "current " + in("joined.json") + ": results: read JSON: unexpected data after the document's end"},
 		// compare: figures no run has, in either file.
 		{compareCmd, []string{in("base.json"), in("negative-size.json")}, 2, "negative-size.json: results: read JSON: results[20] (size -8388608): size is negative"},
 		{compareCmd, []string{in("negative-busbw.json"), in("cur.json")}, 2, "baseline " + in("negative-busbw.json") + ": results: read JSON: results[20] (size 8388608): out_of_place.bus_bw -5"},
@@ -142,6 +144,7 @@ func TestGPUFreeCommandsBadInput(t *testing.T) {
 		{plotCmd, []string{in("acceptance.json"), "-o", in("p.svg")}, 2, "acceptance report"},
 		{plotCmd, []string{in("nan-busbw.json"), "-o", in("p.svg")}, 2, "bus_bw NaN"},
 		{plotCmd, []string{in("negative-size.json"), "-o", in("p.svg")}, 2, "size is negative"},
+		{plotCmd, []string{in("joined.json"), "-o", in("p.svg")}, 2, "unexpected data after the document's end"},
 		// plot: a bare number is points.
 		{plotCmd, []string{in("base.json"), "-o", in("points.svg"), "--width", "720", "--height", "288"}, 0, "wrote"},
 	}

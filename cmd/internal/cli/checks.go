@@ -94,6 +94,20 @@ func checkBootstrapSettings(addr string, timeout time.Duration) error {
 	return nil
 }
 
+// checkLaunchEnv checks the variables of the launcher the run will join through
+// (bootstrap.DetectLaunch: MSCCLPP_BENCH_RANK/NRANKS/ROOT, torchrun's, Slurm's), so that a
+// bad value is refused before the GPU worker starts rather than once it has a GPU. Under
+// an MPI launcher, whose rank and size win, they are not read and not checked.
+func checkLaunchEnv() error {
+	if bootstrap.MPILaunched() {
+		return nil
+	}
+	if _, _, err := bootstrap.DetectLaunch(); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
 // sweepFlags are the size flags of the collectives and pingpong; acceptance takes
 // its sizes from the spec instead.
 var sweepFlags = []string{"minbytes", "maxbytes", "stepbytes", "stepfactor"}

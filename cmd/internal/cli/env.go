@@ -57,6 +57,19 @@ func envNumber(getenv func(string) string, name string, lo, hi int64, size bool)
 	return n, nil
 }
 
+// envSwitch reads 0 or 1 from name; unset or blank gives def. Anything else is a usage
+// error: "false" or "off" must not turn a switch on, nor leave one on.
+func envSwitch(getenv func(string) string, name string, def bool) (bool, error) {
+	switch s := strings.TrimSpace(getenv(name)); s {
+	case "":
+		return def, nil
+	case "0", "1":
+		return s == "1", nil
+	default:
+		return false, usagef("%s=%q: want 0 or 1", name, s)
+	}
+}
+
 // Env is what the environment sets for the libraries, read and checked with the command
 // line (a bad value is a usage error before any GPU work).
 type Env struct {
@@ -75,8 +88,14 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 	o.HostID = getenv(envHostID)
 	o.Ethernet.Ifname = getenv(bootstrap.SocketIfnameEnv)
 	o.IBDevice = getenv(envIBHCA)
-	o.IBNoAtomics = getenv(envIBAtomics) == "0"
-	o.ProxyTrace = getenv(envProxyTrace) != ""
+	atomics, err := envSwitch(getenv, envIBAtomics, true)
+	if err != nil {
+		return e, err
+	}
+	o.IBNoAtomics = !atomics
+	if o.ProxyTrace, err = envSwitch(getenv, envProxyTrace, false); err != nil {
+		return e, err
+	}
 	e.CPUProfile = strings.TrimSpace(getenv(envCPUProfile))
 	var vals [6]int64
 	for i, v := range []struct {

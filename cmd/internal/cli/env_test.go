@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -36,6 +38,12 @@ func TestReadEnv(t *testing.T) {
 		}, ""},
 		{"cpu profile", map[string]string{"MSCCLPP_BENCH_CPUPROFILE": " /tmp/prof "}, func(e Env) bool { return e.CPUProfile == "/tmp/prof" }, ""},
 		{"atomics on", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": "1"}, func(e Env) bool { return !e.Mesh.IBNoAtomics }, ""},
+		{"atomics blank: on", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": " "}, func(e Env) bool { return !e.Mesh.IBNoAtomics }, ""},
+		{"atomics false is not 0", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": "false"}, nil, `MSCCLPP_BENCH_IB_ATOMICS="false": want 0 or 1`},
+		{"atomics off is not 0", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": "off"}, nil, `MSCCLPP_BENCH_IB_ATOMICS="off"`},
+		{"trace 0 is off", map[string]string{"MSCCLPP_BENCH_PROXY_TRACE": "0"}, func(e Env) bool { return !e.Mesh.ProxyTrace }, ""},
+		{"trace 1 with spaces", map[string]string{"MSCCLPP_BENCH_PROXY_TRACE": " 1 "}, func(e Env) bool { return e.Mesh.ProxyTrace }, ""},
+		{"trace yes", map[string]string{"MSCCLPP_BENCH_PROXY_TRACE": "yes"}, nil, `MSCCLPP_BENCH_PROXY_TRACE="yes": want 0 or 1`},
 		{"put knobs", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": "16", "MSCCLPP_BENCH_PUT_THREADS": "512", "MSCCLPP_BENCH_PUT_UNROLL": "8"}, func(e Env) bool {
 			return e.Put.Blocks == 16 && e.Put.Threads == 512 && e.Put.Unroll == 8
 		}, ""},
@@ -70,5 +78,32 @@ func TestBadEnvIsUsage(t *testing.T) {
 	code := Main(App{Name: "mb", Stdout: &out, Stderr: &errOut, Run: nil}, []string{"allreduce"})
 	if code != ExitUsage || !strings.Contains(errOut.String(), "MSCCLPP_BENCH_SOCKETS") {
 		t.Fatalf("exit %d, stderr %q; want 2 naming MSCCLPP_BENCH_SOCKETS", code, errOut.String())
+	}
+}
+
+// TestCPUProfilePathChecked: MSCCLPP_BENCH_CPUPROFILE's files (PATH.RANK) must be
+// writable, checked with the command line; a bad path failed only after the job had
+// joined and set up its GPU.
+func TestCPUProfilePathChecked(t *testing.T) {
+	for _, k := range launchVars {
+		t.Setenv(k, "") // one process: the launcher's checks pass
+	}
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "prof.0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		want string // in the usage error; "" when the runner must be reached
+	}{
+		{filepath.Join(dir, "cpu"), ""},
+		{filepath.Join(dir, "missing", "cpu"), "MSCCLPP_BENCH_CPUPROFILE: cannot write " + filepath.Join(dir, "missing", "cpu.0")},
+		{filepath.Join(dir, "prof"), "MSCCLPP_BENCH_CPUPROFILE: " + filepath.Join(dir, "prof.0") + " is a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			t.Setenv("MSCCLPP_BENCH_CPUPROFILE", tt.path)
+			checkAllreduce(t, tt.want)
+		})
 	}
 }

@@ -135,6 +135,14 @@ func (r *commonFlags) build(command string, inputs ...string) (*Config, error) {
 	if c.Env, err = ReadEnv(os.Getenv); err != nil {
 		return nil, err
 	}
+	if err := checkLaunchEnv(); err != nil {
+		return nil, err
+	}
+	if p := c.Env.CPUProfile; p != "" { // each rank writes p.RANK: rank 0's file stands for all
+		if err := checkOutputPath(envCPUProfile, p+".0", inputs...); err != nil {
+			return nil, err
+		}
+	}
 	mode, err := channels.ParseMode(r.transport) // the one list of transport names
 	if err != nil {
 		return nil, usagef("--transport: %v", err)
