@@ -19,8 +19,8 @@ import (
 )
 
 // EthernetOptions configure the Ethernet transport. Zero fields take their defaults (the
-// GPU worker fills them from MSCCLPP_BENCH_SOCKETS, _ETH_CHUNK, _ETH_DEPTH, _SOCKET_BUFFER
-// and _SOCKET_IFNAME; channels itself reads no environment).
+// GPU worker fills them from MSCCLPP_BENCH_SOCKETS, _ETH_CHUNK, _ETH_DEPTH, _ETH_PIECES,
+// _SOCKET_BUFFER, _ETH_SPIN and _SOCKET_IFNAME; channels itself reads no environment).
 type EthernetOptions struct {
 	// ListenIP is where this rank accepts data sockets. Zero: the first interface that
 	// Ifname accepts, else the bootstrap's own address.

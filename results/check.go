@@ -9,7 +9,7 @@ import (
 // errAcceptanceReport is returned for a JSON document that is an acceptance report
 // (acceptance -J), which readers of results files are easily given by mistake.
 var errAcceptanceReport = errors.New("this is an acceptance report (acceptance -J), not a results file: " +
-	"give the -J file of allreduce, allgather or pingpong, or nccl-tests' -J output")
+	"give the -J file of a collective (allreduce, sendrecv, ...) or of pingpong, or nccl-tests' -J output")
 
 // checkDoc refuses a document that is not a results file, and figures no measurement can
 // have: negative sizes or counts; times and bandwidths that are negative or not finite;

@@ -34,7 +34,7 @@ func TestReadJSONRefusesImpossibleFigures(t *testing.T) {
 		{"ping-pong nan latency", pp(`"time":1,"latency_us":"nan","alg_bw":1,"nwrong":0`), "pingpong[0] (size 8): latency_us NaN"},
 		{"ping-pong negative nwrong", pp(`"time":1,"latency_us":1,"alg_bw":1,"nwrong":-1`), "pingpong[0] (size 8): nwrong -1"},
 		{"no results list", `{"version":3}`, `not a results file: it has no "results" list`},
-		{"acceptance report", `{"spec":{},"figures":{"node":{}},"checks":[],"pass":true}`, "acceptance report"},
+		{"acceptance report", `{"spec":{},"figures":{"node":{}},"checks":[],"pass":true}`, "acceptance report (acceptance -J), not a results file: give the -J file of a collective"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -228,7 +228,7 @@ type jsonResult struct {
 
 type jsonPlacement struct {
 	Time    *jsonFloat `json:"time,omitempty"`
-	CPUTime *jsonFloat `json:"cpu_time,omitempty"` // nccl-tests -C; read only
+	CPUTime *jsonFloat `json:"cpu_time,omitempty"` // nccl-tests -C: the host's time, in place of time
 	AlgBw   jsonFloat  `json:"alg_bw"`
 	BusBw   jsonFloat  `json:"bus_bw"`
 	NWrong  *jsonFloat `json:"nwrong"`
