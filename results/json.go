@@ -468,8 +468,9 @@ func atEOF(dec *json.Decoder) bool {
 // "nwrong" becomes Wrong == -1; "cpu_time" is accepted in place of "time".
 // Times are parsed in the local time zone, as nccl-tests writes them. A
 // document without a "results" (or "pingpong") list is refused, as is one
-// followed by anything but white space, and figures no measurement has (see checkDoc): negative sizes, negative or
-// non-finite times and bandwidths, negative or fractional "nwrong". When
+// followed by anything but white space, and so are figures no measurement has
+// (see checkDoc): negative sizes, negative or non-finite times and
+// bandwidths, negative or fractional "nwrong". When
 // the file has no "collective" key, Collective is taken from the program
 // name in Args if it ends in "_perf" (e.g. "./build/all_reduce_perf").
 func ReadJSON(rd io.Reader) (*Report, error) {

@@ -13,14 +13,14 @@ func TestLaunched(t *testing.T) {
 	if os.Getenv(childEnv) != "" {
 		t.Skip("inside mpirun")
 	}
-	for _, k := range launcherEnv {
+	for _, k := range bootstrap.MPIEnv {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
 	}
 	if Launched() {
 		t.Fatal("Launched with no launcher variables")
 	}
-	for _, k := range launcherEnv {
+	for _, k := range bootstrap.MPIEnv {
 		t.Setenv(k, "3")
 		if !Launched() {
 			t.Errorf("%s set but not Launched", k)
