@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/clip"
 )
 
 // Launch is what a launcher told this process about its place in the job.
@@ -154,7 +156,7 @@ func slurmRoot() (string, error) {
 	}
 	host, err := FirstNode(list)
 	if err != nil {
-		return "", fmt.Errorf("bootstrap: %s=%q: %w", name, list, err)
+		return "", fmt.Errorf("bootstrap: %s=%s: %w", name, clip.Quote(list), err)
 	}
 	port := 0
 	if s := strings.TrimSpace(os.Getenv(EnvRootPort)); s != "" {
