@@ -214,10 +214,7 @@ func (h *Harness) plan(dt string) ([]step, error) {
 // Run measures every type, operator, size and placement.
 func (h *Harness) Run(rep Reporter) (*Summary, error) {
 	sum := &Summary{}
-	ops := h.Opts.Ops
-	if !h.Coll.HasOp() {
-		ops = []string{string(OpNone)}
-	}
+	ops := runOps(h.Coll, h.Opts.Ops)
 	plans := make([][]step, len(h.Opts.Datatypes))
 	t := tally{sum: sum}
 	for i, dtName := range h.Opts.Datatypes {
@@ -331,7 +328,11 @@ func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 	}
 	elt := uint64(dt.Size)
 	for _, inPlace := range []bool{false, true} {
-		a := &LaunchArgs{Type: dt, Op: op, Root: max(root, 0), Count: c.Send, Param: c.Param, SendBytes: uint64(c.Send) * elt,
+		launchOp := op
+		if !h.Coll.HasOp() {
+			launchOp = OpNone // -o only labels the rows of a collective that does not reduce
+		}
+		a := &LaunchArgs{Type: dt, Op: launchOp, Root: max(root, 0), Count: c.Send, Param: c.Param, SendBytes: uint64(c.Send) * elt,
 			RecvBytes: uint64(c.Recv) * elt, InPlace: inPlace,
 			SendInPlace: uint64(c.SendInPlace) * elt, RecvInPlace: uint64(c.RecvInPlace) * elt}
 		pi := inst

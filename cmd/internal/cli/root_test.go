@@ -73,7 +73,7 @@ func TestMainUsageErrors(t *testing.T) {
 		{[]string{"allgather", "-d", "nope"}, "datatype"},
 		{[]string{"allreduce", "-d", "float,complex"}, "complex"},
 		{[]string{"allreduce", "-o", "nope"}, "op"},
-		{[]string{"allgather", "-o", "sum"}, "unknown shorthand flag"},
+		{[]string{"allgather", "-o", "bogus"}, `invalid op "bogus"`},
 		{[]string{"allgather", "-k", "nope"}, "--kernel"},
 		{[]string{"allreduce", "-k", "42"}, "--kernel"},
 		{[]string{"allgather", "--transport", "tcp"}, "--transport"},
@@ -163,10 +163,7 @@ func TestMainDefaults(t *testing.T) {
 				t.Errorf("stderr %q, want empty", r.stderr)
 			}
 			c := r.cfg
-			wantOps := []string{"none"}
-			if cmd == "allreduce" {
-				wantOps = []string{"sum"}
-			}
+			wantOps := []string{"sum"} // nccl-tests' default, whether or not the collective reduces
 			checks := []struct {
 				name      string
 				got, want any
@@ -253,8 +250,9 @@ func TestMainDatatypesAndOps(t *testing.T) {
 		{[]string{"allreduce", "-d", "char"}, []string{"int8"}, []string{"sum"}},
 		{[]string{"allreduce", "-d", "bf16,fp64", "-o", "max,avg"}, []string{"bfloat16", "double"}, []string{"max", "avg"}},
 		{[]string{"allreduce", "--datatype", "int", "--op", "prod"}, []string{"int32"}, []string{"prod"}},
-		{[]string{"allgather", "-d", "all"}, AllDatatypes, []string{"none"}},
-		{[]string{"allgather", "-d", "uint,float16"}, []string{"uint32", "half"}, []string{"none"}},
+		{[]string{"allgather", "-d", "all"}, AllDatatypes, []string{"sum"}},
+		{[]string{"allgather", "-d", "uint,float16", "-o", "all"}, []string{"uint32", "half"}, AllOps},
+		{[]string{"sendrecv", "-o", "min,max"}, []string{"float"}, []string{"min", "max"}},
 	}
 	for _, tt := range tests {
 		r := mainWith(t, nil, tt.args...)
