@@ -140,7 +140,18 @@ func torchRoot(torchrun bool) (string, error) {
 	if torchrun {
 		port++
 	}
-	return net.JoinHostPort(host, strconv.Itoa(port)), nil
+	return rootAt("MASTER_ADDR="+clip.Quote(host), host, port)
+}
+
+// rootAt is the root address of host and port, checked as InitializeAddr will parse it:
+// junk in a launcher's variable (what says which, and its value) is refused with the
+// launcher's other checks, before the worker, not when the ranks meet.
+func rootAt(what, host string, port int) (string, error) {
+	root := net.JoinHostPort(host, strconv.Itoa(port))
+	if spec, err := parseAddrSpec(root); err != nil || spec.Iface != "" || !spec.hasHost() {
+		return "", fmt.Errorf("bootstrap: %s: want a host name or IP address", what)
+	}
+	return root, nil
 }
 
 func slurmRoot() (string, error) {
@@ -168,7 +179,7 @@ func slurmRoot() (string, error) {
 		h.Write([]byte(os.Getenv("SLURM_JOB_ID") + "." + os.Getenv("SLURM_STEP_ID")))
 		port = 20000 + int(h.Sum32()%20000)
 	}
-	return net.JoinHostPort(host, strconv.Itoa(port)), nil
+	return rootAt(name+"'s first host "+clip.Quote(host), host, port)
 }
 
 // withIfname puts the interface that MSCCLPP_BENCH_SOCKET_IFNAME picks in front of a root
