@@ -49,9 +49,19 @@ func Main(app App, args []string) int {
 	if app.Stderr == nil {
 		app.Stderr = os.Stderr
 	}
+	// Every write to standard output goes through out, which keeps the first error: a
+	// report, table or version that did not reach its reader (a full disk, a closed
+	// pipe) fails the command whichever subcommand wrote it, not only those that check.
+	out := &stdoutWriter{w: app.Stdout}
+	app.Stdout = out
 	root := NewRoot(&app)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(context.WithValue(context.Background(), stdoutKey{}, io.Writer(out)))
+	if out.err != nil && (err == nil || !IsUsage(err)) {
+		// The write failed; whatever the command made of that (cobra's completion returns
+		// the error as it is), it is a failed run, not bad usage.
+		err = &runFailure{fmt.Errorf("write standard output: %w", out.err)}
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -70,6 +80,37 @@ func Failure(err error) error {
 		return nil
 	}
 	return &runFailure{err}
+}
+
+// stdoutWriter passes writes on to w and keeps the first error.
+type stdoutWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stdoutWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
+}
+
+type stdoutKey struct{}
+
+// Stdout is the standard output of the command running with ctx: what a runner must
+// write its report to, so that a failed write fails the command (exit 1). Outside Main it
+// is os.Stdout.
+func Stdout(ctx context.Context) io.Writer {
+	if ctx != nil {
+		if w, ok := ctx.Value(stdoutKey{}).(io.Writer); ok {
+			return w
+		}
+	}
+	return os.Stdout
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

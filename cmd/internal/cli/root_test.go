@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -434,5 +436,48 @@ func TestTransportFlag(t *testing.T) {
 				t.Errorf("%s --transport %s: exit %d, %+v, stderr %q; want Transport %q", cmd, c.flag, r.code, r.cfg, r.stderr, c.want)
 			}
 		}
+	}
+}
+
+// fullWriter fails every write, as standard output redirected to /dev/full does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestStdoutWriteErrorFails: whatever subcommand writes to standard output, a failed
+// write fails the command with exit 1 and one line (version used to exit 0 and completion
+// 2); a runner's report written to Stdout(ctx) counts too. Usage errors stay usage errors.
+func TestStdoutWriteErrorFails(t *testing.T) {
+	report := func(ctx context.Context, _ *Config) error {
+		fmt.Fprintln(Stdout(ctx), "# a report line") // the error is left to Main, as a printer may
+		return nil
+	}
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"version"}, ExitFailure},
+		{[]string{"--version"}, ExitFailure},
+		{[]string{"--help"}, ExitFailure},
+		{[]string{"help", "allreduce"}, ExitFailure},
+		{[]string{"allgather", "--help"}, ExitFailure},
+		{[]string{"completion", "bash"}, ExitFailure},
+		{[]string{"allreduce", "-b", "8", "-e", "8"}, ExitFailure},
+		{[]string{"allreduce", "-b", "bogus"}, ExitUsage},
+	}
+	for _, tt := range tests {
+		var errOut bytes.Buffer
+		code := Main(App{Name: "mscclpp-bench", Version: "v1", Run: report, Stdout: fullWriter{}, Stderr: &errOut}, tt.args)
+		if code != tt.code {
+			t.Errorf("%v > /dev/full: exit %d, stderr %q; want %d", tt.args, code, errOut.String(), tt.code)
+			continue
+		}
+		checkOneLineError(t, tt.args, errOut.String())
+		if tt.code == ExitFailure && !strings.Contains(errOut.String(), "write standard output: no space left on device") {
+			t.Errorf("%v > /dev/full: stderr %q; want it to say the write failed", tt.args, errOut.String())
+		}
+	}
+	if w := Stdout(context.Background()); w != os.Stdout {
+		t.Errorf("Stdout outside Main = %v, want os.Stdout", w)
 	}
 }
