@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -475,9 +476,11 @@ func atEOF(dec *json.Decoder) bool {
 // name in Args if it ends in "_perf" (e.g. "./build/all_reduce_perf").
 func ReadJSON(rd io.Reader) (*Report, error) {
 	var doc jsonDoc
-	dec := json.NewDecoder(rd)
+	br := bufio.NewReader(rd)
+	head, _ := br.Peek(512) // what the file starts with, for the error message
+	dec := json.NewDecoder(br)
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("results: read JSON: %w", err)
+		return nil, fmt.Errorf("results: read JSON: %w", notResults(err, head))
 	}
 	if end := dec.InputOffset(); !atEOF(dec) {
 		return nil, fmt.Errorf("results: read JSON: unexpected data after the document's end at byte %d (two files joined, or a damaged file)", end)
@@ -570,6 +573,26 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 		})
 	}
 	return r, nil
+}
+
+// wantJSON says what a results reader expects.
+const wantJSON = "want the JSON results file that -J writes (nccl-tests' or mscclpp-bench's -J FILE.json)"
+
+// notResults turns the decoder's error for a file that starts with head into one that
+// says what the file is and what is expected.
+func notResults(err error, head []byte) error {
+	var syn *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF) && len(bytes.TrimSpace(head)) == 0:
+		return fmt.Errorf("the file is empty; %s", wantJSON)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("the file ends inside its JSON document (cut short?); %s", wantJSON)
+	case bytes.HasPrefix(bytes.TrimSpace(head), []byte("#")):
+		return fmt.Errorf("the file is text, as nccl-tests prints it (lines starting with '#'), not JSON; %s", wantJSON)
+	case errors.As(err, &syn):
+		return fmt.Errorf("the file is not JSON (byte %d: %v); %s", syn.Offset, syn, wantJSON)
+	}
+	return err
 }
 
 // formatTime formats t with TimeLayout; the zero time is written as "".

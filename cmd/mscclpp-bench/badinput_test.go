@@ -104,7 +104,8 @@ func TestGPUFreeCommandsBadInput(t *testing.T) {
 		{compareCmd, []string{in("base.json"), in("dir.json")}, 2, "is a directory"},
 		{compareCmd, []string{in("base.json"), in("acceptance.json")}, 2, "acceptance report (acceptance -J), not a results file"},
 		{compareCmd, []string{in("acceptance.json"), in("base.json")}, 2, "acceptance report"},
-		{compareCmd, []string{in("base.json"), in("text.json")}, 2, "text.json"},
+		{compareCmd, []string{in("base.json"), in("text.json")}, 2, "current " + in("text.json") + ": results: read JSON: the file is text, as nccl-tests prints it (lines starting with '#'), not JSON; want the JSON results file that -J writes"},
+		{plotCmd, []string{in("text.json"), "-o", in("p.svg")}, 2, in("text.json") + ": results: read JSON: the file is text, as nccl-tests prints it"},
 		{compareCmd, []string{in("base.json"), in("joined.json")}, 2, "current " + in("joined.json") + ": results: read JSON: unexpected data after the document's end"},
 		// compare: figures no run has, in either file.
 		{compareCmd, []string{in("base.json"), in("negative-size.json")}, 2, "negative-size.json: results: read JSON: results[20] (size -8388608): size is negative"},
