@@ -83,3 +83,32 @@ func TestReadJSONSaysWhatTheFileIs(t *testing.T) {
 		}
 	}
 }
+
+// TestReadJSONTypeErrorsInJSONWords: a value of the wrong JSON kind is named by its key
+// and the kind wanted, never with Go's type or struct names.
+func TestReadJSONTypeErrorsInJSONWords(t *testing.T) {
+	tests := []struct {
+		doc, want string
+	}{
+		{`{"results": "x"}`, `"results" is a JSON string, want a list`},
+		{`{"results": [{"size": "x"}]}`, `"results.size" is a JSON string, want a whole number`},
+		{`{"results": [{"size": 1e30}]}`, `"results.size" is a JSON number 1e30, want a whole number in range`},
+		{`{"results": [{"out_of_place": {"time": true}}]}`, `bad number true: want a number, "nan" or "inf"`},
+		{`{"results": [{"out_of_place": {"time": "soon"}}]}`, `bad number "soon": want a number`},
+		{`{"results": [{"root": "top"}]}`, `bad root "top": want a rank`},
+		{`{"config": {"blocking_collectives": "maybe"}, "results": []}`, `bad boolean "maybe": want true or false`},
+		{`[1, 2]`, "the document is a JSON array, not an object: want the JSON results file"},
+	}
+	for _, tt := range tests {
+		_, err := ReadJSON(strings.NewReader(tt.doc))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: ReadJSON error = %v, want one containing %q", tt.doc, err, tt.want)
+			continue
+		}
+		for _, goWord := range []string{"Go ", "json:", "jsonDoc", "jsonResult", "int64", "strconv", "results."} {
+			if strings.Contains(strings.TrimPrefix(err.Error(), "results: read JSON: "), goWord) && !strings.Contains(tt.want, goWord) {
+				t.Errorf("%s: %v names Go's %q", tt.doc, err, goWord)
+			}
+		}
+	}
+}

@@ -70,7 +70,7 @@ func TestMainBadInput(t *testing.T) {
 		{args: []string{"allreduce", "-e", "65G"}, want: []string{"--maxbytes 69793218560 is above the 64 GiB"}},
 		{args: []string{"allreduce", "-e", "99999999999999999999"}, want: []string{"--maxbytes"}},
 		{args: []string{"allreduce", "-b", "-8"}, want: []string{"--minbytes"}},
-		{args: []string{"allreduce", "-n", "99999999999999999999"}, want: []string{"invalid argument"}},
+		{args: []string{"allreduce", "-n", "99999999999999999999"}, want: []string{`-n/--iters "99999999999999999999": out of range`}},
 		{args: []string{"allreduce", "-T", "NaN"}, want: []string{"--timeout"}},
 		{args: []string{"allreduce", "-T", "+Inf"}, want: []string{"--timeout"}},
 		{args: []string{"allreduce", "-T", "-Inf"}, want: []string{"--timeout"}},

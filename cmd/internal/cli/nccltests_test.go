@@ -134,7 +134,7 @@ func TestNCCLTestsCombinations(t *testing.T) {
 		{[]string{"-u", "4", "-d", "int8,float"}, "-u must be a multiple of 16 for int8"},
 		{[]string{"-K", "-1"}, "-K/--per_iter_skip -1"},
 		{[]string{"-R", "3"}, "-R/--local_register 3"},
-		{[]string{"-I", "x"}, "invalid argument"},
+		{[]string{"-I", "x"}, `-I/--per_iter_timing "x": want a whole number`},
 	}
 	for _, tt := range bad {
 		args := append([]string{"allreduce"}, tt.args...)

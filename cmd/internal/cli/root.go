@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/clip"
 )
 
 // Runner runs a validated benchmark subcommand.
@@ -82,6 +85,35 @@ func Failure(err error) error {
 	return &runFailure{err}
 }
 
+// flagError is a flag parse error as a usage error. A value that does not parse is named
+// with its flag and what the flag takes, not with the Go parser's words (pflag's own
+// message reads "strconv.ParseInt: parsing ...").
+func flagError(err error) error {
+	var bad *pflag.InvalidValueError
+	if !errors.As(err, &bad) {
+		return usagef("%v", err)
+	}
+	f := bad.GetFlag()
+	name := "--" + f.Name
+	if f.Shorthand != "" {
+		name = "-" + f.Shorthand + "/" + name
+	}
+	var num *strconv.NumError
+	if errors.As(bad, &num) && errors.Is(num.Err, strconv.ErrRange) {
+		return usagef("%s %s: out of range", name, clip.Quote(bad.GetValue()))
+	}
+	want := map[string]string{
+		"int": "a whole number", "int64": "a whole number", "int32": "a whole number",
+		"uint": "a whole number, 0 or more", "uint64": "a whole number, 0 or more",
+		"float64": "a number", "float32": "a number", "bool": "true or false",
+		"duration": "a duration such as 30s, 1m or 500ms",
+	}[f.Value.Type()]
+	if want == "" {
+		return usagef("%s %s: %v", name, clip.Quote(bad.GetValue()), errors.Unwrap(bad))
+	}
+	return usagef("%s %s: want %s", name, clip.Quote(bad.GetValue()), want)
+}
+
 // stdoutWriter passes writes on to w and keeps the first error.
 type stdoutWriter struct {
 	w   io.Writer
@@ -128,7 +160,7 @@ func NewRoot(app *App) *cobra.Command {
 	root.SetVersionTemplate("{{.Name}} {{.Version}}\n") // as the version command prints it
 	root.SetOut(app.Stdout)
 	root.SetErr(app.Stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	// One command per registered collective (collective.go), then the others, each built
 	// in its own file with its own flags.
 	for _, c := range collectives.Collectives() {

@@ -104,7 +104,7 @@ func TestMainUsageErrors(t *testing.T) {
 		{[]string{"pingpong", "-d", "float"}, "unknown shorthand flag"},
 		{[]string{"nope"}, "unknown command"},
 		{[]string{"allgather", "--nope"}, "unknown flag"},
-		{[]string{"allgather", "-n", "many"}, "invalid argument"},
+		{[]string{"allgather", "-n", "many"}, `-n/--iters "many": want a whole number`},
 		{[]string{"allgather", "extra-arg"}, "unknown command"},
 		{[]string{"version", "extra-arg"}, "unknown command"},
 	}
@@ -479,5 +479,34 @@ func TestStdoutWriteErrorFails(t *testing.T) {
 	}
 	if w := Stdout(context.Background()); w != os.Stdout {
 		t.Errorf("Stdout outside Main = %v, want os.Stdout", w)
+	}
+}
+
+// TestFlagValueErrorsInPlainWords: a flag value that does not parse is refused naming the
+// flag and what it takes, in one line with no Go parser or type names in it.
+func TestFlagValueErrorsInPlainWords(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"allreduce", "-n", "x"}, `-n/--iters "x": want a whole number`},
+		{[]string{"allreduce", "-f", "1.5"}, `-f/--stepfactor "1.5": want a whole number`},
+		{[]string{"allreduce", "-T", "soon"}, `-T/--timeout "soon": want a number`},
+		{[]string{"allreduce", "--bootstrap-timeout", "x"}, `--bootstrap-timeout "x": want a duration such as 30s`},
+		{[]string{"allreduce", "--summary=maybe"}, `--summary "maybe": want true or false`},
+		{[]string{"pingpong", "-n", "99999999999999999999"}, `-n/--iters "99999999999999999999": out of range`},
+		{[]string{"allreduce", "-n", strings.Repeat("9", 5000)}, `… (5000 bytes): out of range`},
+	}
+	for _, tt := range tests {
+		r := mainWith(t, nil, tt.args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%.60v: exit %d, stderr %.200q; want 2 and %q", tt.args, r.code, r.stderr, tt.want)
+		}
+		checkOneLineError(t, tt.args, r.stderr)
+		for _, goWord := range []string{"strconv", "Parse", "int64", "float64", "time:"} {
+			if strings.Contains(r.stderr, goWord) {
+				t.Errorf("%.60v: stderr %.200q names Go's %q", tt.args, r.stderr, goWord)
+			}
+		}
 	}
 }
