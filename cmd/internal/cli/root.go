@@ -114,6 +114,26 @@ func flagError(err error) error {
 	return usagef("%s %s: want %s", name, clip.Quote(bad.GetValue()), want)
 }
 
+// unknownSubcommand is the usage error for a first word that is no subcommand of root.
+func unknownSubcommand(root *cobra.Command, word string) error {
+	hint := ""
+	if s := root.SuggestionsFor(word); len(s) > 0 {
+		hint = fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+	}
+	return usagef("unknown subcommand %s%s; the subcommands are %s", clip.Quote(word), hint, subcommandList(root))
+}
+
+// subcommandList lists root's subcommands, help's and completion's included.
+func subcommandList(root *cobra.Command) string {
+	var names []string
+	for _, c := range root.Commands() {
+		if c.IsAvailableCommand() || c.Name() == "help" {
+			names = append(names, c.Name())
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 // stdoutWriter passes writes on to w and keeps the first error.
 type stdoutWriter struct {
 	w   io.Writer
@@ -160,7 +180,29 @@ func NewRoot(app *App) *cobra.Command {
 	root.SetVersionTemplate("{{.Name}} {{.Version}}\n") // as the version command prints it
 	root.SetOut(app.Stdout)
 	root.SetErr(app.Stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		var unknown *pflag.NotExistError
+		if cmd == root && len(cmd.Flags().Args()) > 0 {
+			return unknownSubcommand(root, cmd.Flags().Args()[0]) // "all_reduce -b 8"
+		}
+		if cmd == root && errors.As(err, &unknown) {
+			// A flag before any subcommand: most likely the subcommand was forgotten.
+			return usagef("%v: flags go after a subcommand (%s SUBCOMMAND [flags]); the subcommands are %s",
+				err, root.Name(), subcommandList(root))
+		}
+		return flagError(err)
+	})
+	// A word that is no subcommand: say which exist (cobra's own message only suggests a
+	// close name, when it finds one). Runnable, root parses its arguments itself; with
+	// none it prints its help, as before.
+	root.Args = cobra.ArbitraryArgs
+	root.SuggestionsMinimumDistance = 2 // cobra's default, which it sets only on its own path
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		return unknownSubcommand(root, args[0])
+	}
 	// One command per registered collective (collective.go), then the others, each built
 	// in its own file with its own flags.
 	for _, c := range collectives.Collectives() {

@@ -102,7 +102,13 @@ func TestMainUsageErrors(t *testing.T) {
 		{[]string{"pingpong", "--pair", "1"}, "--pair"},
 		{[]string{"pingpong", "--channel", "nvlink"}, "--channel"},
 		{[]string{"pingpong", "-d", "float"}, "unknown shorthand flag"},
-		{[]string{"nope"}, "unknown command"},
+		{[]string{"nope"}, `unknown subcommand "nope"; the subcommands are acceptance, allgather, allreduce,`},
+		// A forgotten subcommand: say which exist, not only that the flag is unknown.
+		{[]string{"-b", "8"}, "unknown shorthand flag: 'b' in -b: flags go after a subcommand (mscclpp-bench SUBCOMMAND [flags]); the subcommands are acceptance, allgather, allreduce,"},
+		{[]string{"--minbytes=8", "-e", "1G"}, "unknown flag: --minbytes: flags go after a subcommand"},
+		{[]string{"all_reduce", "-b", "8"}, `unknown subcommand "all_reduce" (did you mean allreduce?); the subcommands are`},
+		{[]string{"allreduc"}, `unknown subcommand "allreduc" (did you mean allreduce?)`},
+		{[]string{strings.Repeat("x", 100000)}, `… (100000 bytes); the subcommands are`},
 		{[]string{"allgather", "--nope"}, "unknown flag"},
 		{[]string{"allgather", "-n", "many"}, `-n/--iters "many": want a whole number`},
 		{[]string{"allgather", "extra-arg"}, "unknown command"},
@@ -508,5 +514,14 @@ func TestFlagValueErrorsInPlainWords(t *testing.T) {
 				t.Errorf("%.60v: stderr %.200q names Go's %q", tt.args, r.stderr, goWord)
 			}
 		}
+	}
+}
+
+// TestMainNoArgsPrintsHelp: with no subcommand and nothing else, the help is printed and
+// the exit is 0, as cobra does for a command that does not run.
+func TestMainNoArgsPrintsHelp(t *testing.T) {
+	r := mainWith(t, nil)
+	if r.code != ExitOK || !strings.Contains(r.stdout, "Available Commands:") || r.calls != 0 {
+		t.Errorf("no arguments: exit %d, stdout %.200q; want 0 and the help", r.code, r.stdout)
 	}
 }
