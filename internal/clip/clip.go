@@ -5,6 +5,7 @@ package clip
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -35,4 +36,76 @@ func Quote(s string) string {
 		n--
 	}
 	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:n]), len(s))
+}
+
+// MessageMax is the longest quoted string or word that Message leaves whole.
+const MessageMax = 160
+
+// Message shortens, in an error message, every double-quoted string (as %q writes it) and
+// every other run of non-space bytes longer than MessageMax: the place where an input too
+// long to read was echoed keeps its start, an ellipsis and its length. Messages that quote
+// their inputs with Quote come out unchanged; this is the net under those that do not
+// (a library's message, a flag parser's).
+func Message(s string) string {
+	if len(s) <= MessageMax {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == '"':
+			end := closingQuote(s, i)
+			lit := s[i:end]
+			if len(lit) > MessageMax {
+				n := MessageMax
+				for n > 1 && !utf8.RuneStart(lit[n]) {
+					n--
+				}
+				slashes := 0
+				for k := n - 1; k > 0 && lit[k] == '\\'; k-- {
+					slashes++
+				}
+				if slashes%2 == 1 { // do not end inside an escape
+					n--
+				}
+				lit = fmt.Sprintf("%s\"… (%d bytes)", lit[:n], len(lit))
+			}
+			b.WriteString(lit)
+			i = end
+		case s[i] == ' ':
+			b.WriteByte(' ')
+			i++
+		default:
+			end := i
+			for end < len(s) && s[end] != ' ' && s[end] != '"' {
+				end++
+			}
+			word := s[i:end]
+			body := strings.TrimRight(word, ":;,.)")
+			if len(body) > MessageMax {
+				n := MessageMax
+				for n > 0 && !utf8.RuneStart(body[n]) {
+					n--
+				}
+				word = fmt.Sprintf("%s… (%d bytes)%s", body[:n], len(body), word[len(body):])
+			}
+			b.WriteString(word)
+			i = end
+		}
+	}
+	return b.String()
+}
+
+// closingQuote returns the index just past the double quote that closes the one at s[i],
+// or len(s) when none does.
+func closingQuote(s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(s)
 }

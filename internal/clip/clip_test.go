@@ -26,3 +26,25 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+func TestMessage(t *testing.T) {
+	long := strings.Repeat("x", 100000)
+	keep := strings.Repeat("x", MessageMax-1)
+	tests := []struct {
+		in, want string
+	}{
+		{"short message", "short message"},
+		{`RANK="` + long + `": want a number`, `RANK="` + keep + `"… (100002 bytes): want a number`},
+		{"open /tmp/" + long + ": file name too long", "open /tmp/" + strings.Repeat("x", MessageMax-5) + "… (100005 bytes): file name too long"},
+		{`a "short" quote, then ` + long, `a "short" quote, then ` + strings.Repeat("x", MessageMax) + "… (100000 bytes)"},
+		// An escape is not cut in two, and an unterminated quote runs to the end.
+		{`v="` + strings.Repeat(`\\`, 100) + `"`, `v="` + strings.Repeat(`\\`, 79) + `"… (202 bytes)`},
+		{`v="` + long, `v="` + keep + `"… (100001 bytes)`},
+		{strings.Repeat("a few words ", 50), strings.Repeat("a few words ", 50)},
+	}
+	for _, tt := range tests {
+		if got := Message(tt.in); got != tt.want {
+			t.Errorf("Message(%.40q...) = %.300q\nwant %.300q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -165,7 +165,9 @@ func Stdout(ctx context.Context) io.Writer {
 	return os.Stdout
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine is an error message as Main prints it: on one line, with any long input it
+// echoes shortened (clip.Message), so that a 100 KB flag or variable is not printed back.
+func oneLine(s string) string { return clip.Message(strings.Join(strings.Fields(s), " ")) }
 
 // NewRoot builds the command tree.
 func NewRoot(app *App) *cobra.Command {

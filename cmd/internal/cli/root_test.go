@@ -525,3 +525,44 @@ func TestMainNoArgsPrintsHelp(t *testing.T) {
 		t.Errorf("no arguments: exit %d, stdout %.200q; want 0 and the help", r.code, r.stdout)
 	}
 }
+
+// TestLongInputsShortened: an error about a 100 KB flag value, argument or variable is
+// one short line that shows the input's start, an ellipsis and its length.
+func TestLongInputsShortened(t *testing.T) {
+	long := strings.Repeat("x", 100000)
+	digits := strings.Repeat("1", 100000)
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+	}{
+		{"an argument", nil, []string{"allreduce", long}},
+		{"a datatype", nil, []string{"allreduce", "-d", "float," + long}},
+		{"a size", nil, []string{"allreduce", "-b", digits}},
+		{"a kernel", nil, []string{"allreduce", "-k", long}},
+		{"a progress mode", nil, []string{"allreduce", "--progress", long}},
+		{"a bootstrap address", nil, []string{"allreduce", "--bootstrap-addr", long}},
+		{"a JSON path", nil, []string{"allreduce", "-J", "/nonexistent/" + long + ".json"}},
+		{"a help topic", nil, []string{"help", long}},
+		{"a completion shell", nil, []string{"completion", long}},
+		{"a variable", map[string]string{"MSCCLPP_BENCH_SOCKETS": long}, []string{"allreduce"}},
+		{"a timeout variable", map[string]string{"MSCCLPP_BENCH_BOOTSTRAP_TIMEOUT": long}, []string{"allreduce"}},
+		{"a launcher's rank", map[string]string{"RANK": long, "WORLD_SIZE": "2"}, []string{"allreduce"}},
+		{"a root port", map[string]string{"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_JOB_NODELIST": "a", "MSCCLPP_BENCH_ROOT_PORT": digits}, []string{"allreduce"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, k := range launchVars {
+				t.Setenv(k, "")
+			}
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			r := mainWith(t, nil, tt.args...)
+			if r.code != ExitUsage || len(r.stderr) > 500 || !strings.Contains(r.stderr, " bytes)") {
+				t.Errorf("exit %d, a %d-byte message %.300q; want 2 and the input shortened", r.code, len(r.stderr), r.stderr)
+			}
+			checkOneLineError(t, tt.args, r.stderr)
+		})
+	}
+}
