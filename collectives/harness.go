@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
@@ -86,20 +87,24 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 	for _, sz := range o.Sizes {
 		maxBytes = max(maxBytes, sz)
 	}
-	free, _, err := g.MemInfo()
+	lim, err := agreeMemoryBudget(g, m)
 	if err != nil {
 		return nil, err
 	}
-	// In + Out + scratch of up to about the same again, with 1 GiB to spare.
-	if budget := (int64(free) - 1<<30) / 3; maxBytes > budget {
-		budget &^= 1<<20 - 1
-		rep.Note("Reducing maxBytes to %d due to memory limitation", budget)
+	if budget := lim.budget; maxBytes > budget {
+		budget = max(budget&^(1<<20-1), 0)
 		var kept []int64
 		for _, sz := range o.Sizes {
 			if sz <= budget {
 				kept = append(kept, sz)
 			}
 		}
+		if len(kept) == 0 && len(o.Sizes) > 0 {
+			// Nothing would run: a sweep of no rows that exits 0 reads as a pass.
+			return nil, fmt.Errorf("no size of the sweep fits in GPU memory: the smallest, %d bytes (-b), is above %d, the most that rank %d's %d free bytes hold (input, output and scratch of that size, with 1 GiB spare)",
+				slices.Min(o.Sizes), budget, lim.rank, lim.free)
+		}
+		rep.Note("Reducing maxBytes to %d due to memory limitation", budget)
 		h.Opts.Sizes, maxBytes = kept, budget
 	}
 	h.pad = uint64(o.Unalign) * maxTypeSize // room for -u's offset, for every type
@@ -132,6 +137,43 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes, Layout: LayoutOf(m)}
 	h.verifier = &Verifier{GPU: g, Env: h.env, Stream: s, Wrong: wrong, Grid: sms * 4}
 	return h, nil
+}
+
+// memoryBudget is the largest message size the buffers may take on the rank with the
+// least free GPU memory: in + out + scratch of up to about the same again, with 1 GiB to
+// spare.
+type memoryBudget struct {
+	budget int64  // bytes; negative when even the spare GiB is not free
+	rank   int    // the rank it comes from
+	free   uint64 // that rank's free bytes
+}
+
+// agreeMemoryBudget gathers every rank's free memory and returns the smallest budget, so
+// that every rank keeps the same sizes (ranks that kept different sweeps would wait on
+// each other forever) and a rank short of memory limits the others.
+func agreeMemoryBudget(g device.GPU, m *channels.Mesh) (memoryBudget, error) {
+	free, _, err := g.MemInfo()
+	if err != nil {
+		return memoryBudget{}, err
+	}
+	lim := memoryBudget{budget: (int64(free) - 1<<30) / 3, rank: m.Rank, free: free}
+	if m.Boot == nil || m.NRanks < 2 {
+		return lim, nil
+	}
+	all, err := m.Boot.AllGather(binary.LittleEndian.AppendUint64(nil, free))
+	if err != nil {
+		return memoryBudget{}, fmt.Errorf("share free GPU memory: %w", err)
+	}
+	for r, b := range all {
+		if len(b) != 8 {
+			return memoryBudget{}, fmt.Errorf("share free GPU memory: rank %d sent %d bytes, want 8", r, len(b))
+		}
+		f := binary.LittleEndian.Uint64(b)
+		if budget := (int64(f) - 1<<30) / 3; r == 0 || budget < lim.budget {
+			lim = memoryBudget{budget: budget, rank: r, free: f}
+		}
+	}
+	return lim, nil
 }
 
 // Close releases the algorithm instances.
