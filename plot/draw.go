@@ -6,6 +6,9 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -83,7 +86,7 @@ func (f *Figure) draw(dc draw.Canvas) error {
 			points.Shape = plotutil.Shape(i)
 			panel.p.Add(line, points)
 			if panel.p == tm {
-				tm.Legend.Add(s.Label, line, points)
+				tm.Legend.Add(drawable(s.Label), line, points)
 			}
 		}
 	}
@@ -101,11 +104,12 @@ func (f *Figure) draw(dc draw.Canvas) error {
 
 	area := dc
 	if f.Title != "" {
+		title := drawable(f.Title)
 		sty := bw.Title.TextStyle
 		sty.Font.Size = vg.Points(14)
 		pad := vg.Points(6)
-		h := sty.Height(f.Title)
-		dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - pad}, f.Title)
+		h := sty.Height(title)
+		dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - pad}, title)
 		area = draw.Crop(dc, 0, 0, 0, -(h + pad))
 	}
 	tiles := draw.Tiles{
@@ -118,6 +122,30 @@ func (f *Figure) draw(dc draw.Canvas) error {
 	bw.Draw(canvases[0][0])
 	tm.Draw(canvases[0][1])
 	return nil
+}
+
+// drawable is s as it may be drawn: control characters (a terminal's escape sequences,
+// NUL, newlines), bytes that are not UTF-8 and the non-characters U+FFFE and U+FFFF, none
+// of which an SVG (XML) document may hold, are written as Go escapes (\x1b, \n, \xff).
+// Titles and labels come from flags and from results files, so anything may be in them.
+func drawable(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 { // a byte that is not UTF-8
+				fmt.Fprintf(&b, "\\x%02x", s[i])
+			} else {
+				b.WriteRune(r) // U+FFFD itself
+			}
+		case unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF:
+			q := strconv.QuoteRuneToASCII(r) // '\x1b', '\n', '\u0085'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // pow2Range widens [lo, hi] to powers of two around it; an empty range
