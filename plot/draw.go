@@ -6,9 +6,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -17,6 +14,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/clip"
 )
 
 // Axis titles.
@@ -124,29 +123,11 @@ func (f *Figure) draw(dc draw.Canvas) error {
 	return nil
 }
 
-// drawable is s as it may be drawn: control characters (a terminal's escape sequences,
-// NUL, newlines), bytes that are not UTF-8 and the non-characters U+FFFE and U+FFFF, none
-// of which an SVG (XML) document may hold, are written as Go escapes (\x1b, \n, \xff).
-// Titles and labels come from flags and from results files, so anything may be in them.
-func drawable(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError:
-			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 { // a byte that is not UTF-8
-				fmt.Fprintf(&b, "\\x%02x", s[i])
-			} else {
-				b.WriteRune(r) // U+FFFD itself
-			}
-		case unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF:
-			q := strconv.QuoteRuneToASCII(r) // '\x1b', '\n', '\u0085'
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// drawable is s as it may be drawn: titles and labels come from flags and from results
+// files, so anything may be in them, and control characters, bytes that are not UTF-8 and
+// the non-characters U+FFFE and U+FFFF may not be in an SVG (XML) document. They are drawn
+// as Go escapes (\x1b, \n, \xff; clip.Printable).
+func drawable(s string) string { return clip.Printable(s) }
 
 // pow2Range widens [lo, hi] to powers of two around it; an empty range
 // (no data) becomes [1, 1K] and a single size gets one power on each side.

@@ -1,11 +1,13 @@
-// Package clip shortens inputs (flag values, environment variables, strings from files)
-// for error messages, so that a message stays one readable line however long the input.
+// Package clip makes inputs (flag values, environment variables, strings from files) safe
+// to print: shortened in error messages, so that a message stays one readable line however
+// long the input, and with control characters escaped where they are printed or drawn.
 package clip
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -108,4 +110,44 @@ func closingQuote(s string, i int) int {
 		}
 	}
 	return len(s)
+}
+
+// Printable returns s with everything that a terminal or an XML document must not get raw
+// written as a Go escape: control characters (ESC, and so every escape sequence; NUL; CR,
+// LF, tab), bytes that are not UTF-8 (\xff), the non-characters U+FFFE and U+FFFF, and the
+// bidirectional controls that make text read in another order than it is (U+202E). For
+// strings from files and flags, where they are printed or drawn.
+func Printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || !plain(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 { // a byte that is not UTF-8
+				fmt.Fprintf(&b, "\\x%02x", s[i])
+			} else {
+				b.WriteRune(r) // U+FFFD itself
+			}
+		case !plain(r):
+			q := strconv.QuoteRuneToASCII(r) // '\x1b', '\n', '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// plain reports whether r may be printed as it is.
+func plain(r rune) bool {
+	return !unicode.IsControl(r) && r != 0xFFFE && r != 0xFFFF && !unicode.Is(unicode.Bidi_Control, r)
 }

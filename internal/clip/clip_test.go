@@ -48,3 +48,22 @@ func TestMessage(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"allreduce", "allreduce"},
+		{"µs é 中 \uFFFD", "µs é 中 \uFFFD"},
+		{"red\x1b[31m", `red\x1b[31m`},
+		{"\x1b]0;title\x07", `\x1b]0;title\a`},
+		{"a\nb\rc\td\x00", `a\nb\rc\td\x00`},
+		{"bad\xff\xfe", `bad\xff\xfe`},
+		{"c1\u0085 \u009b", `c1\u0085 \u009b`},
+		{"\uFFFE\uFFFF", `\ufffe\uffff`},
+		{"abc\u202Efed", `abc\u202efed`},
+	}
+	for _, tt := range tests {
+		if got := Printable(tt.in); got != tt.want {
+			t.Errorf("Printable(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
