@@ -91,7 +91,7 @@ func (s *standin) connectPorts(opts ...PortOption) error {
 		return err
 	}
 	for i, p := range s.m.Peers() {
-		s.ports[p] = &cpuPort{g: s.g, h: hs[i], head: &s.head, timeout: 20 * time.Second}
+		s.ports[p] = &cpuPort{g: s.g, h: hs[i], head: &s.head, timeout: 20 * time.Second, failed: s.m.DeviceError}
 	}
 	return nil
 }
@@ -448,5 +448,42 @@ func TestEthPieceSize(t *testing.T) {
 		if got := conn.pieceSize(c.size); got != c.want {
 			t.Errorf("%d sockets, %d pieces, %d-byte chunk: a %d-byte write in pieces of %d, want %d", c.sockets, c.pieces, c.chunk, c.size, got, c.want)
 		}
+	}
+}
+
+// TestEthernetWrongByteCountFailsFast: a data message whose header gives a wrong byte count
+// (16 where 64 follow) makes the receiver read data as the next header; it must refuse it,
+// and both ranks' waits, each good for 20 s, must end at once with an error naming the
+// cause, as a kernel stops at the mesh's error word: not at their timeouts.
+func TestEthernetWrongByteCountFailsFast(t *testing.T) {
+	bs := newBoots(t, 2)
+	ranks := newStandins(t, bootsOf(bs), 1<<20, false, func(r int) MeshOptions { return ethOpts(ModeEthernet, "node") })
+	dst := (*ranks[0].m.proxy.channels.Load())[0].Dst.ID
+	c := ranks[0].m.Conns[1].(*ethConn)
+	var hdr [ethHeaderSize]byte
+	putHeader(&hdr, ethMsgData, dst, 0, 16, 0)
+	c.produce.Lock()
+	err := c.ctl.writev(hdr[:], bytes.Repeat([]byte{0xEE}, 64))
+	c.produce.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	errs := make([]error, 2)
+	onRanks(t, 2, func(r int) error {
+		if ranks[r].ports[1-r].timeout != 20*time.Second {
+			return fmt.Errorf("the port's timeout is %v, want 20 s", ranks[r].ports[1-r].timeout)
+		}
+		errs[r] = ranks[r].ports[1-r].wait()
+		return nil
+	})
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the waits ended after %v; want them stopped at once", took)
+	}
+	if errs[1] == nil || !strings.Contains(errs[1].Error(), "unexpected message type 238") {
+		t.Errorf("rank 1 (the receiver): %v; want the bad header refused", errs[1])
+	}
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), "rank 1") {
+		t.Errorf("rank 0: %v; want an error naming rank 1", errs[0])
 	}
 }
