@@ -451,6 +451,30 @@ func TestEthPieceSize(t *testing.T) {
 	}
 }
 
+// TestEthernetPeersWithDifferentChunks: two ranks whose MSCCLPP_BENCH_ETH_CHUNK differ
+// (each sends pieces no larger than the smaller chunk, which the peer's staging slots
+// hold) put to each other at once, at sizes around both chunks and many times either;
+// every byte is checked.
+func TestEthernetPeersWithDifferentChunks(t *testing.T) {
+	for _, chunks := range [][2]uint64{{EthMinChunk, 1 << 20}, {1 << 20, EthMinChunk}, {256 << 10, 4 << 20}} {
+		t.Run(fmt.Sprintf("%d-%d", chunks[0], chunks[1]), func(t *testing.T) {
+			const most = 9<<20 + 3
+			bs := newBoots(t, 2)
+			ranks := newStandins(t, bootsOf(bs), 2*most+64, false, func(r int) MeshOptions {
+				o := ethOpts(ModeEthernet, "node")
+				o.Ethernet.Chunk = chunks[r]
+				return o
+			})
+			sizes := []uint64{1, EthMinChunk - 1, EthMinChunk + 1, 256<<10 + 4097, 1<<20 + 1, 4<<20 + 5, most}
+			for k, size := range sizes {
+				if err := exchange(ranks, func(r int) Bootstrap { return bs[r] }, k, size, uint64(k%3), 7); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // TestEthernetWrongByteCountFailsFast: a data message whose header gives a wrong byte count
 // (16 where 64 follow) makes the receiver read data as the next header; it must refuse it,
 // and both ranks' waits, each good for 20 s, must end at once with an error naming the
