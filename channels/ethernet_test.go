@@ -107,7 +107,9 @@ func pattern(from, to, k int, size uint64, i uint64) byte {
 // exchange has every rank put size bytes to every peer (at srcOff in its source, dstOff
 // + slot*size in the peer's destination, a slot per sender) with a signal, wait for every
 // peer's signal, check every received byte and the guard bytes around them, and flush.
-// It returns the first problem.
+// It returns the first problem. A rank that fails stops the others' waits at once (as a
+// job ends when one of its processes fails), so that a broken protocol fails the test
+// fast, not at the other ranks' timeouts.
 func exchange(ranks []*standin, boot func(r int) Bootstrap, k int, size, srcOff, dstOff uint64) error {
 	n := len(ranks)
 	errs := make([]error, n)
@@ -116,6 +118,13 @@ func exchange(ranks []*standin, boot func(r int) Bootstrap, k int, size, srcOff,
 		go func(r int) {
 			defer func() { done <- r }()
 			errs[r] = ranks[r].exchange(boot(r), k, size, srcOff, dstOff)
+			if errs[r] != nil {
+				for o := range ranks {
+					if o != r {
+						ranks[o].m.connFailed(fmt.Errorf("rank %d failed: %w", r, errs[r]))
+					}
+				}
+			}
 		}(r)
 	}
 	for range ranks {
@@ -160,6 +169,10 @@ func (s *standin) exchange(boot Bootstrap, k int, size, srcOff, dstOff uint64) e
 		if err := s.ports[p].wait(); err != nil {
 			return err
 		}
+	}
+	// As a run checks after its kernels: a failed work request, a refused message.
+	if err := s.m.DeviceError(); err != nil {
+		return err
 	}
 	for _, p := range peers {
 		at := dstOff + uint64(p)*size
