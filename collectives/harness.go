@@ -181,10 +181,15 @@ func (st step) label() string {
 
 func (h *Harness) plan(dt string) ([]step, error) {
 	var out []step
+	d, err := LookupDatatype(dt)
+	if err != nil {
+		return nil, err
+	}
+	off := UnalignOffset(h.Opts.Unalign, d) // -u: algorithms must handle it
 	if h.Opts.Kernel == "all" {
 		for _, a := range Algorithms(h.Coll.Name()) {
 			for _, sz := range h.Opts.Sizes {
-				if a.supportsIn(sz, h.env.Layout, dt) == nil {
+				if a.supportsAt(sz, h.env.Layout, dt, off) == nil {
 					out = append(out, step{size: sz, alg: a})
 				}
 			}
@@ -192,13 +197,13 @@ func (h *Harness) plan(dt string) ([]step, error) {
 		return out, nil
 	}
 	for _, sz := range h.Opts.Sizes {
-		algs, err := SelectIn(h.Coll.Name(), h.Opts.Kernel, sz, h.env.Layout, dt)
+		algs, err := SelectAt(h.Coll.Name(), h.Opts.Kernel, sz, h.env.Layout, dt, false, off)
 		if err != nil {
 			return nil, err
 		}
 		st := step{size: sz, alg: algs[0]}
 		if h.Opts.Kernel == "auto" {
-			in, err := SelectPlaced(h.Coll.Name(), "auto", sz, h.env.Layout, dt, true)
+			in, err := SelectAt(h.Coll.Name(), "auto", sz, h.env.Layout, dt, true, off)
 			if err != nil {
 				return nil, err
 			}
@@ -362,7 +367,7 @@ func placementName(inPlace bool) string {
 
 // at sets the offsets of iteration iter: like nccl-tests, successive iterations use
 // successive regions of the buffers (so they do not all hit the same cache lines), here in
-// 256-byte aligned steps so vector paths stay aligned.
+// 256-byte aligned steps so vector paths stay aligned; -u adds its offset to every one.
 func (h *Harness) at(a *LaunchArgs, iter int) *LaunchArgs {
 	b := *a
 	unit := roundUp(max(a.SendBytes, a.RecvBytes, 1), 256)

@@ -104,7 +104,7 @@ __device__ void allreduceTwoStep(MemoryChannelHandle* chans, const char* scratch
 // and stores the result at out + dstShift + o and at outChans[i].remote + outOff + dstShift
 // + o for every peer i. 16-byte vectors, U loads in flight per thread before any is used,
 // then single vectors; the tail that is not a whole vector (only at the end of the data),
-// element by element. The piece loop is in the helper on purpose: port at its 64-register
+// element by element, as is all of a piece whose buffers are off 16-byte alignment (-u). The piece loop is in the helper on purpose: port at its 64-register
 // limit compiled a helper called from inside its piece loop with spills in the hot loop
 // (the avg kernels); this way port's machine code is what its own copy of the loops gave.
 template <typename T, int Op, typename Src, typename Wait>
@@ -119,7 +119,11 @@ MB_DEVICE void reduceBroadcast(Src src, Wait wait, uint32_t nranks, uint64_t fir
     const uint64_t pBegin = k * pieceBytes, pSize = min(pieceBytes, bytes - pBegin);
     const Range share = split(pSize, gridDim.x, blockIdx.x, 16);
     const uint64_t begin = first + pBegin + share.begin;
-    const uint64_t nvec = share.size() / 16;
+    // any buffer off 16-byte alignment (-u): element by element (the tail loop)
+    uintptr_t align = reinterpret_cast<uintptr_t>(out + dstShift + begin);
+    for (uint32_t r = 0; r < nranks; r++) align |= reinterpret_cast<uintptr_t>(src(r) + begin);
+    for (uint32_t i = 0; i < npeers; i++) align |= reinterpret_cast<uintptr_t>(outChans[i].remote) + outOff + dstShift + begin;
+    const uint64_t nvec = (align & 15) == 0 ? share.size() / 16 : 0;
     uint64_t v = threadIdx.x;
     for (; v + (U - 1) * bd < nvec; v += U * bd) {
       int4 acc[U];

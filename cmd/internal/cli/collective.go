@@ -109,5 +109,8 @@ func (r *collectiveFlags) build(coll collectives.Collective, fs *pflag.FlagSet) 
 	if err := collectives.CheckSweep(command, c.Kernel, c.Sizes(), c.Datatypes, 0); err != nil {
 		return nil, usagef("--kernel %s: %v", c.Kernel, err)
 	}
+	if err := collectives.CheckUnalign(command, c.Kernel, c.NCCLTests.Unalign, c.Datatypes); err != nil {
+		return nil, usagef("-u/--unalign: %v", err)
+	}
 	return c, nil
 }
