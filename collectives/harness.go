@@ -46,6 +46,10 @@ type Options struct {
 	PerIter     bool // -I: time each iteration with events (not in graph mode)
 	PerIterSkip int  // -K: leading iterations left out of the statistics
 	Unalign     int  // -u: both buffers start this many elements later
+	// RepeatCheck (--repeat-check) runs each placement Iters more times on inputs whose
+	// reduction depends on its order and checks that every output is bitwise the first
+	// one's, and the same on every rank where the collective says so (repeat.go).
+	RepeatCheck bool
 }
 
 // Reporter receives the report as it is made (rank 0 prints; others may discard).
@@ -69,6 +73,7 @@ type Harness struct {
 	seed      uint32
 	pad       uint64         // bytes kept free at the end of each buffer for -u
 	events    []device.Event // -I's events, made at first use
+	rep       *repeatState   // --repeat-check's memory, made at first use
 }
 
 // Summary is what a run adds up to.
@@ -76,6 +81,10 @@ type Summary struct {
 	Rows     []results.Row
 	Wrong    int64
 	AvgBusBw float64
+	// RepeatDiffs counts the placements whose repeat check found a difference (all
+	// cycles); FirstRepeatDiff says where the first one was.
+	RepeatDiffs     int
+	FirstRepeatDiff string
 }
 
 // NewHarness allocates the input and output buffers for the largest size (reducing it,
@@ -90,8 +99,13 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 	if err != nil {
 		return nil, err
 	}
-	// In + Out + scratch of up to about the same again, with 1 GiB to spare.
-	if budget := (int64(free) - 1<<30) / 3; maxBytes > budget {
+	// In + Out + scratch of up to about the same again (and the repeat check's copy of an
+	// output), with 1 GiB to spare.
+	parts := int64(3)
+	if o.RepeatCheck {
+		parts = 4
+	}
+	if budget := (int64(free) - 1<<30) / parts; maxBytes > budget {
 		budget &^= 1<<20 - 1
 		rep.Note("Reducing maxBytes to %d due to memory limitation", budget)
 		var kept []int64
@@ -283,7 +297,7 @@ func (h *Harness) runCycle(rep Reporter, plans [][]step, ops []string, first boo
 			// (seen at 8 B), as nccl-tests' warm-up before its sweep avoids. It is the first
 			// step that moves data: a 0-byte row (allgather -b 8 on 2 ranks) warms nothing,
 			// and across hosts the row after it then took single iterations of 0.4-0.5 ms.
-			if _, err := h.measure(h.warmupStep(steps, dt), dt, Op(ops[0])); err != nil {
+			if _, _, err := h.measureOnly(h.warmupStep(steps, dt), dt, Op(ops[0])); err != nil {
 				return fmt.Errorf("%s %s warm-up: %w", h.Coll.Name(), dtName, err)
 			}
 		}
@@ -298,11 +312,19 @@ func (h *Harness) runCycle(rep Reporter, plans [][]step, ops []string, first boo
 					h.Opts.Progress(t.done%t.total, t.total, fmt.Sprintf("%s %s %s %d B (%s)", h.Coll.Name(), dtName, opName, st.size, st.alg.Name))
 				}
 				t.done++
-				row, err := h.measure(st, dt, Op(opName))
+				row, diffs, err := h.measure(st, dt, Op(opName))
 				if err != nil {
 					return fmt.Errorf("%s %s %s %d bytes (%s): %w", h.Coll.Name(), dtName, opName, st.size, st.alg.Name, err)
 				}
 				rep.Row(row)
+				for _, d := range diffs {
+					where := fmt.Sprintf("%s %s %s %d bytes %s (%s): %s", h.Coll.Name(), dtName, opName, st.size, d.placement, d.alg, d.what)
+					rep.Note("repeat check: %s", where)
+					if t.sum.RepeatDiffs == 0 {
+						t.sum.FirstRepeatDiff = where
+					}
+					t.sum.RepeatDiffs++
+				}
 				t.sum.Rows = append(t.sum.Rows, row)
 				for _, p := range []*results.Placement{row.OutOfPlace, row.InPlace} {
 					t.sum.Wrong += max(p.Wrong, 0)
@@ -315,7 +337,22 @@ func (h *Harness) runCycle(rep Reporter, plans [][]step, ops []string, first boo
 	return nil
 }
 
-func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
+// repeatDiff is a placement whose repeat check found a difference.
+type repeatDiff struct{ placement, alg, what string }
+
+// measure measures one step's row, and with RepeatCheck checks both placements'
+// repeatability (the row's Repeat column; the differences found).
+func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, []repeatDiff, error) {
+	return h.measureRow(st, dt, op, h.Opts.RepeatCheck)
+}
+
+// measureOnly is measure without the repeat check (the discarded warm-up).
+func (h *Harness) measureOnly(st step, dt Datatype, op Op) (results.Row, []repeatDiff, error) {
+	return h.measureRow(st, dt, op, false)
+}
+
+func (h *Harness) measureRow(st step, dt Datatype, op Op, repeat bool) (results.Row, []repeatDiff, error) {
+	var diffs []repeatDiff
 	n := h.env.NRanks
 	c := h.Coll.Counts(st.size, dt, n)
 	root := -1
@@ -325,13 +362,13 @@ func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 	row := results.Row{Size: c.SizeBytes(dt.Size), Count: c.Param, Type: dt.Name, Op: opLabel(h.Coll, op), Root: root, Algorithm: st.alg.Name}
 	inst, err := h.instance(st.alg)
 	if err != nil {
-		return row, err
+		return row, nil, err
 	}
 	instIn := inst
 	if st.inPlace != nil {
 		row.InPlaceAlgorithm = st.inPlace.Name
 		if instIn, err = h.instance(st.inPlace); err != nil {
-			return row, err
+			return row, nil, err
 		}
 	}
 	elt := uint64(dt.Size)
@@ -345,7 +382,23 @@ func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 		}
 		p, err := h.measurePlacement(pi, a)
 		if err != nil {
-			return row, fmt.Errorf("%s: %w", placementName(inPlace), err)
+			return row, nil, fmt.Errorf("%s: %w", placementName(inPlace), err)
+		}
+		if repeat {
+			what := ""
+			if !empty(a) {
+				if what, err = h.repeatCheck(pi, a); err != nil {
+					return row, nil, fmt.Errorf("%s: repeat check: %w", placementName(inPlace), err)
+				}
+			}
+			row.Repeat = results.RepeatSame
+			if what != "" {
+				alg := st.alg.Name
+				if inPlace && st.inPlace != nil {
+					alg = st.inPlace.Name
+				}
+				diffs = append(diffs, repeatDiff{placementName(inPlace), alg, what})
+			}
 		}
 		p.AlgBw, p.BusBw = h.Coll.Bandwidth(c, dt.Size, p.TimeUs/1e6, n)
 		if inPlace {
@@ -354,8 +407,11 @@ func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 			row.OutOfPlace = p
 		}
 	}
+	if len(diffs) > 0 {
+		row.Repeat = results.RepeatDiffers
+	}
 	row.Timestamp = time.Now() // -S: when the row was measured
-	return row, nil
+	return row, diffs, nil
 }
 
 func placementName(inPlace bool) string {

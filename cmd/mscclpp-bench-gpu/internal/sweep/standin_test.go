@@ -292,6 +292,9 @@ func kernels() map[string]devicetest.Kernel {
 	for name, k := range slotKernels() { // slots_standin_test.go
 		ks[name] = k
 	}
+	for name, k := range repeatKernels() { // repeat_standin_test.go
+		ks[name] = k
+	}
 	// The verifier looks up fill and check kernels of every type and op at set-up; those
 	// the stand-in does not model fail if they are ever launched.
 	for _, dt := range collectives.DatatypeNames() {

@@ -1,7 +1,8 @@
 // Package sweep runs a collective's subcommand (any registered one) on a rank that has joined the
 // job: it turns the command line into the harness's options, checks the algorithm's
 // limits against the job's rank count, prints the nccl-tests report (rank 0), writes -J,
-// and fails the run when any element was wrong. It needs no GPU of its own (everything
+// and fails the run when any element was wrong or, with --repeat-check, any output was not
+// repeatable. It needs no GPU of its own (everything
 // goes through device.GPU and channels.Mesh), so it is tested on the CPU; the GPU worker
 // calls it with the real device.
 package sweep
@@ -50,6 +51,7 @@ func Options(c *cli.Config, sms int) collectives.Options {
 		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops,
 		Kernel: c.Kernel, SMs: sms, Cycles: c.Cycles,
 		PerIter: c.NCCLTests.PerIter, PerIterSkip: c.NCCLTests.PerIterSkip, Unalign: c.NCCLTests.Unalign, Root: c.NCCLTests.Root,
+		RepeatCheck: c.RepeatCheck,
 	}
 	if c.Cycles == 0 { // nccl-tests' "until stopped"
 		o.Cycles = -1
@@ -126,6 +128,9 @@ func Run(r Rank) error {
 	}
 	if sum.Wrong > 0 {
 		return fmt.Errorf("%s: %d wrong elements", c.Command, sum.Wrong)
+	}
+	if sum.RepeatDiffs > 0 {
+		return fmt.Errorf("%s: repeat check: %d placement(s) not repeatable; the first: %s", c.Command, sum.RepeatDiffs, sum.FirstRepeatDiff)
 	}
 	return nil
 }
