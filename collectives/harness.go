@@ -50,6 +50,15 @@ type Options struct {
 	// reduction depends on its order and checks that every output is bitwise the first
 	// one's, and the same on every rank where the collective says so (repeat.go).
 	RepeatCheck bool
+	// World, when set, is the whole job while its ranks run in independent groups
+	// (nccl-tests' NCCL_TESTS_SPLIT_MASK): times are combined over every rank of it, as
+	// nccl-tests does, so every group must measure as many placements.
+	World AllGatherer
+}
+
+// AllGatherer gathers one message from every rank of a job, in rank order.
+type AllGatherer interface {
+	AllGather(mine []byte) ([][]byte, error)
 }
 
 // Reporter receives the report as it is made (rank 0 prints; others may discard).
@@ -245,6 +254,9 @@ func (h *Harness) Run(rep Reporter) (*Summary, error) {
 			return nil, err
 		}
 		t.total += len(plans[i]) * len(ops)
+	}
+	if err := h.checkGroups(t.total); err != nil {
+		return nil, err
 	}
 	for cycle := 1; h.Opts.Cycles < 0 || cycle <= max(h.Opts.Cycles, 1); cycle++ {
 		// The summary's rows are the last cycle's (every cycle's are printed), so that a
@@ -559,11 +571,37 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 	return p, nil
 }
 
-// combine turns every rank's time into the reported one (-a).
+// checkGroups makes sure, when the job runs in groups (Options.World), that every group
+// measures as many placements: their times are combined over the whole job.
+func (h *Harness) checkGroups(total int) error {
+	if h.Opts.World == nil {
+		return nil
+	}
+	all, err := h.Opts.World.AllGather(binary.LittleEndian.AppendUint64(nil, uint64(total)))
+	if err != nil {
+		return err
+	}
+	for r, b := range all {
+		if len(b) != 8 {
+			return fmt.Errorf("rank %d sent a %d-byte row count", r, len(b))
+		}
+		if n := binary.LittleEndian.Uint64(b); n != uint64(total) {
+			return fmt.Errorf("rank %d's group measures %d rows, this rank's %d: with NCCL_TESTS_SPLIT groups must run the same sweep (-k all picks by each group's layout)", r, n, total)
+		}
+	}
+	return nil
+}
+
+// combine turns every rank's time into the reported one (-a): the ranks of the whole job
+// when it runs in groups (Options.World), as nccl-tests does.
 func (h *Harness) combine(us float64) (float64, error) {
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], math.Float64bits(us))
-	all, err := h.Mesh.Boot.AllGather(b[:])
+	var gather AllGatherer = h.Mesh.Boot
+	if h.Opts.World != nil {
+		gather = h.Opts.World
+	}
+	all, err := gather.AllGather(b[:])
 	if err != nil {
 		return 0, err
 	}

@@ -79,6 +79,11 @@ type Env struct {
 	// CPUProfile, when set, is where each rank writes a Go CPU profile of its run
 	// (CPUProfile.RANK), to see where the host's time goes.
 	CPUProfile string
+	// Split is nccl-tests' NCCL_TESTS_SPLIT_MASK / NCCL_TESTS_SPLIT (split.go): the job's
+	// ranks run the collective in independent groups.
+	Split SplitRule
+	// Device is nccl-tests' NCCL_TESTS_DEVICE: every rank's CUDA device; -1 by local rank.
+	Device int
 }
 
 // ReadEnv reads every variable above through getenv (os.Getenv, or a test's map).
@@ -97,6 +102,12 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		return e, err
 	}
 	e.CPUProfile = strings.TrimSpace(getenv(envCPUProfile))
+	if e.Split, err = readSplit(getenv); err != nil {
+		return e, err
+	}
+	if e.Device, err = readDevice(getenv); err != nil {
+		return e, err
+	}
 	var vals [6]int64
 	for i, v := range []struct {
 		name   string

@@ -41,6 +41,8 @@ type Rank struct {
 	AfterCycle func(p *results.TextPrinter, cycle int) error
 	// SetupMem is the GPU memory this rank's set-up (mesh, channels) took, for -M.
 	SetupMem int64
+	// World, when set, is the whole job while Mesh is this rank's group's (RunSplit).
+	World collectives.AllGatherer
 }
 
 // Options turns the command line into the harness's options for a rank whose kernels
@@ -89,7 +91,7 @@ func Run(r Rank) error {
 		return err
 	}
 	opts := Options(c, r.SMs)
-	opts.Progress, opts.Barrier = r.Meter.Update, r.Barrier
+	opts.Progress, opts.Barrier, opts.World = r.Meter.Update, r.Barrier, r.World
 	if c.Cycles != 1 && r.AfterCycle != nil {
 		opts.AfterCycle = func(cycle int) error { return r.AfterCycle(p, cycle) }
 	}
