@@ -8,11 +8,12 @@ import (
 
 // TestRepeatColumn: with Header.RepeatCheck each row ends with its repeat verdict under a
 // "repeat" heading, and -J keeps the verdict per result and the flag in "config"; without
-// it the table is nccl-tests' own.
+// it the table is nccl-tests' own; with -I's columns too.
 func TestRepeatColumn(t *testing.T) {
-	for _, on := range []bool{false, true} {
+	for _, c := range []struct{ on, perIter bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		on := c.on
 		r := sampleReport()
-		r.RepeatCheck = on
+		r.RepeatCheck, r.PerIter = on, c.perIter
 		if on {
 			r.Rows[0].Repeat, r.Rows[1].Repeat = RepeatSame, RepeatDiffers
 		}

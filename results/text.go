@@ -223,22 +223,22 @@ func (p *TextPrinter) columnHeader() {
 	}
 	p.printf("#\n")
 	lead := fmt.Sprintf("# %10s  %12s  %8s  %6s  %6s", "", "", "", "", "")
+	repLabel, repUnit := "", ""
+	if h.RepeatCheck {
+		repLabel, repUnit = " "+repeatLabel, " "+strings.Repeat(" ", len(repeatLabel))
+	}
 	if h.PerIter {
 		p.printf("%s              out-of-place (+ per-iteration)                                in-place (+ per-iteration)\n", lead)
 		group := func(a, b, c, d, e, f, g, i string) string {
 			return fmt.Sprintf("  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s", a, b, c, d, e, f, g, i)
 		}
-		p.printf("# %10s  %12s  %8s  %6s  %6s%s%s %*s\n", "size", "count", "type", "redop", "root",
+		p.printf("# %10s  %12s  %8s  %6s  %6s%s%s %*s%s\n", "size", "count", "type", "redop", "root",
 			group(timeLabel, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%"),
-			group(timeLabel, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%"), tsPad, tsLabel)
+			group(timeLabel, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%"), tsPad, tsLabel, repLabel)
 		p.printf("# %10s  %12s  %8s  %6s  %6s%s%s %*s\n", "(B)", "(elements)", "", "", "",
 			group("(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)"),
 			group("(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)"), tsPad, tsUnit)
 		return
-	}
-	repLabel, repUnit := "", ""
-	if h.RepeatCheck {
-		repLabel, repUnit = " "+repeatLabel, " "+strings.Repeat(" ", len(repeatLabel))
 	}
 	p.printf("%s           out-of-place                       in-place          \n", lead)
 	p.printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s%s\n",
