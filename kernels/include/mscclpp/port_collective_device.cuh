@@ -54,8 +54,10 @@ MB_DEVICE void portGate(LaunchState* st, uint32_t flag, PortChannelHandle* chans
 
 // reduceSources reduces bytes [begin, begin+size) of the nranks sources (rank r's at
 // from(r) + offset, in rank order) into out + offset: whole 16-byte words first, then the
-// elements that do not fill one (only at the very end of a message). Each block calls it
-// for its own range, every thread of the block together.
+// elements that do not fill one (only at the very end of a message); all of it element by
+// element when a source or the output is off 16-byte alignment (-u). Each block calls it
+// for its own range, every thread of the block together. from must not load memory (its
+// pointers are tested before the loop).
 template <typename T, int Op, typename From>
 MB_DEVICE void reduceSources(char* out, From from, uint64_t begin, uint64_t size, uint32_t nranks) {
   // any source or the output off 16-byte alignment (-u): element by element
