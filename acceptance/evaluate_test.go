@@ -8,7 +8,7 @@ import (
 )
 
 // recorded returns figures as the 2×H200 run of 2026-11-22 measured them
-// (docs/results/2026-11-22-h200x2, CUDA graphs), copied to n ranks on n GPUs.
+// (CUDA graphs; docs/performance.md), copied to n ranks on n GPUs.
 func recorded(n int) Figures {
 	f := Figures{
 		Node:  Node{Hostname: "vm", Driver: "580.95.05"},

@@ -70,7 +70,7 @@ var ErrNoBuiltinSpec = errors.New("acceptance: no built-in thresholds")
 // builtinSpec returns the built-in thresholds for model (ModelH200SXM or ModelH100SXM).
 //
 // They are conservative floors from measurements on 2×H200 SXM (NVLink 4, NV18) taken on
-// 2026-11-22 (docs/results/2026-11-22-h200x2), where:
+// 2026-11-22 (docs/performance.md), where:
 //
 //   - memory-channel signal was 0.6-0.77 µs one way (relaxed; 1.2-1.38 µs with
 //     release/acquire, which acceptance measures), port-channel signal 3.9 µs (host tokens,
