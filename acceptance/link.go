@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -167,4 +169,37 @@ func pathErrText(err error) string {
 		return pe.Path + ": " + pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// InterfaceOf returns the name of the network interface that holds address ip ("lo" for
+// 127.0.0.1 on Linux), or an error when none does. An unspecified or invalid ip has none.
+func InterfaceOf(ip netip.Addr) (string, error) {
+	if !ip.IsValid() || ip.IsUnspecified() {
+		return "", fmt.Errorf("address %v names no interface", ip)
+	}
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return "", fmt.Errorf("list network interfaces: %w", err)
+	}
+	for _, i := range ifs {
+		addrs, err := i.Addrs()
+		if err != nil {
+			continue
+		}
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok {
+				if have, ok := netip.AddrFromSlice(n.IP); ok && have.Unmap() == ip.Unmap() {
+					return i.Name, nil
+				}
+			}
+		}
+	}
+	if ip.IsLoopback() {
+		for _, i := range ifs { // 127.0.0.2 and the like: the loopback interface holds 127/8
+			if i.Flags&net.FlagLoopback != 0 {
+				return i.Name, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no network interface holds %v", ip)
 }

@@ -1,6 +1,8 @@
 package acceptance
 
 import (
+	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -383,5 +385,20 @@ func TestCopyChecks(t *testing.T) {
 				t.Errorf("Passed = %v with failures %q", Passed(checks), tt.failed)
 			}
 		})
+	}
+}
+
+func TestInterfaceOf(t *testing.T) {
+	name, err := InterfaceOf(netip.MustParseAddr("127.0.0.1"))
+	if err != nil || name == "" {
+		t.Fatalf("InterfaceOf(127.0.0.1) = %q, %v", name, err)
+	}
+	if i, err := net.InterfaceByName(name); err != nil || i.Flags&net.FlagLoopback == 0 {
+		t.Errorf("127.0.0.1 is on %q, not the loopback interface (%v)", name, err)
+	}
+	for _, ip := range []netip.Addr{{}, netip.IPv4Unspecified(), netip.MustParseAddr("192.0.2.77")} { // TEST-NET-1: on no interface
+		if name, err := InterfaceOf(ip); err == nil {
+			t.Errorf("InterfaceOf(%v) = %q, want an error", ip, name)
+		}
 	}
 }
