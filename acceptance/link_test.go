@@ -402,3 +402,25 @@ func TestInterfaceOf(t *testing.T) {
 		}
 	}
 }
+
+// TestAcrossHostsReportLinks: the header lines across hosts name each rank's link, with
+// its rate or why it has none, and say why a collective was skipped instead of printing
+// figures it does not have.
+func TestAcrossHostsReportLinks(t *testing.T) {
+	f := acrossHosts()
+	f.Links[1] = Link{Rank: 1, Host: "a", Transport: "ethernet", Device: "eth0", Unknown: `the driver reports speed "-1"`}
+	*collective(&f, "sendrecv", 8) = CollectiveFigure{Collective: "sendrecv", Size: 8, AcrossHosts: true, Skip: "no sendrecv algorithm runs on this layout (2 hosts (0,1 | 2,3), CUDA IPC inside each)"}
+	var b strings.Builder
+	if err := WriteAcrossHosts(&b, f, 256<<20); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"# link of rank 0 on a: ethernet eth0 (100000 Mb/s)\n",
+		`# link of rank 1 on a: ethernet eth0 (no speed: the driver reports speed "-1")` + "\n",
+		"# sendrecv 8       -          skipped: no sendrecv algorithm runs on this layout (2 hosts (0,1 | 2,3), CUDA IPC inside each)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+}

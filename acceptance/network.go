@@ -48,6 +48,10 @@ func WriteAcrossHosts(w io.Writer, f Figures, putBytes int64) error {
 			continue
 		}
 		name := c.Collective + " " + bytesize.Format(c.Size)
+		if c.Skip != "" {
+			fmt.Fprintf(&b, "# %-15s  %-9s  skipped: %s\n", name, "-", c.Skip)
+			continue
+		}
 		if c.Err != "" {
 			fmt.Fprintf(&b, "# %-15s  %-9s  error: %s\n", name, orDashText(c.Algorithm), c.Err)
 			continue

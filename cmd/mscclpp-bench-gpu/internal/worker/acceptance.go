@@ -311,13 +311,15 @@ func (j *Job) measureCollectives(limits []acceptance.CollectiveLimit, m *channel
 		}
 		sz := sizes[name]
 		slices.Sort(sz)
-		why := collectives.CheckLayout(name, "auto", collectives.LayoutOf(m))
-		if why == nil {
-			why = collectives.CheckRanks(coll, m.NRanks)
+		why := ""
+		if layout := collectives.LayoutOf(m); collectives.CheckLayout(name, "auto", layout) != nil {
+			why = fmt.Sprintf("no %s algorithm runs on this layout (%v)", name, layout)
+		} else if err := collectives.CheckRanks(coll, m.NRanks); err != nil {
+			why = err.Error()
 		}
-		if why != nil {
+		if why != "" {
 			for _, size := range sz {
-				out = append(out, acceptance.CollectiveFigure{Collective: name, Size: size, Skip: why.Error()})
+				out = append(out, acceptance.CollectiveFigure{Collective: name, Size: size, Skip: why})
 			}
 			continue
 		}
