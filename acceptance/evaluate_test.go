@@ -57,7 +57,22 @@ func pair(f *Figures, a, b int) *PairFigures {
 func failed(checks []Check) []string {
 	var out []string
 	for _, c := range checks {
-		if !c.Pass {
+		if !c.Pass && !c.Skip {
+			where := c.Pair
+			if where == "" {
+				where = c.Subject
+			}
+			out = append(out, c.Name+"|"+where+"|"+c.Detail)
+		}
+	}
+	return out
+}
+
+// skips lists the skipped checks as "name|pair or subject|detail".
+func skips(checks []Check) []string {
+	var out []string
+	for _, c := range checks {
+		if c.Skip {
 			where := c.Pair
 			if where == "" {
 				where = c.Subject

@@ -1,7 +1,8 @@
 // Package sweep runs a collective's subcommand (any registered one) on a rank that has joined the
 // job: it turns the command line into the harness's options, checks the algorithm's
 // limits against the job's rank count, prints the nccl-tests report (rank 0), writes -J,
-// and fails the run when any element was wrong. It needs no GPU of its own (everything
+// and fails the run when any element was wrong or, with NCCL_TESTS_MIN_BW set, when the
+// average bus bandwidth is below 90 % of it. It needs no GPU of its own (everything
 // goes through device.GPU and channels.Mesh), so it is tested on the CPU; the GPU worker
 // calls it with the real device.
 package sweep
@@ -9,6 +10,7 @@ package sweep
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
@@ -107,7 +109,7 @@ func Run(r Rank) error {
 	if err := mem.mark(); err != nil {
 		return err
 	}
-	footer := results.Footer{OutOfBounds: sum.Wrong, AvgBusBw: sum.AvgBusBw}
+	footer := results.Footer{OutOfBounds: sum.Wrong, AvgBusBw: sum.AvgBusBw, MinBusBw: c.Env.MinBusBw, CheckBusBw: c.Env.CheckBusBw}
 	if footer.Memory, err = mem.usage(r.SetupMem, r.Mesh.Boot.AllGather); err != nil {
 		return err
 	}
@@ -126,6 +128,11 @@ func Run(r Rank) error {
 	}
 	if sum.Wrong > 0 {
 		return fmt.Errorf("%s: %d wrong elements", c.Command, sum.Wrong)
+	}
+	if !footer.BusBwOK() {
+		return fmt.Errorf("%s: average bus bandwidth %s GB/s is below 90 %% of NCCL_TESTS_MIN_BW=%s (%s GB/s)", c.Command,
+			strconv.FormatFloat(footer.AvgBusBw, 'g', 6, 64), strconv.FormatFloat(footer.MinBusBw, 'g', -1, 64),
+			strconv.FormatFloat(footer.MinBusBw*0.9, 'g', 6, 64))
 	}
 	return nil
 }
