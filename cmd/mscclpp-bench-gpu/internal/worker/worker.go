@@ -56,6 +56,9 @@ type Job struct {
 	SMs int
 	// ShareNotes are the header lines that say how ranks share GPUs (gpushare.Notes).
 	ShareNotes []string
+	// MPSNetwork: ranks share a GPU under MPS and some pair talks over a network transport
+	// (collectives.Layout.MPSNetwork: the algorithms known to hang so are refused).
+	MPSNetwork bool
 
 	mps bool // an MPS control daemon serves this rank (gpushare.MPSOn)
 
@@ -283,7 +286,24 @@ func (j *Job) gatherDevices() error {
 		j.Devices[r], share[r] = x.Device, x.Share
 	}
 	j.ShareNotes = gpushare.Notes(share)
+	if gpushare.UnderMPS(share) && j.networkPair() {
+		j.MPSNetwork = true
+		j.ShareNotes = append(j.ShareNotes, "under MPS, copies that the network transport's receivers queue into GPU memory while kernels spin can stall "+
+			"(docs/gpu-testing.md): the hierarchical algorithms (hier) are off, and the other algorithms across hosts can hang too")
+	}
 	return nil
+}
+
+// networkPair says whether some pair of ranks talks over a network transport.
+func (j *Job) networkPair() bool {
+	for a := 0; a < j.Mesh.NRanks; a++ {
+		for b := a + 1; b < j.Mesh.NRanks; b++ {
+			if j.Mesh.PairTransport(a, b) != channels.TransportCudaIpc {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // shortBusID turns "0000:00:06.0" into nccl-tests' "0000:00:06".
