@@ -42,6 +42,9 @@ type Rank struct {
 	AfterCycle func(p *results.TextPrinter, cycle int) error
 	// SetupMem is the GPU memory this rank's set-up (mesh, channels) took, for -M.
 	SetupMem int64
+	// MPSNetwork: ranks share a GPU under MPS and pairs talk over a network
+	// (collectives.Layout.MPSNetwork).
+	MPSNetwork bool
 }
 
 // Options turns the command line into the harness's options for a rank whose kernels
@@ -72,7 +75,9 @@ func Run(r Rank) error {
 	if err := collectives.CheckSweep(c.Command, c.Kernel, c.Sizes(), c.Datatypes, r.Mesh.NRanks); err != nil {
 		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
 	}
-	if err := collectives.CheckLayout(c.Command, c.Kernel, collectives.LayoutOf(r.Mesh)); err != nil {
+	layout := collectives.LayoutOf(r.Mesh)
+	layout.MPSNetwork = r.MPSNetwork
+	if err := collectives.CheckLayout(c.Command, c.Kernel, layout); err != nil {
 		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
 	}
 	if err := collectives.CheckRanks(coll, r.Mesh.NRanks); err != nil {
@@ -89,6 +94,7 @@ func Run(r Rank) error {
 		return err
 	}
 	opts := Options(c, r.SMs)
+	opts.MPSNetwork = r.MPSNetwork
 	opts.Progress, opts.Barrier = r.Meter.Update, r.Barrier
 	if c.Cycles != 1 && r.AfterCycle != nil {
 		opts.AfterCycle = func(cycle int) error { return r.AfterCycle(p, cycle) }
