@@ -150,8 +150,8 @@ func TestCheckUnalign(t *testing.T) {
 	}
 }
 
-// TestAlignedOnlyAlgorithms: the algorithms that need aligned buffers are the ones the
-// README's -u line names (their kernels load 16-byte vectors without an element path).
+// TestAlignedOnlyAlgorithms: the algorithms that need aligned buffers are the ones
+// docs/cli.md's -u line names (their kernels load 16-byte vectors without an element path).
 func TestAlignedOnlyAlgorithms(t *testing.T) {
 	var got []string
 	for _, coll := range Collectives() {
@@ -163,6 +163,6 @@ func TestAlignedOnlyAlgorithms(t *testing.T) {
 	}
 	want := "allgather hier, allgather hostput, allreduce hier, allreduce hostoneshot"
 	if strings.Join(got, ", ") != want {
-		t.Errorf("algorithms without AnyOffset: %s; want %s (update the README's -u line)", strings.Join(got, ", "), want)
+		t.Errorf("algorithms without AnyOffset: %s; want %s (update docs/cli.md's -u line)", strings.Join(got, ", "), want)
 	}
 }

@@ -72,6 +72,13 @@ func TestReadEnv(t *testing.T) {
 		{"device -1: by local rank", map[string]string{"NCCL_TESTS_DEVICE": "-1"}, func(e Env) bool { return e.Device == -1 }, ""},
 		{"device junk", map[string]string{"NCCL_TESTS_DEVICE": "gpu0"}, nil, `NCCL_TESTS_DEVICE="gpu0": want a CUDA device number`},
 		{"device below -1", map[string]string{"NCCL_TESTS_DEVICE": "-2"}, nil, `NCCL_TESTS_DEVICE="-2"`},
+		{"min bus bandwidth", map[string]string{"NCCL_TESTS_MIN_BW": " 12.5 "}, func(e Env) bool { return e.CheckBusBw && e.MinBusBw == 12.5 }, ""},
+		{"min bus bandwidth 0 is checked", map[string]string{"NCCL_TESTS_MIN_BW": "0"}, func(e Env) bool { return e.CheckBusBw && e.MinBusBw == 0 }, ""},
+		{"min bus bandwidth blank: unchecked", map[string]string{"NCCL_TESTS_MIN_BW": " "}, func(e Env) bool { return !e.CheckBusBw }, ""},
+		{"min bus bandwidth negative", map[string]string{"NCCL_TESTS_MIN_BW": "-1"}, nil, `NCCL_TESTS_MIN_BW="-1": want a bus bandwidth in GB/s`},
+		{"min bus bandwidth not a number", map[string]string{"NCCL_TESTS_MIN_BW": "fast"}, nil, `NCCL_TESTS_MIN_BW="fast"`},
+		{"min bus bandwidth infinite", map[string]string{"NCCL_TESTS_MIN_BW": "Inf"}, nil, `NCCL_TESTS_MIN_BW="Inf"`},
+		{"min bus bandwidth NaN", map[string]string{"NCCL_TESTS_MIN_BW": "NaN"}, nil, `NCCL_TESTS_MIN_BW="NaN"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, err := ReadEnv(func(k string) string { return c.env[k] })
@@ -144,6 +151,19 @@ func TestSplitRuleGroup(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%+v: groups %v, want %v", tt.rule, got, tt.want)
+		}
+	}
+}
+
+// TestBadMinBusBwIsUsage: a bad NCCL_TESTS_MIN_BW is refused before any GPU work, under
+// the main command and under an nccl-tests program name alike.
+func TestBadMinBusBwIsUsage(t *testing.T) {
+	t.Setenv("NCCL_TESTS_MIN_BW", "10GB")
+	for _, argv := range [][]string{{"mb", "allreduce"}, {"/opt/bin/all_reduce_perf", "-b", "8"}, {"sendrecv_perf"}} {
+		var out, errOut strings.Builder
+		code := MainArgv(App{Name: "mb", Stdout: &out, Stderr: &errOut, Run: nil}, argv)
+		if code != ExitUsage || !strings.Contains(errOut.String(), `NCCL_TESTS_MIN_BW="10GB"`) || strings.Count(errOut.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line naming NCCL_TESTS_MIN_BW", argv, code, errOut.String())
 		}
 	}
 }
