@@ -262,19 +262,19 @@ func TestPortStagedAcrossHostsOnStandin(t *testing.T) {
 			t.Run(fmt.Sprintf("%d ranks on 2 hosts, halves of %d bytes", len(hosts), half), func(t *testing.T) {
 				defer func(old uint64) { portStagedHalfBytes = old }(portStagedHalfBytes)
 				portStagedHalfBytes = half
-				checkPortStaged(t, portStagedJob(t, hosts, 1<<20))
+				checkPortStaged(t, portStagedJob(t, hosts, 1<<20), len(hosts))
 			})
 		}
 	}
 }
 
-// checkPortStaged sets up every portput algorithm on every rank and runs each (int32, sum
-// for the reductions) at odd sizes, in and out of place, at offsets, with the root moving
-// from launch to launch, several launches per instance so that credits and semaphore counts
-// carry over; it checks every byte of every rank's output.
-func checkPortStaged(t *testing.T, envs []*Env) {
+// checkPortStaged sets up every portput algorithm on the ranks of envs (of a job of n
+// ranks, whose other ranks run the same in other processes) and runs each (int32, sum for
+// the reductions) at odd sizes, in and out of place, at offsets, with the root moving from
+// launch to launch, several launches per instance so that credits and semaphore counts
+// carry over; it checks every byte of these ranks' outputs.
+func checkPortStaged(t *testing.T, envs []*Env, n int) {
 	t.Helper()
-	n := len(envs)
 	int32T, err := LookupDatatype("int32")
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +297,7 @@ func checkPortStaged(t *testing.T, envs []*Env) {
 		insts := make([]Instance, n)
 		onAll(t, envs, func(e *Env) error {
 			var err error
-			insts[e.Rank], err = alg.New(e)
+			insts[e.Rank], err = alg.New(e) // each rank its own element
 			return err
 		})
 		launch := 0
