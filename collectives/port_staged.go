@@ -107,6 +107,12 @@ func (m portStagedMode) regionFactor(nranks int) uint64 {
 	return 1
 }
 
+// bigBytes is the big region's size for messages of up to maxBytes on nranks ranks: the
+// largest region, with room for every slot's rounding to 16 bytes.
+func (m portStagedMode) bigBytes(maxBytes int64, nranks int) uint64 {
+	return roundUp(uint64(max(maxBytes, 16))*m.regionFactor(nranks)+16*uint64(nranks), 256)
+}
+
 func newPortAny(env *Env, mode portStagedMode) (Instance, error) {
 	b, err := newBase(env)
 	if err != nil {
@@ -121,56 +127,43 @@ func newPortAny(env *Env, mode portStagedMode) (Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	// room for every slot's rounding to 16 bytes
-	big := roundUp(uint64(max(env.MaxBytes, 16))*mode.regionFactor(env.NRanks)+16*uint64(env.NRanks), 256)
+	big := mode.bigBytes(env.MaxBytes, env.NRanks)
 	a.half = min(big, portStagedHalfBytes)
 	a.portScatter, err = newPortScatter(b, big+2*a.half, 1, channels.NetworkHostTokens)
 	a.big = big
 	return a, err
 }
 
-// unitSlot returns launch l's per-rank bytes (kernels/port_staged.cu's unit) and the
-// largest segment a rank sends one peer, rounded up to 16 bytes (the slot).
-func (a *portAny) unitSlot(l *LaunchArgs) (unit, slot, total uint64) {
-	n := a.env.NRanks
-	switch a.mode {
-	case psReduceScatter, psGather, psAllgather, psSendRecv, psBroadcast, psReduce:
-		unit = l.RecvBytes
-		if a.mode == psGather || a.mode == psAllgather {
-			unit = l.SendBytes
-		}
-		slot = unit
+// unitSlot returns launch l's per-rank bytes on n ranks (kernels/port_staged.cu's unit),
+// the largest segment a rank sends one peer rounded up to 16 bytes (the slot), and
+// alltoallv's total.
+func (m portStagedMode) unitSlot(l *LaunchArgs, n int) (unit, slot, total uint64) {
+	switch m {
+	case psGather, psAllgather:
+		unit = l.SendBytes
 	case psAlltoall:
 		unit = l.SendBytes / uint64(n)
-		slot = unit
-	case psScatter:
-		unit = l.RecvBytes
-		slot = unit
 	case psAlltoallv:
 		total = uint64(alltoallvTotal(l, n))
-		slot = uint64(AlltoallvPeerBytes(0, n-1, n, int64(total))) // the farthest peer's, the longest
+		// the farthest peer's segment is the longest
+		return 0, roundUp(uint64(AlltoallvPeerBytes(0, n-1, n, int64(total))), 16), total
+	default: // reducescatter, reduce, sendrecv, broadcast, scatter
+		unit = l.RecvBytes
 	}
-	return unit, roundUp(slot, 16), total
+	return unit, roundUp(unit, 16), 0
 }
 
 func (a *portAny) Launch(l *LaunchArgs, s device.Stream) error {
 	e := a.env
-	unit, slot, total := a.unitSlot(l)
+	unit, slot, total := a.mode.unitSlot(l, e.NRanks)
 	if need := a.mode.slots(e.NRanks) * slot; need > a.big {
 		return fmt.Errorf("%d bytes of slots exceed the %d-byte scratch set up for %d bytes", need, a.big, e.MaxBytes)
 	}
 	k := a.copyK
 	// blocks: enough for the bytes this rank copies or reduces into its output
 	work := l.RecvBytes
-	switch a.mode {
-	case psReduce:
-		if e.Rank != l.Root {
-			work = 0
-		}
-	case psGather:
-		if e.Rank != l.Root {
-			work = 0
-		}
+	if (a.mode == psReduce || a.mode == psGather) && e.Rank != l.Root {
+		work = 0
 	}
 	if a.reduceK != nil {
 		var err error

@@ -118,3 +118,67 @@ func autoChoices(t *testing.T, coll string) []string {
 	}
 	return out
 }
+
+// TestPortStagedSchedule: on 2 to 8 ranks, for every type and for sizes from 0 to 1 GiB
+// (powers of two and odd ones), every segment of port_staged.cu's schedule (psSendSeg,
+// psRecvOff) lies inside the sender's input and the receiver's output, fits a slot, the
+// receiver's segments do not overlap, and a launch's slots fit the big region set up for
+// its size.
+func TestPortStagedSchedule(t *testing.T) {
+	sizes := sweepSizes()[:31] // up to 1 GiB
+	sizes = append(sizes, 1, 3, 1000, 33337, 100000, 1<<20+7)
+	for _, pc := range portStagedCollectives {
+		coll, err := Lookup(pc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 2; n <= 8; n++ {
+			for _, dt := range Datatypes {
+				for _, size := range sizes {
+					c := coll.Counts(size, dt, n)
+					elt := uint64(dt.Size)
+					a := &LaunchArgs{Type: dt, Count: c.Send, Param: c.Param, SendBytes: uint64(c.Send) * elt, RecvBytes: uint64(c.Recv) * elt}
+					unit, slot, total := pc.mode.unitSlot(a, n)
+					if need, big := pc.mode.slots(n)*slot, pc.mode.bigBytes(size, n); need > big {
+						t.Fatalf("%s %d B %s on %d ranks: %d bytes of slots, big region %d", pc.name, size, dt.Name, n, need, big)
+					}
+					for root := 0; root < n; root += max(1, n-1) {
+						for to := 0; to < n; to++ {
+							var got uint64
+							var ends [][2]uint64
+							for from := 0; from < n; from++ {
+								off, bytes := psSendSeg(pc.mode, uint64(from), uint64(to), unit, total, uint64(root), uint64(n))
+								if bytes == 0 {
+									continue
+								}
+								if off+bytes > a.SendBytes || (from != to && bytes > slot) {
+									t.Fatalf("%s %d B %s on %d ranks, root %d: rank %d sends rank %d [%d, +%d) of %d input bytes, slot %d",
+										pc.name, size, dt.Name, n, root, from, to, off, bytes, a.SendBytes, slot)
+								}
+								if pc.mode == psReduce || pc.mode == psReduceScatter {
+									continue // reduced, not placed
+								}
+								at := psRecvOff(pc.mode, uint64(from), uint64(to), unit, total, uint64(n))
+								if at+bytes > a.RecvBytes {
+									t.Fatalf("%s %d B %s on %d ranks: rank %d's segment lands at [%d, +%d) of rank %d's %d output bytes",
+										pc.name, size, dt.Name, n, from, at, bytes, to, a.RecvBytes)
+								}
+								for _, e := range ends {
+									if at < e[1] && e[0] < at+bytes {
+										t.Fatalf("%s %d B %s on %d ranks: segments overlap in rank %d's output", pc.name, size, dt.Name, n, to)
+									}
+								}
+								ends = append(ends, [2]uint64{at, at + bytes})
+								got += bytes
+							}
+							// what a rank receives fills its output (gather: the root's; the others' stay as they were)
+							if pc.mode != psReduce && pc.mode != psReduceScatter && !(pc.mode == psGather && to != root) && got != a.RecvBytes {
+								t.Fatalf("%s %d B %s on %d ranks, root %d: rank %d receives %d bytes of %d", pc.name, size, dt.Name, n, root, to, got, a.RecvBytes)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
