@@ -14,9 +14,9 @@
 // an empty one). Block 0 then waits for every peer's signal and opens the gate for the
 // other blocks (port_collective_device.cuh: tokens of network peers are in host memory).
 // In place, the local copies of all-to-all(v) and send-receive overwrite what their puts
-// read: there the put also flushes before the gate. The last block flushes (my input may be reused once the kernel
-// ends) and, with the same trigger, signals each peer a credit: my scratch is free for its
-// next launch.
+// read: there the put also flushes before the gate. The last block flushes (my input may
+// be reused once the kernel ends) and, with the same trigger, signals each peer a credit:
+// my scratch is free for its next launch.
 //
 // Regions, signals and credits are allgather_portput.cu's: a launch whose slots fit a half
 // (halfBytes) writes the half of its launch parity, at bigBytes + (flag & 1) * halfBytes,
