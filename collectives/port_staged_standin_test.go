@@ -254,12 +254,13 @@ func portStagedJob(t *testing.T, hosts []string, bufBytes uint64) []*Env {
 }
 
 func TestPortStagedAcrossHostsOnStandin(t *testing.T) {
-	layouts := [][]string{{"h0", "h1"}, {"h0", "h0", "h1", "h1"}}
+	// one rank per host, two per host, hosts of unequal rank counts (no hypercube on 3)
+	layouts := [][]string{{"h0", "h1"}, {"h0", "h0", "h1", "h1"}, {"h0", "h1", "h0"}}
 	// halves of 16 KiB: the launches switch between the scratch's halves and its big
 	// region (with credits) within the sweep, both ways.
 	for _, half := range []uint64{portStagedHalfBytes, 16 << 10} {
 		for _, hosts := range layouts {
-			t.Run(fmt.Sprintf("%d ranks on 2 hosts, halves of %d bytes", len(hosts), half), func(t *testing.T) {
+			t.Run(fmt.Sprintf("hosts %v, halves of %d bytes", hosts, half), func(t *testing.T) {
 				defer func(old uint64) { portStagedHalfBytes = old }(portStagedHalfBytes)
 				portStagedHalfBytes = half
 				checkPortStaged(t, portStagedJob(t, hosts, 1<<20), len(hosts))
