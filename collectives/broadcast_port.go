@@ -7,7 +7,7 @@ import (
 
 // broadcastPortAutoMin is where -k auto switches from read to port: measured on 2×H200
 // (graph mode, out of place), port is 1–10 % slower at 64 MiB and faster from 128 MiB
-// (docs/results/2026-11-23-session4/x2-port/).
+// (2026-11-23, -k all --summary; docs/performance.md).
 const broadcastPortAutoMin = 128 << 20
 
 // broadcast port: the CPU proxy copies the root's buffer into every peer's output with the

@@ -30,6 +30,9 @@ type Options struct {
 	Kernel    string
 	Root      int // the root rank of collectives that have one (nccl-tests' -r)
 	SMs       int // multiprocessors kernels may fill (0: the whole GPU)
+	// MPSNetwork: ranks share a GPU under MPS and pairs talk over a network
+	// (Layout.MPSNetwork).
+	MPSNetwork bool
 	// Barrier, when set, is blocking mode's per-iteration barrier (a host barrier in shared
 	// memory); nil uses the bootstrap's, over TCP.
 	Barrier func() error
@@ -130,6 +133,7 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 	}
 	h.env = &Env{GPU: g, Mesh: m, Rank: m.Rank, NRanks: m.NRanks, SMs: sms, MaxBytes: maxBytes,
 		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes, Layout: LayoutOf(m)}
+	h.env.Layout.MPSNetwork = o.MPSNetwork
 	h.verifier = &Verifier{GPU: g, Env: h.env, Stream: s, Wrong: wrong, Grid: sms * 4}
 	return h, nil
 }

@@ -53,6 +53,10 @@ type Layout struct {
 	// HostNoIPC says no pair of ranks that share a host is connected by CUDA IPC (every
 	// pair over a network transport).
 	HostNoIPC bool
+	// MPSNetwork says ranks share a GPU as clients of an MPS daemon while some pair talks
+	// over a network transport: the algorithms with a NotWithMPSNetwork reason are refused
+	// (docs/gpu-testing.md). The worker sets it; LayoutOf does not.
+	MPSNetwork bool
 }
 
 // OneHostLayout is nranks ranks on one host, connected by CUDA IPC.
@@ -194,6 +198,9 @@ func (a *Algorithm) Fits(l Layout) error {
 	}
 	if !ok {
 		return fmt.Errorf("%s %s needs %s; this job has %v", a.Collective, a.Name, a.Needs, l)
+	}
+	if l.MPSNetwork && a.NotWithMPSNetwork != "" {
+		return fmt.Errorf("%s %s does not run where ranks share a GPU under MPS and pairs talk over a network: %s", a.Collective, a.Name, a.NotWithMPSNetwork)
 	}
 	return nil
 }

@@ -37,6 +37,10 @@ type Algorithm struct {
 	// best other candidate (e.g. a copy-engine algorithm whose in-place form pays one more
 	// copy than an SM algorithm's).
 	AutoOutOfPlace bool
+	// NotWithMPSNetwork, when set, says why the algorithm is refused on a layout whose
+	// ranks share a GPU under MPS while pairs talk over a network (Layout.MPSNetwork):
+	// -k of it is a usage error, auto and all leave it out.
+	NotWithMPSNetwork string
 
 	// New builds the algorithm's per-run state (channels, scratch) for buffers of up to
 	// env.MaxBytes. Nil only in tests.

@@ -313,6 +313,15 @@ type jsonAvgBw struct {
 	Okay      string    `json:"okay"`
 }
 
+// avgBusBwOkay is "average_bus_bandwidth"'s "okay": "unchecked" without NCCL_TESTS_MIN_BW,
+// else "true" or "false", as nccl-tests writes it.
+func avgBusBwOkay(f Footer) string {
+	if !f.CheckBusBw {
+		return "unchecked"
+	}
+	return strconv.FormatBool(f.BusBwOK())
+}
+
 // wrongToJSON maps a wrong-element count to "nwrong": null when unchecked.
 func wrongToJSON(wrong int64) *jsonFloat {
 	if wrong < 0 {
@@ -407,7 +416,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		},
 		Results:     make([]jsonResult, 0, len(r.Rows)),
 		OutOfBounds: jsonOOB{Count: r.OutOfBounds, Okay: r.OutOfBounds == 0},
-		AvgBusBw:    jsonAvgBw{Bandwidth: jsonFloat(r.AvgBusBw), Okay: "unchecked"},
+		AvgBusBw:    jsonAvgBw{Bandwidth: jsonFloat(r.AvgBusBw), Okay: avgBusBwOkay(r.Footer)},
 		Errors:      nonNil(r.Errors),
 		EndTime:     formatTime(r.End),
 	}

@@ -102,8 +102,18 @@ type Row struct {
 type Footer struct {
 	OutOfBounds int64   // number of values outside tolerance across the run
 	AvgBusBw    float64 // average bus bandwidth over all rows, GB/s
+	// MinBusBw, when CheckBusBw is set, is nccl-tests' NCCL_TESTS_MIN_BW: the footer says
+	// OK or FAILED after the average, FAILED when it is below 90 % of MinBusBw.
+	MinBusBw   float64
+	CheckBusBw bool
 	// Memory, when set, adds nccl-tests' "GPU memory usage" line (-M).
 	Memory *MemoryUsage
+}
+
+// BusBwOK reports whether the average bus bandwidth meets MinBusBw as nccl-tests 2.19.6
+// judges it (at least 90 % of it); true when CheckBusBw is not set.
+func (f Footer) BusBwOK() bool {
+	return !f.CheckBusBw || f.AvgBusBw >= f.MinBusBw*0.9
 }
 
 // TextPrinter writes nccl-tests style text output to an io.Writer as results
@@ -297,7 +307,14 @@ func (p *TextPrinter) Footer(f Footer) {
 	}
 	p.printf("# %-20s : %d %s\n", "Out of bounds values", f.OutOfBounds, status)
 	if !p.pingPong { // point to point has no bus bandwidth
-		p.printf("# %-20s : %s \n", "Avg bus bandwidth", strings.TrimSpace(formatG(f.AvgBusBw, 0)))
+		verdict := ""
+		if f.CheckBusBw {
+			verdict = "OK"
+			if !f.BusBwOK() {
+				verdict = "FAILED"
+			}
+		}
+		p.printf("# %-20s : %s %s\n", "Avg bus bandwidth", strings.TrimSpace(formatG(f.AvgBusBw, 0)), verdict)
 	}
 	p.printf("#\n")
 	p.printf("# Collective test concluded: %s\n", p.collective)

@@ -11,6 +11,11 @@
 # COLLS (space-separated) runs only those collectives; MAXSIZE (default 16M) is the largest
 # size of the power-of-two and graph sweeps (ranks time-sliced on one GPU across simulated
 # hosts are slow at large sizes).
+# MPS=1, when ranks share a GPU, runs them as clients of an MPS control daemon of this run's
+# own (scripts/mps.sh: pipe and log folders under $OUT/mps), each limited to its share of
+# the SMs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE), so that their kernels run side by side
+# rather than time-sliced; the daemon stops when the script ends, also on failure. See
+# docs/gpu-testing.md.
 # Logs go to $OUT (default ./out). Exits non-zero if anything failed.
 set -uo pipefail
 NP=${NP:-2}
@@ -24,12 +29,23 @@ export NCCL_NVLS_ENABLE=0
 MPIRUN=(mpirun -np "$NP" ${BIND:+--bind-to "$BIND"} -x NCCL_NVLS_ENABLE -x MSCCLPP_BENCH_PUT_BLOCKS -x MSCCLPP_BENCH_PUT_THREADS -x MSCCLPP_BENCH_PUT_UNROLL)
 gpus=$(nvidia-smi -L | wc -l)
 [ "$NP" -gt "$gpus" ] && MPIRUN+=(--oversubscribe)
+# shellcheck source=scripts/mps.sh
+. "$(dirname "$0")/mps.sh"
+started=$(date +%s)
+# The last line says how it went, with MPS or not; the daemon stops whatever happens. A
+# signal (timeout's TERM) ends the script with a failure, not with the status of
+# whatever ran last.
+trap 'exit 143' TERM
+trap 'exit 130' INT
+trap 'rc=$?; mps_stop; echo "=== gpu-test: $([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)") in $(( $(date +%s) - started )) s: NP=$NP on $gpus GPUs${HOSTS:+, HOSTS=$HOSTS}, $MPS_STATE"' EXIT
+mps_start "$NP" "$gpus" "$OUT" || exit 2
+MPIRUN+=("${MPS_MPIRUN[@]}")
 BENCH=(bin/mscclpp-bench)
 if [ -n "${HOSTS:-}" ]; then
   scripts/simhost.sh --check "$HOSTS" "$NP" || exit 2
   BENCH=(scripts/simhost.sh "$HOSTS" "$NP" bin/mscclpp-bench)
 fi
-echo "NP=$NP ranks on $gpus GPUs${HOSTS:+, told they are on $HOSTS hosts}: ${MPIRUN[*]}"
+echo "NP=$NP ranks on $gpus GPUs${HOSTS:+, told they are on $HOSTS hosts}, $MPS_STATE: ${MPIRUN[*]}"
 fail=0
 step() {
   local name=$1; shift
@@ -38,6 +54,9 @@ step() {
     echo "--- PASS $name"
   else
     echo "--- FAIL $name (exit $?)"; tail -20 "$OUT/$name.log"; fail=1
+    # ranks that died under MPS can leave its server unusable for the next clients
+    # (cuDevicePrimaryCtxRetain: 805): the next step gets a fresh daemon
+    mps_restart || exit 2
   fi
 }
 # wrong_cells LOG prints every #wrong cell of the result rows in LOG, one a line: collective

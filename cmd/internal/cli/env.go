@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ const (
 	envPutThreads   = "MSCCLPP_BENCH_PUT_THREADS"   // pingpong.PutTuning.Threads
 	envPutUnroll    = "MSCCLPP_BENCH_PUT_UNROLL"    // pingpong.PutTuning.Unroll
 	envCPUProfile   = "MSCCLPP_BENCH_CPUPROFILE"    // Env.CPUProfile
+	envMinBusBw     = "NCCL_TESTS_MIN_BW"           // Env.MinBusBw, as nccl-tests reads it
 )
 
 // defaultEthSpin is how long the Ethernet control receiver polls before it sleeps when
@@ -79,6 +81,10 @@ type Env struct {
 	// CPUProfile, when set, is where each rank writes a Go CPU profile of its run
 	// (CPUProfile.RANK), to see where the host's time goes.
 	CPUProfile string
+	// MinBusBw is NCCL_TESTS_MIN_BW in GB/s, when CheckBusBw is set: as in nccl-tests
+	// 2.19.6, a collective sweep fails when its average bus bandwidth is below 90 % of it.
+	MinBusBw   float64
+	CheckBusBw bool
 }
 
 // ReadEnv reads every variable above through getenv (os.Getenv, or a test's map).
@@ -130,6 +136,9 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		return e, usagef("%v", err)
 	}
 	e.IBGIDIndex = int(gid)
+	if e.MinBusBw, e.CheckBusBw, err = readMinBusBw(getenv); err != nil {
+		return e, err
+	}
 	e.Put = pingpong.PutTuning{
 		Blocks:  positiveEnv(getenv, envPutBlocks),
 		Threads: positiveEnv(getenv, envPutThreads),
@@ -145,4 +154,19 @@ func positiveEnv(getenv func(string) string, name string) int {
 		return v
 	}
 	return 0
+}
+
+// readMinBusBw reads NCCL_TESTS_MIN_BW: a finite number of GB/s, at least 0; unset or
+// blank leaves the average bus bandwidth unchecked. nccl-tests reads it with atof, so a
+// typo there silently checks against 0; here it is a usage error.
+func readMinBusBw(getenv func(string) string) (float64, bool, error) {
+	s := strings.TrimSpace(getenv(envMinBusBw))
+	if s == "" {
+		return 0, false, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, false, usagef("%s=%q: want a bus bandwidth in GB/s, a finite number of at least 0", envMinBusBw, s)
+	}
+	return v, true, nil
 }

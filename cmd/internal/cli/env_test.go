@@ -55,6 +55,13 @@ func TestReadEnv(t *testing.T) {
 		{"depth zero", map[string]string{"MSCCLPP_BENCH_ETH_DEPTH": "0"}, nil, "MSCCLPP_BENCH_ETH_DEPTH"},
 		{"pieces out of range", map[string]string{"MSCCLPP_BENCH_ETH_PIECES": "65"}, nil, `MSCCLPP_BENCH_ETH_PIECES="65": want a number from 1 to 64`},
 		{"gid index", map[string]string{"MSCCLPP_BENCH_IB_GID_INDEX": "256"}, nil, "MSCCLPP_BENCH_IB_GID_INDEX"},
+		{"min bus bandwidth", map[string]string{"NCCL_TESTS_MIN_BW": " 12.5 "}, func(e Env) bool { return e.CheckBusBw && e.MinBusBw == 12.5 }, ""},
+		{"min bus bandwidth 0 is checked", map[string]string{"NCCL_TESTS_MIN_BW": "0"}, func(e Env) bool { return e.CheckBusBw && e.MinBusBw == 0 }, ""},
+		{"min bus bandwidth blank: unchecked", map[string]string{"NCCL_TESTS_MIN_BW": " "}, func(e Env) bool { return !e.CheckBusBw }, ""},
+		{"min bus bandwidth negative", map[string]string{"NCCL_TESTS_MIN_BW": "-1"}, nil, `NCCL_TESTS_MIN_BW="-1": want a bus bandwidth in GB/s`},
+		{"min bus bandwidth not a number", map[string]string{"NCCL_TESTS_MIN_BW": "fast"}, nil, `NCCL_TESTS_MIN_BW="fast"`},
+		{"min bus bandwidth infinite", map[string]string{"NCCL_TESTS_MIN_BW": "Inf"}, nil, `NCCL_TESTS_MIN_BW="Inf"`},
+		{"min bus bandwidth NaN", map[string]string{"NCCL_TESTS_MIN_BW": "NaN"}, nil, `NCCL_TESTS_MIN_BW="NaN"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, err := ReadEnv(func(k string) string { return c.env[k] })
@@ -105,5 +112,18 @@ func TestCPUProfilePathChecked(t *testing.T) {
 			t.Setenv("MSCCLPP_BENCH_CPUPROFILE", tt.path)
 			checkAllreduce(t, tt.want)
 		})
+	}
+}
+
+// TestBadMinBusBwIsUsage: a bad NCCL_TESTS_MIN_BW is refused before any GPU work, under
+// the main command and under an nccl-tests program name alike.
+func TestBadMinBusBwIsUsage(t *testing.T) {
+	t.Setenv("NCCL_TESTS_MIN_BW", "10GB")
+	for _, argv := range [][]string{{"mb", "allreduce"}, {"/opt/bin/all_reduce_perf", "-b", "8"}, {"sendrecv_perf"}} {
+		var out, errOut strings.Builder
+		code := MainArgv(App{Name: "mb", Stdout: &out, Stderr: &errOut, Run: nil}, argv)
+		if code != ExitUsage || !strings.Contains(errOut.String(), `NCCL_TESTS_MIN_BW="10GB"`) || strings.Count(errOut.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line naming NCCL_TESTS_MIN_BW", argv, code, errOut.String())
+		}
 	}
 }

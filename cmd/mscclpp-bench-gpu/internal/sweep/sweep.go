@@ -1,7 +1,8 @@
 // Package sweep runs a collective's subcommand (any registered one) on a rank that has joined the
 // job: it turns the command line into the harness's options, checks the algorithm's
 // limits against the job's rank count, prints the nccl-tests report (rank 0), writes -J,
-// and fails the run when any element was wrong. It needs no GPU of its own (everything
+// and fails the run when any element was wrong or, with NCCL_TESTS_MIN_BW set, when the
+// average bus bandwidth is below 90 % of it. It needs no GPU of its own (everything
 // goes through device.GPU and channels.Mesh), so it is tested on the CPU; the GPU worker
 // calls it with the real device.
 package sweep
@@ -9,6 +10,7 @@ package sweep
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
@@ -40,6 +42,9 @@ type Rank struct {
 	AfterCycle func(p *results.TextPrinter, cycle int) error
 	// SetupMem is the GPU memory this rank's set-up (mesh, channels) took, for -M.
 	SetupMem int64
+	// MPSNetwork: ranks share a GPU under MPS and pairs talk over a network
+	// (collectives.Layout.MPSNetwork).
+	MPSNetwork bool
 }
 
 // Options turns the command line into the harness's options for a rank whose kernels
@@ -70,7 +75,9 @@ func Run(r Rank) error {
 	if err := collectives.CheckSweep(c.Command, c.Kernel, c.Sizes(), c.Datatypes, r.Mesh.NRanks); err != nil {
 		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
 	}
-	if err := collectives.CheckLayout(c.Command, c.Kernel, collectives.LayoutOf(r.Mesh)); err != nil {
+	layout := collectives.LayoutOf(r.Mesh)
+	layout.MPSNetwork = r.MPSNetwork
+	if err := collectives.CheckLayout(c.Command, c.Kernel, layout); err != nil {
 		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
 	}
 	if err := collectives.CheckRanks(coll, r.Mesh.NRanks); err != nil {
@@ -87,6 +94,7 @@ func Run(r Rank) error {
 		return err
 	}
 	opts := Options(c, r.SMs)
+	opts.MPSNetwork = r.MPSNetwork
 	opts.Progress, opts.Barrier = r.Meter.Update, r.Barrier
 	if c.Cycles != 1 && r.AfterCycle != nil {
 		opts.AfterCycle = func(cycle int) error { return r.AfterCycle(p, cycle) }
@@ -107,7 +115,7 @@ func Run(r Rank) error {
 	if err := mem.mark(); err != nil {
 		return err
 	}
-	footer := results.Footer{OutOfBounds: sum.Wrong, AvgBusBw: sum.AvgBusBw}
+	footer := results.Footer{OutOfBounds: sum.Wrong, AvgBusBw: sum.AvgBusBw, MinBusBw: c.Env.MinBusBw, CheckBusBw: c.Env.CheckBusBw}
 	if footer.Memory, err = mem.usage(r.SetupMem, r.Mesh.Boot.AllGather); err != nil {
 		return err
 	}
@@ -126,6 +134,11 @@ func Run(r Rank) error {
 	}
 	if sum.Wrong > 0 {
 		return fmt.Errorf("%s: %d wrong elements", c.Command, sum.Wrong)
+	}
+	if !footer.BusBwOK() {
+		return fmt.Errorf("%s: average bus bandwidth %s GB/s is below 90 %% of NCCL_TESTS_MIN_BW=%s (%s GB/s)", c.Command,
+			strconv.FormatFloat(footer.AvgBusBw, 'g', 6, 64), strconv.FormatFloat(footer.MinBusBw, 'g', -1, 64),
+			strconv.FormatFloat(footer.MinBusBw*0.9, 'g', 6, 64))
 	}
 	return nil
 }

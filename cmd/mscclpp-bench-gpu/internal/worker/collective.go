@@ -16,7 +16,7 @@ func runCollective(j *Job) error {
 		stream = 0 // -y 1: CUDA's legacy default stream (the mesh's streams do not block on it)
 	}
 	return sweep.Run(sweep.Rank{
-		Cfg: j.Cfg, GPU: j.GPU, Mesh: j.Mesh, Stream: stream, SMs: j.SMs, Out: j.Out, SetupMem: j.SetupMem,
+		Cfg: j.Cfg, GPU: j.GPU, Mesh: j.Mesh, Stream: stream, SMs: j.SMs, MPSNetwork: j.MPSNetwork, Out: j.Out, SetupMem: j.SetupMem,
 		Header: j.Header, Meter: j.Meter(), WriteJSON: j.WriteJSON, Barrier: j.Barrier(),
 		AfterCycle: func(p *results.TextPrinter, cycle int) error { return j.noteMemory(p, cycle) },
 	})
