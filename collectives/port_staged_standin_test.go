@@ -245,12 +245,13 @@ func psWant(t *testing.T, mode portStagedMode, a *LaunchArgs, r, n, i, launch in
 	return 0
 }
 
-// portStagedJob is one rank per entry of hosts on the stand-in, with the portput kernels.
-func portStagedJob(t *testing.T, hosts []string, bufBytes uint64) []*Env {
+// portStagedJob is one rank per entry of hosts on the stand-in, with the portput kernels,
+// the pairs connected as mode says.
+func portStagedJob(t *testing.T, hosts []string, bufBytes uint64, mode channels.Mode) []*Env {
 	t.Helper()
 	kernels := map[string]devicetest.Kernel{"port_staged": portStagedKernel(false)}
 	addFamily(kernels, "port_staged_reduce", portStagedKernel(true))
-	return standinJob(t, hosts, bufBytes, kernels)
+	return standinJobMode(t, hosts, bufBytes, kernels, mode)
 }
 
 func TestPortStagedAcrossHostsOnStandin(t *testing.T) {
@@ -263,10 +264,18 @@ func TestPortStagedAcrossHostsOnStandin(t *testing.T) {
 			t.Run(fmt.Sprintf("hosts %v, halves of %d bytes", hosts, half), func(t *testing.T) {
 				defer func(old uint64) { portStagedHalfBytes = old }(portStagedHalfBytes)
 				portStagedHalfBytes = half
-				checkPortStaged(t, portStagedJob(t, hosts, 1<<20), len(hosts))
+				checkPortStaged(t, portStagedJob(t, hosts, 1<<20, channels.ModeAuto), len(hosts))
 			})
 		}
 	}
+	// one host under --transport ethernet: every pair over the network, none by CUDA IPC
+	t.Run("one host of 3, every pair over Ethernet", func(t *testing.T) {
+		envs := portStagedJob(t, []string{"h0", "h0", "h0"}, 1<<20, channels.ModeEthernet)
+		if l := envs[0].Layout; len(l.Hosts) != 1 || l.HostIPC || !acrossNetwork(l) {
+			t.Fatalf("layout %v: want one host without CUDA IPC", l)
+		}
+		checkPortStaged(t, envs, 3)
+	})
 }
 
 // checkPortStaged sets up every portput algorithm on the ranks of envs (of a job of n
