@@ -77,6 +77,8 @@ func acrossNetwork(l Layout) bool { return len(l.Hosts) > 1 || !l.HostIPC }
 // mix both kinds of launch at small sizes).
 var portStagedHalfBytes uint64 = 1 << 20
 
+// portAny is one rank's portput instance of one collective: the scratch (a big region and
+// two halves) and port channels into every peer's copy of it.
 type portAny struct {
 	*base
 	mode        portStagedMode
