@@ -13,7 +13,7 @@ import (
 // messages where nothing on one host applies and hier does not (its priority is lower).
 func init() {
 	Register(&Algorithm{
-		Collective: "allreduce", Name: "portoneshot", Number: 7,
+		Collective: "allreduce", Name: "portoneshot", Number: 7, AnyOffset: true,
 		Doc:      "port channels only (any hosts): put of my whole input to every peer, every rank reduces; small messages",
 		MinRanks: 2, Needs: AnyLayout, MaxBytes: portOneShotMax,
 		// Auto up to 64 KiB: on 2×H200 as 2 simulated hosts it won to 32 KiB (46.6 µs) and

@@ -17,7 +17,7 @@ const alltoallPortAutoMin = 256 << 20
 // meanwhile (kernels/alltoall_port.cu). One host.
 func init() {
 	Register(&Algorithm{
-		Collective: "alltoall", Name: "port", Number: 2,
+		Collective: "alltoall", Name: "port", Number: 2, AnyOffset: true,
 		Doc:      "port channels: the proxy drives the copy engine; large messages",
 		MinRanks: 2,
 		AutoMin:  alltoallPortAutoMin, AutoPriority: -1, // before blockput (0)

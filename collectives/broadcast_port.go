@@ -15,7 +15,7 @@ const broadcastPortAutoMin = 128 << 20
 // (kernels/broadcast_port.cu). One host.
 func init() {
 	Register(&Algorithm{
-		Collective: "broadcast", Name: "port", Number: 2,
+		Collective: "broadcast", Name: "port", Number: 2, AnyOffset: true,
 		Doc:      "port channels: the proxy drives the copy engine; large messages",
 		MinRanks: 2,
 		AutoMin:  broadcastPortAutoMin, AutoPriority: -1, // before read (0)

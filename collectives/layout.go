@@ -213,6 +213,14 @@ func (a *Algorithm) supportsIn(size int64, l Layout, dtype string) error {
 	return a.Fits(l)
 }
 
+// supportsAt is supportsIn for buffers offBytes past their aligned start (-u).
+func (a *Algorithm) supportsAt(size int64, l Layout, dtype string, offBytes int64) error {
+	if err := a.supportsIn(size, l, dtype); err != nil {
+		return err
+	}
+	return a.SupportsOffset(offBytes)
+}
+
 // CheckLayout says, once the job has started and before the header, whether -k k of
 // collective can run on layout l: a named algorithm must fit it; auto and all pick among
 // those that do, so at least one of the collective's algorithms must.

@@ -60,7 +60,7 @@ func init() {
 	for _, c := range portStagedCollectives {
 		mode := c.mode
 		Register(&Algorithm{
-			Collective: c.name, Name: "portput", Number: portStagedNumber, Doc: c.doc,
+			Collective: c.name, Name: "portput", Number: portStagedNumber, Doc: c.doc, AnyOffset: true,
 			MinRanks: 2, Needs: AnyLayout,
 			AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 20, AutoOn: acrossNetwork,
 			New: func(env *Env) (Instance, error) { return newPortAny(env, mode) },

@@ -16,7 +16,7 @@ const sendRecvPortAutoMin = 128 << 20
 // One host.
 func init() {
 	Register(&Algorithm{
-		Collective: "sendrecv", Name: "port", Number: 2,
+		Collective: "sendrecv", Name: "port", Number: 2, AnyOffset: true,
 		Doc:      "port channels: the proxy drives the copy engine; large messages",
 		MinRanks: 2,
 		AutoMin:  sendRecvPortAutoMin, AutoPriority: -1, // before put (0)

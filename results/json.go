@@ -23,8 +23,8 @@ const TimeLayout = "2006-01-02 15:04:05"
 // Report is everything stored in a JSON results file.
 //
 // Fields beyond nccl-tests' format are written under keys of our own
-// ("program", "program_version", "program_extra", "collective", "unalign"
-// in "config", "algorithm" in each result, "pingpong"), each left out when
+// ("program", "program_version", "program_extra", "collective", "unalign", "repeat_check"
+// in "config", "algorithm" and "repeat_check" in each result, "pingpong"), each left out when
 // empty, so a Report read from an nccl-tests file is written back with the
 // same keys.
 type Report struct {
@@ -194,6 +194,7 @@ type jsonConfig struct {
 	PerIterSkip  int          `json:"per_iter_skip"`
 	ParallelInit jsonBool     `json:"parallel_init"`
 	Unalign      int          `json:"unalign,omitempty"`
+	RepeatCheck  bool         `json:"repeat_check,omitempty"`
 	Devices      []jsonDevice `json:"devices"`
 }
 
@@ -224,6 +225,8 @@ type jsonResult struct {
 	Algorithm   string         `json:"algorithm,omitempty"`
 	// InPlaceAlg is the in-place measurement's algorithm where it differs from Algorithm.
 	InPlaceAlg string `json:"in_place_algorithm,omitempty"`
+	// RepeatCheck is the repeat check's verdict on the row ("ok", "diff"; --repeat-check).
+	RepeatCheck string `json:"repeat_check,omitempty"`
 }
 
 type jsonPlacement struct {
@@ -412,6 +415,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 			PerIterSkip:  r.PerIterSkip,
 			ParallelInit: jsonBool(r.ParallelInit),
 			Unalign:      r.Unalign,
+			RepeatCheck:  r.RepeatCheck,
 			Devices:      make([]jsonDevice, 0, len(r.Devices)),
 		},
 		Results:     make([]jsonResult, 0, len(r.Rows)),
@@ -447,6 +451,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 			ActualIters: iters,
 			Algorithm:   row.Algorithm,
 			InPlaceAlg:  row.InPlaceAlgorithm,
+			RepeatCheck: row.Repeat,
 		})
 	}
 	for _, pp := range r.PingPong {
@@ -517,6 +522,7 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 			PerIterSkip:  doc.Config.PerIterSkip,
 			ParallelInit: bool(doc.Config.ParallelInit),
 			Unalign:      doc.Config.Unalign,
+			RepeatCheck:  doc.Config.RepeatCheck,
 		},
 		Footer: Footer{OutOfBounds: doc.OutOfBounds.Count, AvgBusBw: float64(doc.AvgBusBw.Bandwidth)},
 	}
@@ -557,6 +563,7 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 			Algorithm:        res.Algorithm,
 			ActualIters:      res.ActualIters,
 			InPlaceAlgorithm: res.InPlaceAlg,
+			Repeat:           res.RepeatCheck,
 		}
 		if row.OutOfPlace != nil {
 			row.OutOfPlace.PerIter = perIterFromJSON(res.OutPerIter)

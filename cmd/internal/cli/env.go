@@ -81,6 +81,11 @@ type Env struct {
 	// CPUProfile, when set, is where each rank writes a Go CPU profile of its run
 	// (CPUProfile.RANK), to see where the host's time goes.
 	CPUProfile string
+	// Split is nccl-tests' NCCL_TESTS_SPLIT_MASK / NCCL_TESTS_SPLIT (split.go): the job's
+	// ranks run the collective in independent groups.
+	Split SplitRule
+	// Device is nccl-tests' NCCL_TESTS_DEVICE: every rank's CUDA device; -1 by local rank.
+	Device int
 	// MinBusBw is NCCL_TESTS_MIN_BW in GB/s, when CheckBusBw is set: as in nccl-tests
 	// 2.19.6, a collective sweep fails when its average bus bandwidth is below 90 % of it.
 	MinBusBw   float64
@@ -103,6 +108,12 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		return e, err
 	}
 	e.CPUProfile = strings.TrimSpace(getenv(envCPUProfile))
+	if e.Split, err = readSplit(getenv); err != nil {
+		return e, err
+	}
+	if e.Device, err = readDevice(getenv); err != nil {
+		return e, err
+	}
 	var vals [6]int64
 	for i, v := range []struct {
 		name   string

@@ -166,7 +166,14 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	if j.GPU, err = gpu.Open(local%n, images); err != nil {
+	dev, perGPU := local%n, (localSize+n-1)/n
+	if d := cfg.Env.Device; d >= 0 { // NCCL_TESTS_DEVICE: every rank on this device
+		if d >= n {
+			return nil, cli.Usagef("rank %d on %s: NCCL_TESTS_DEVICE=%d, but %d GPU(s) are visible (0 to %d)", j.Rank(), j.Hostname, d, n, n-1)
+		}
+		dev, perGPU = d, localSize
+	}
+	if j.GPU, err = gpu.Open(dev, images); err != nil {
 		return nil, fmt.Errorf("rank %d on %s: %w", j.Rank(), j.Hostname, err)
 	}
 	freeBefore, _, err := j.GPU.MemInfo()
@@ -180,7 +187,6 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	perGPU := (localSize + n - 1) / n
 	// Under MPS with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE the device reports this rank's share
 	// of the SMs (internal/gpushare), so the split stays within it.
 	j.SMs = max(j.GPU.Info().SMs/perGPU, 1)
