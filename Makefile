@@ -6,7 +6,7 @@
 # front end, which runs that collective when started under such a name: with
 # PATH=$PWD/bin:$PATH, scripts written for nccl-tests run mscclpp-bench.
 # `make test` runs everything that needs no GPU; `make gpu-test` runs the GPU suite on a
-# GPU machine under mpirun (build here with `make gpu-test-bin`, then carry bin/).
+# GPU machine under mpirun (`make gpu-test-bin` builds what it runs: bin/ and bin/gputest.test).
 
 NVCC      ?= nvcc
 CUDA_HOME ?= /usr

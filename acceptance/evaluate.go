@@ -19,8 +19,12 @@ type Check struct {
 	Unit    string  `json:"unit,omitempty"` // of Value and Limit, e.g. "us", "GB/s"
 	Cmp     string  `json:"cmp,omitempty"`  // how Value must compare with Limit: "<=", ">=", "=="
 	Pass    bool    `json:"pass"`
-	// Detail says why the check failed, e.g. "12 bytes wrong", "peer access 0->1
-	// missing", or the measurement's error.
+	// Skip says the check was not made (Pass is false, and Detail says why): no
+	// threshold could be set, or nothing of the layout could run it. A skipped check
+	// neither passes nor fails the run.
+	Skip bool `json:"skip,omitempty"`
+	// Detail says why the check failed or was skipped, e.g. "12 bytes wrong", "peer access
+	// 0->1 missing", or the measurement's error.
 	Detail string `json:"detail,omitempty"`
 	// ValueText and LimitText replace Value and Limit in tables and summaries when the
 	// check is not about a number: a GPU name, "yes" or "no", "error".
@@ -52,6 +56,10 @@ const (
 	CheckBusBw          = "bus bandwidth"
 	CheckNetworkSignal  = "network signal latency"
 	CheckNetworkPut     = "network put bandwidth"
+	CheckAlgorithm      = "algorithm"
+	CheckHostToDevice   = "host-to-device copy"
+	CheckDeviceToHost   = "device-to-host copy"
+	CheckDeviceCopy     = "device copy"
 )
 
 // Evaluate compares the figures with the spec and returns every check made, in order:
@@ -79,13 +87,27 @@ const (
 // Collectives, pairs across hosts against the network limits (MaxNetworkSignalUs on
 // PortSignalUs, MinNetworkPutGBs on PortPutGBs) instead of the others, and the collectives
 // run across hosts (AcrossHosts) against NetworkCollectives. A host of one rank (Node.Ranks)
-// has no collective checks of its own.
+// has no collective checks of its own. Network limits the spec leaves at 0 come from the
+// ranks' links (see Spec.NetworkLinkFraction); a network limit that neither the spec nor
+// the links give is a skipped check that says why, never a silent pass.
+//
+// A collective figure with Skip set (no algorithm for the layout) gives a skipped
+// "algorithm" check instead of its limits. A one-rank job has no pair or collective
+// checks: its copies (Figures.Copies) are checked against the copy limits (skipped where
+// 0) and verified.
 func Evaluate(spec Spec, f Figures) []Check {
 	var checks []Check
 	checks = append(checks, nodeChecks(spec, f)...)
 	checks = append(checks, pairChecks(spec, f)...)
+	if f.Copies != nil {
+		checks = append(checks, copyChecks(spec, *f.Copies)...)
+	}
 	if len(f.Hosts) < 2 {
-		return append(checks, collectiveChecks(spec.Collectives, f.Collectives, "")...)
+		limits := spec.Collectives
+		if f.Ranks == 1 {
+			limits = nil // one rank runs no collective: its copies stand for them
+		}
+		return append(checks, collectiveChecks(limits, f.Collectives, "", nil)...)
 	}
 	byHost := map[string][]CollectiveFigure{}
 	var across []CollectiveFigure
@@ -101,13 +123,13 @@ func Evaluate(spec Spec, f Figures) []Check {
 		if len(n.Ranks) == 1 {
 			limits = nil // a host of one rank runs no collective of its own
 		}
-		checks = append(checks, collectiveChecks(limits, byHost[n.Hostname], " on "+n.Hostname)...)
+		checks = append(checks, collectiveChecks(limits, byHost[n.Hostname], " on "+n.Hostname, nil)...)
 		delete(byHost, n.Hostname)
 	}
 	for host, figs := range byHost { // figures of no known host still fail on errors
-		checks = append(checks, collectiveChecks(nil, figs, " on "+orNode(host))...)
+		checks = append(checks, collectiveChecks(nil, figs, " on "+orNode(host), nil)...)
 	}
-	return append(checks, collectiveChecks(spec.NetworkCollectives, across, " across hosts")...)
+	return append(checks, collectiveChecks(spec.NetworkCollectives, across, " across hosts", linkBusBwFloor(spec, f))...)
 }
 
 // orNode returns host, or "node" when it is empty.
@@ -118,17 +140,20 @@ func orNode(host string) string {
 	return host
 }
 
-// Passed reports whether every check passed. No checks at all is not a pass.
+// Passed reports whether every check passed, skipped ones aside. No check made (none at
+// all, or only skipped ones) is not a pass.
 func Passed(checks []Check) bool {
-	if len(checks) == 0 {
-		return false
-	}
+	made := 0
 	for _, c := range checks {
-		if !c.Pass {
+		switch {
+		case c.Skip:
+		case !c.Pass:
 			return false
+		default:
+			made++
 		}
 	}
-	return true
+	return made > 0
 }
 
 // compare returns the check that value cmp limit, with the detail of why it failed when
@@ -148,6 +173,11 @@ func compare(name, pair, subject string, value, limit float64, unit, cmp string)
 		c.Pass = value == limit
 	}
 	return c
+}
+
+// skipped returns a check that was not made, and why.
+func skipped(name, pair, subject, why string) Check {
+	return Check{Name: name, Pair: pair, Subject: subject, ValueText: "-", Skip: true, Detail: why}
 }
 
 // failure returns a failing check about something that is not a number.
@@ -373,10 +403,8 @@ func pairChecks(spec Spec, f Figures) []Check {
 				{CheckPortPut, p.PortPutGBs, spec.MinPortPutGBs, "GB/s", AtLeast},
 			}
 			if p.AcrossHosts {
-				limits = []limit{
-					{CheckNetworkSignal, p.PortSignalUs, spec.MaxNetworkSignalUs, "us", AtMost},
-					{CheckNetworkPut, p.PortPutGBs, spec.MinNetworkPutGBs, "GB/s", AtLeast},
-				}
+				limits = nil
+				checks = append(checks, networkPairChecks(spec, f, p)...)
 			}
 			for _, l := range limits {
 				if l.lim > 0 {
@@ -389,7 +417,7 @@ func pairChecks(spec Spec, f Figures) []Check {
 		}
 	}
 	if spec.MaxMemorySignalUs > 0 || spec.MaxPortSignalUs > 0 || spec.MinMemoryPutGBs > 0 || spec.MinPortPutGBs > 0 ||
-		(len(f.Hosts) > 1 && (spec.MaxNetworkSignalUs > 0 || spec.MinNetworkPutGBs > 0)) {
+		(len(f.Hosts) > 1 && (spec.MaxNetworkSignalUs > 0 || spec.MinNetworkPutGBs > 0 || spec.NetworkLinkFraction > 0)) {
 		for a := 0; a < f.Ranks; a++ {
 			for b := a + 1; b < f.Ranks; b++ {
 				if !measured[[2]int{a, b}] {
@@ -414,8 +442,9 @@ func verification(pair, subject string, wrong int64, details string) Check {
 }
 
 // collectiveChecks checks figures against limits; where ("", " on host", " across
-// hosts") ends every subject.
-func collectiveChecks(limits []CollectiveLimit, figures []CollectiveFigure, where string) []Check {
+// hosts") ends every subject. floor, when set, gives a bus bandwidth floor to limits that
+// set neither MaxTimeUs nor MinBusBw, or a skipped check.
+func collectiveChecks(limits []CollectiveLimit, figures []CollectiveFigure, where string, floor func(CollectiveLimit) (float64, string, bool)) []Check {
 	var checks []Check
 	used := make([]bool, len(figures))
 	for _, l := range limits {
@@ -424,11 +453,16 @@ func collectiveChecks(limits []CollectiveLimit, figures []CollectiveFigure, wher
 		var wrong int64
 		var wrongDetails []string
 		found := false
+		var skips []string
 		for i, cf := range figures {
 			if cf.Collective != l.Collective || cf.Size != l.Size {
 				continue
 			}
 			used[i], found = true, true
+			if cf.Skip != "" {
+				skips = append(skips, cf.Skip)
+				continue
+			}
 			if cf.Err != "" {
 				checks = append(checks, failure(CheckMeasurement, "", subject, "error", withAlgorithm(cf.Err, cf.Algorithm)))
 			} else {
@@ -443,6 +477,22 @@ func collectiveChecks(limits []CollectiveLimit, figures []CollectiveFigure, wher
 			checks = append(checks, failure(CheckMeasurement, "", subject, "none", "not measured"))
 			continue
 		}
+		if len(skips) > 0 && len(ok) == 0 && wrong == 0 {
+			// not run for want of an algorithm (an error, if any, is a failure above)
+			checks = append(checks, skipped(CheckAlgorithm, "", subject, strings.Join(skips, "; ")))
+			continue
+		}
+		minBusBw := l.MinBusBw
+		if floor != nil && l.MinBusBw == 0 && l.MaxTimeUs == 0 {
+			v, why, apply := floor(l)
+			switch {
+			case !apply:
+			case v > 0:
+				minBusBw = v
+			default:
+				checks = append(checks, skipped(CheckBusBw, "", subject, why))
+			}
+		}
 		if len(ok) > 0 || wrong != 0 {
 			checks = append(checks, verification("", subject, wrong, strings.Join(wrongDetails, "; ")))
 		}
@@ -453,9 +503,9 @@ func collectiveChecks(limits []CollectiveLimit, figures []CollectiveFigure, wher
 			best := slices.MinFunc(ok, func(a, b CollectiveFigure) int { return cmpTime(a.TimeUs, b.TimeUs) })
 			checks = append(checks, compare(CheckCollectiveTime, "", subject, best.TimeUs, l.MaxTimeUs, "us", AtMost))
 		}
-		if l.MinBusBw > 0 {
+		if minBusBw > 0 {
 			best := slices.MaxFunc(ok, func(a, b CollectiveFigure) int { return cmpBusBw(a.BusBw, b.BusBw) })
-			checks = append(checks, compare(CheckBusBw, "", subject, best.BusBw, l.MinBusBw, "GB/s", AtLeast))
+			checks = append(checks, compare(CheckBusBw, "", subject, best.BusBw, minBusBw, "GB/s", AtLeast))
 		}
 	}
 	for i, cf := range figures {
@@ -463,6 +513,10 @@ func collectiveChecks(limits []CollectiveLimit, figures []CollectiveFigure, wher
 			continue
 		}
 		subject := cf.Collective + " " + bytesize.Format(cf.Size) + where
+		if cf.Skip != "" {
+			checks = append(checks, skipped(CheckAlgorithm, "", subject, cf.Skip))
+			continue
+		}
 		if cf.Err != "" {
 			checks = append(checks, failure(CheckMeasurement, "", subject, "error", withAlgorithm(cf.Err, cf.Algorithm)))
 		}

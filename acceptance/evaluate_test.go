@@ -8,7 +8,7 @@ import (
 )
 
 // recorded returns figures as the 2×H200 run of 2026-11-22 measured them
-// (docs/results/2026-11-22-h200x2, CUDA graphs), copied to n ranks on n GPUs.
+// (CUDA graphs; docs/performance.md), copied to n ranks on n GPUs.
 func recorded(n int) Figures {
 	f := Figures{
 		Node:  Node{Hostname: "vm", Driver: "580.95.05"},
@@ -57,7 +57,22 @@ func pair(f *Figures, a, b int) *PairFigures {
 func failed(checks []Check) []string {
 	var out []string
 	for _, c := range checks {
-		if !c.Pass {
+		if !c.Pass && !c.Skip {
+			where := c.Pair
+			if where == "" {
+				where = c.Subject
+			}
+			out = append(out, c.Name+"|"+where+"|"+c.Detail)
+		}
+	}
+	return out
+}
+
+// skips lists the skipped checks as "name|pair or subject|detail".
+func skips(checks []Check) []string {
+	var out []string
+	for _, c := range checks {
+		if c.Skip {
 			where := c.Pair
 			if where == "" {
 				where = c.Subject

@@ -65,6 +65,22 @@ type CollectiveFigure struct {
 	Host string `json:"host,omitempty"`
 	// AcrossHosts says it ran on every rank of a job that spans several hosts.
 	AcrossHosts bool `json:"across_hosts,omitempty"`
+	// Skip, when set, says why it was not run: no algorithm of the collective runs on the
+	// job's layout. Its checks are reported as SKIP.
+	Skip string `json:"skip,omitempty"`
+}
+
+// CopyFigures are a one-rank job's copies, each of Bytes, through the copy engines:
+// pinned host memory to the GPU, the GPU to pinned host memory, and GPU memory to GPU
+// memory, GB/s (bytes copied a second).
+type CopyFigures struct {
+	Bytes           int64   `json:"bytes"`
+	HostToDeviceGBs float64 `json:"host_to_device_gbs"`
+	DeviceToHostGBs float64 `json:"device_to_host_gbs"`
+	DeviceCopyGBs   float64 `json:"device_copy_gbs"`
+	// Wrong counts the bytes that came back wrong after the three copies.
+	Wrong int64  `json:"wrong"`
+	Err   string `json:"err,omitempty"`
 }
 
 // Figures is everything the GPU side measured for one acceptance run.
@@ -76,6 +92,11 @@ type Figures struct {
 	Ranks       int                `json:"ranks"`
 	Pairs       []PairFigures      `json:"pairs"`
 	Collectives []CollectiveFigure `json:"collectives"`
+	// Links are the network links of the ranks of a job on several hosts (one per rank and
+	// transport used between hosts).
+	Links []Link `json:"links,omitempty"`
+	// Copies are a one-rank job's copy figures (nil otherwise).
+	Copies *CopyFigures `json:"copies,omitempty"`
 }
 
 // Nodes returns the nodes to check: every host's, or the one node.

@@ -32,9 +32,11 @@ import (
 //	min_network_put_gbs: 10 # pairs on different hosts
 //	network_collectives:    # on every rank of a job on several hosts
 //	  - {collective: allreduce, size: 64M, min_bus_bw: 5}
+//	  - {collective: alltoall, size: 64M}
+//	network_link_fraction: 0.25 # limits from the links' rates where none is set
+//	min_host_to_device_gbs: 40  # a job of one rank
 //
-// A base without PutBytes (Spec{}, for GPUs DefaultSpec does not know) gets
-// DefaultPutBytes unless the file sets put_bytes.
+// A base without PutBytes (Spec{}) gets DefaultPutBytes unless the file sets put_bytes.
 //
 // Sizes (put_bytes, size) are numbers of bytes or strings with a K, M or G suffix (powers
 // of 1024). Unknown or repeated keys are errors, and the result must pass Validate. Errors
@@ -129,6 +131,16 @@ func parseSpec(data []byte, base Spec) (Spec, error) {
 			spec.MinNetworkPutGBs, err = decodeFloat(v)
 		case "network_collectives":
 			spec.NetworkCollectives, err = decodeLimits(v, key)
+		case "network_link_fraction":
+			spec.NetworkLinkFraction, err = decodeFloat(v)
+		case "copy_bytes":
+			spec.CopyBytes, err = decodeSize(v)
+		case "min_host_to_device_gbs":
+			spec.MinHostToDeviceGBs, err = decodeFloat(v)
+		case "min_device_to_host_gbs":
+			spec.MinDeviceToHostGBs, err = decodeFloat(v)
+		case "min_device_copy_gbs":
+			spec.MinDeviceCopyGBs, err = decodeFloat(v)
 		default:
 			err = unknownKey(specKeys)
 		}
@@ -142,7 +154,8 @@ var (
 	specKeys = []string{
 		"model", "ranks", "require_peer_access", "min_nvlinks", "put_bytes", "max_memory_signal_us",
 		"max_port_signal_us", "min_memory_put_gbs", "min_port_put_gbs", "collectives",
-		"max_network_signal_us", "min_network_put_gbs", "network_collectives",
+		"max_network_signal_us", "min_network_put_gbs", "network_collectives", "network_link_fraction",
+		"copy_bytes", "min_host_to_device_gbs", "min_device_to_host_gbs", "min_device_copy_gbs",
 	}
 	limitKeys = []string{"collective", "size", "max_time_us", "min_bus_bw"}
 )

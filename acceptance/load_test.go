@@ -75,6 +75,30 @@ collectives:
 			},
 		},
 		{
+			name: "YAML, network and one-rank keys",
+			file: "net.yaml",
+			content: `network_link_fraction: 0.5
+network_collectives:
+  - {collective: alltoall, size: 64M, min_bus_bw: 2}
+  - {collective: sendrecv, size: 8, max_time_us: 300}
+copy_bytes: 64M
+min_host_to_device_gbs: 20
+min_device_to_host_gbs: 21
+min_device_copy_gbs: 900.5
+`,
+			base: func(*testing.T) Spec { return Spec{} },
+			want: func(*testing.T) Spec {
+				return Spec{
+					PutBytes: DefaultPutBytes, NetworkLinkFraction: 0.5, CopyBytes: 64 << 20,
+					MinHostToDeviceGBs: 20, MinDeviceToHostGBs: 21, MinDeviceCopyGBs: 900.5,
+					NetworkCollectives: []CollectiveLimit{
+						{Collective: "alltoall", Size: 64 << 20, MinBusBw: 2},
+						{Collective: "sendrecv", Size: 8, MaxTimeUs: 300},
+					},
+				}
+			},
+		},
+		{
 			name:    "YAML, partial override keeps the base",
 			file:    "tweak.yml",
 			content: "min_port_put_gbs: 350\nranks: 8\n",
@@ -204,6 +228,11 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"negative limit", "s.yaml", "min_memory_put_gbs: -3\n", []string{"s.yaml", "min_memory_put_gbs: -3 is negative"}},
 		{"infinite limit", "s.yaml", "max_port_signal_us: .inf\n", []string{"max_port_signal_us: +Inf is not a finite number"}},
 		{"zero put bytes", "s.json", `{"put_bytes": 0}`, []string{"s.json", "put_bytes: 0 is not positive"}},
+		{"link fraction above 1", "s.yaml", "network_link_fraction: 2.5\n", []string{"network_link_fraction: 2.5 is not from 0 to 1"}},
+		{"negative link fraction", "s.yaml", "network_link_fraction: -0.1\n", []string{"network_link_fraction: -0.1 is not from 0 to 1"}},
+		{"copy floors without a size", "s.yaml", "copy_bytes: 0\nmin_device_copy_gbs: 5\n", []string{"copy_bytes: 0, but copy limits are set"}},
+		{"negative copy floor", "s.yaml", "min_host_to_device_gbs: -5\n", []string{"min_host_to_device_gbs: -5 is negative"}},
+		{"bad network collective", "s.yaml", "network_collectives:\n  - {collective: broadcast, size: 8}\n", []string{`network_collectives[0].collective: "broadcast" is not one of`}},
 		{"negative put bytes", "s.yaml", "put_bytes: -1\n", []string{"put_bytes: -1 is not positive"}},
 		{"bad size suffix", "s.yaml", "put_bytes: 12Q\n", []string{"line 1", "put_bytes", `invalid size "12Q"`}},
 		{"fractional bytes", "s.yaml", "put_bytes: 1.5\n", []string{"put_bytes: want a size in bytes"}},
@@ -216,7 +245,7 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"collectives not a list", "s.yaml", "collectives: {collective: allreduce}\n", []string{"collectives: want a list, got a mapping"}},
 		{"collective not a mapping", "s.yaml", "collectives:\n  - allreduce\n", []string{"line 2", "collectives[0]: want a mapping"}},
 		{"bad collective name", "s.yaml", "collectives:\n  - {collective: broadcast, size: 8, max_time_us: 1}\n",
-			[]string{`collectives[0].collective: "broadcast" is not allreduce or allgather`}},
+			[]string{`collectives[0].collective: "broadcast" is not one of allreduce, allgather, reducescatter, alltoall, sendrecv`}},
 		{"zero collective size", "s.yaml", "collectives:\n  - {collective: allreduce, size: 0, max_time_us: 1}\n",
 			[]string{"collectives[0].size: 0 is not positive"}},
 		{"missing collective size", "s.yaml", "collectives:\n  - {collective: allreduce, max_time_us: 1}\n",

@@ -10,7 +10,7 @@ import (
 )
 
 // WriteAcrossHosts writes, as '#' lines for the report's header, what was measured between
-// hosts: the hosts and their ranks, each pair of ranks on different hosts with the
+// hosts: the hosts and their ranks, each rank's network link and its rate as read, each pair of ranks on different hosts with the
 // transport its port channels used, its one-way signal latency and put bandwidth, and each
 // collective run on every rank with its algorithm. It writes nothing for a job on one host.
 func WriteAcrossHosts(w io.Writer, f Figures, putBytes int64) error {
@@ -23,6 +23,13 @@ func WriteAcrossHosts(w io.Writer, f Figures, putBytes int64) error {
 		hosts = append(hosts, fmt.Sprintf("%s (ranks %s)", orNode(n.Hostname), joinInts(n.Ranks)))
 	}
 	fmt.Fprintf(&b, "# across hosts: %d hosts: %s\n", len(f.Hosts), strings.Join(hosts, ", "))
+	for _, l := range f.Links {
+		rate := l.Rate
+		if l.GBs <= 0 {
+			rate = "no speed: " + l.Unknown
+		}
+		fmt.Fprintf(&b, "# link of rank %d on %s: %s %s (%s)\n", l.Rank, orNode(l.Host), l.Transport, orDashText(l.Device), rate)
+	}
 	fmt.Fprintf(&b, "# %-7s  %-9s  %12s  %16s  %s\n", "pair", "transport", "port signal", "port put "+bytesize.Format(putBytes), "wrong")
 	for _, p := range f.Pairs {
 		if !p.AcrossHosts {
@@ -41,6 +48,10 @@ func WriteAcrossHosts(w io.Writer, f Figures, putBytes int64) error {
 			continue
 		}
 		name := c.Collective + " " + bytesize.Format(c.Size)
+		if c.Skip != "" {
+			fmt.Fprintf(&b, "# %-15s  %-9s  skipped: %s\n", name, "-", c.Skip)
+			continue
+		}
 		if c.Err != "" {
 			fmt.Fprintf(&b, "# %-15s  %-9s  error: %s\n", name, orDashText(c.Algorithm), c.Err)
 			continue

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,8 +16,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files of acceptance across hosts")
 
 // acrossHosts returns figures of 2 hosts ("a": ranks 0,1; "b": ranks 2,3), each host as
-// recorded(2) measured it, the pairs across hosts over Ethernet, and the collectives across
-// hosts with the hierarchical algorithms.
+// recorded(2) measured it, the pairs across hosts over Ethernet, every rank's link a
+// 100 Gb/s NIC (eth0), and the collectives across hosts with the hierarchical algorithms.
 func acrossHosts() Figures {
 	one := recorded(2)
 	f := Figures{Ranks: 4}
@@ -46,7 +48,20 @@ func acrossHosts() Figures {
 	for _, l := range builtinSpec(ModelH200SXM).NetworkCollectives {
 		f.Collectives = append(f.Collectives, CollectiveFigure{Collective: l.Collective, Size: l.Size, Algorithm: "hier", TimeUs: 950.25, BusBw: 2.5, AcrossHosts: true})
 	}
+	for r := 0; r < 4; r++ {
+		f.Links = append(f.Links, Link{Rank: r, Host: []string{"a", "b"}[r/2], Transport: "ethernet", Device: "eth0", GBs: 12.5, Rate: "100000 Mb/s"})
+	}
 	return f
+}
+
+// collective returns the figure of the collective across hosts at size.
+func collective(f *Figures, name string, size int64) *CollectiveFigure {
+	for i := range f.Collectives {
+		if c := &f.Collectives[i]; c.AcrossHosts && c.Collective == name && c.Size == size {
+			return c
+		}
+	}
+	panic(fmt.Sprintf("no %s %d across hosts", name, size))
 }
 
 func TestEvaluateAcrossHosts(t *testing.T) {
@@ -78,9 +93,9 @@ func TestEvaluateAcrossHosts(t *testing.T) {
 			name: "broken across hosts",
 			change: func(f *Figures) {
 				pair(f, 0, 3).Wrong = 64
-				f.Collectives = f.Collectives[:len(f.Collectives)-2] // no allgather across hosts
-				f.Collectives[len(f.Collectives)-1].Wrong = 4        // allreduce 64M across hosts
-				f.Pairs = f.Pairs[:len(f.Pairs)-1]                   // 1-3 missing
+				collective(f, "allreduce", 64<<20).Wrong = 4
+				f.Collectives = slices.DeleteFunc(f.Collectives, func(c CollectiveFigure) bool { return c.AcrossHosts && c.Collective == "allgather" })
+				f.Pairs = f.Pairs[:len(f.Pairs)-1] // 1-3 missing
 			},
 			spec: func(s *Spec) { s.MinNetworkPutGBs = 1 },
 			failed: []string{"data verification|0-3|64 bytes wrong", "measurement|1-3|not measured",
@@ -137,6 +152,7 @@ func TestEvaluateHostsOfOneRank(t *testing.T) {
 	var across []CollectiveFigure
 	for _, c := range f.Collectives {
 		if c.AcrossHosts {
+			c.BusBw = 5 // the links' floor: a quarter of 12.5 GB/s, one rank per host
 			across = append(across, c)
 		}
 	}
@@ -153,7 +169,7 @@ func TestEvaluateHostsOfOneRank(t *testing.T) {
 			names = append(names, c.Name+"|"+c.Pair)
 		}
 	}
-	if want := []string{"network put bandwidth|0-1", "data verification|0-1"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"network signal latency|0-1", "network put bandwidth|0-1", "data verification|0-1"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("pair checks %q, want %q", names, want)
 	}
 	f.Pairs[0].PortPutGBs = 9
@@ -179,9 +195,10 @@ func TestEvaluateAcrossHostsChecksEveryHost(t *testing.T) {
 		}
 	}
 	// per host: 2 models, peer access, NVLinks; 5 collectives x (verification + a limit)
-	// on each host; across hosts 5 verifications; pairs: 2 inside hosts x (4 limits +
-	// verification) + 4 across x verification.
-	want := map[string]int{"a GPU": 4, "b GPU": 4, " on a": 10, " on b": 10, " across hosts": 5, "pair": 14}
+	// on each host; across hosts 9 verifications and the links' floors of the 4 at 64M;
+	// pairs: 2 inside hosts x (4 limits + verification) + 4 across x (2 limits from the
+	// links + verification).
+	want := map[string]int{"a GPU": 4, "b GPU": 4, " on a": 10, " on b": 10, " across hosts": 13, "pair": 22}
 	if !reflect.DeepEqual(count, want) {
 		t.Errorf("checks by subject = %v, want %v", count, want)
 	}

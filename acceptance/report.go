@@ -40,6 +40,11 @@ func WriteJSON(w io.Writer, r Report) error {
 		c := &r.Figures.Collectives[i]
 		c.TimeUs, c.BusBw = finite(c.TimeUs), finite(c.BusBw)
 	}
+	if c := r.Figures.Copies; c != nil {
+		cp := *c
+		cp.HostToDeviceGBs, cp.DeviceToHostGBs, cp.DeviceCopyGBs = finite(cp.HostToDeviceGBs), finite(cp.DeviceToHostGBs), finite(cp.DeviceCopyGBs)
+		r.Figures.Copies = &cp
+	}
 	r.Checks = slices.Clone(r.Checks)
 	for i := range r.Checks {
 		c := &r.Checks[i]
@@ -67,7 +72,8 @@ func finite(v float64) float64 {
 }
 
 // WriteTable writes the checks as an ASCII table (check, pair/subject, measured, limit,
-// verdict; a failed verdict carries the check's Detail) and then the line Summary returns.
+// verdict: PASS, FAIL or SKIP, the last two with the check's Detail) and then the line
+// Summary returns.
 func WriteTable(w io.Writer, checks []Check) error {
 	// tablewriter ignores write errors, so render into memory first.
 	var buf bytes.Buffer
@@ -85,7 +91,9 @@ func WriteTable(w io.Writer, checks []Check) error {
 			subject = c.Subject
 		}
 		verdict := "PASS"
-		if !c.Pass {
+		if c.Skip {
+			verdict = "SKIP: " + c.Detail
+		} else if !c.Pass {
 			verdict = "FAIL"
 			if c.Detail != "" {
 				verdict += ": " + c.Detail
@@ -150,17 +158,29 @@ func limitText(c Check) string {
 // failed, "acceptance: FAIL: k of n checks failed; slowest/broken pairs: 0-3 (port put
 // bandwidth 120 GB/s < 330), ...; other failures: allreduce 256M (...)". Broken pairs
 // (errors, wrong data, missing figures) come first, then the slowest relative to their
-// limits; at most five pairs and five other subjects are named. No checks at all is a
-// failure too.
+// limits; at most five pairs and five other subjects are named. Skipped checks are not
+// counted among the n but after them ("n checks, s skipped"). No check made (none, or only
+// skipped ones) is a failure too.
 func Summary(checks []Check) string {
-	if len(checks) == 0 {
-		return "acceptance: FAIL: nothing was checked"
+	skips := 0
+	for _, c := range checks {
+		if c.Skip {
+			skips++
+		}
+	}
+	skipNote := ""
+	if skips > 0 {
+		skipNote = fmt.Sprintf(", %d skipped", skips)
+	}
+	made := len(checks) - skips
+	if made == 0 {
+		return "acceptance: FAIL: nothing was checked" + skipNote
 	}
 	var pairs, others []*failureGroup
 	index := map[string]*failureGroup{}
 	failed := 0
 	for _, c := range checks {
-		if c.Pass {
+		if c.Pass || c.Skip {
 			continue
 		}
 		failed++
@@ -181,13 +201,13 @@ func Summary(checks []Check) string {
 		g.severity = max(g.severity, severity(c))
 	}
 	if failed == 0 {
-		if len(checks) == 1 {
-			return "acceptance: PASS (1 check)"
+		if made == 1 {
+			return "acceptance: PASS (1 check" + skipNote + ")"
 		}
-		return fmt.Sprintf("acceptance: PASS (%d checks)", len(checks))
+		return fmt.Sprintf("acceptance: PASS (%d checks%s)", made, skipNote)
 	}
 	slices.SortStableFunc(pairs, func(a, b *failureGroup) int { return cmp.Compare(b.severity, a.severity) })
-	parts := []string{fmt.Sprintf("acceptance: FAIL: %d of %d checks failed", failed, len(checks))}
+	parts := []string{fmt.Sprintf("acceptance: FAIL: %d of %d checks failed%s", failed, made, skipNote)}
 	if len(pairs) > 0 {
 		parts = append(parts, "slowest/broken pairs: "+listGroups(pairs))
 	}

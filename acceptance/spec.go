@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -39,11 +40,29 @@ type Spec struct {
 	MaxNetworkSignalUs float64           `json:"max_network_signal_us" yaml:"max_network_signal_us"`
 	MinNetworkPutGBs   float64           `json:"min_network_put_gbs" yaml:"min_network_put_gbs"`
 	NetworkCollectives []CollectiveLimit `json:"network_collectives" yaml:"network_collectives"`
+	// NetworkLinkFraction turns on the network limits read from the links (Figures.Links),
+	// for every network limit the spec leaves at 0: a pair's put bandwidth must reach this
+	// share of the slower of its two ranks' link rates; its signal latency must stay under
+	// DefaultNetworkSignalUs for its transport; a network collective of at least
+	// LinkFloorBytes must reach this share of the slowest link's rate divided by the most
+	// ranks on one host (ranks of a host may share one link). Where a rank's link rate
+	// cannot be read (loopback, veth, a driver that reports none), those limits are not
+	// set and the checks are reported as SKIP with the reason. 0: no limit from the links.
+	NetworkLinkFraction float64 `json:"network_link_fraction" yaml:"network_link_fraction"`
+
+	// A job of one rank (one GPU) measures host↔GPU copies from and to pinned host memory
+	// and a copy inside the GPU's memory, each of CopyBytes, through the copy engines
+	// (cuMemcpyAsync, as nvbandwidth's memcpy_ce tests), GB/s. 0: not checked (reported
+	// as SKIP).
+	CopyBytes          int64   `json:"copy_bytes" yaml:"copy_bytes"`
+	MinHostToDeviceGBs float64 `json:"min_host_to_device_gbs" yaml:"min_host_to_device_gbs"`
+	MinDeviceToHostGBs float64 `json:"min_device_to_host_gbs" yaml:"min_device_to_host_gbs"`
+	MinDeviceCopyGBs   float64 `json:"min_device_copy_gbs" yaml:"min_device_copy_gbs"`
 }
 
 // CollectiveLimit is what one collective at one size must meet.
 type CollectiveLimit struct {
-	Collective string  `json:"collective" yaml:"collective"`   // "allreduce" or "allgather"
+	Collective string  `json:"collective" yaml:"collective"`   // one of Collectives
 	Size       int64   `json:"size" yaml:"size"`               // bytes
 	MaxTimeUs  float64 `json:"max_time_us" yaml:"max_time_us"` // 0: not checked
 	MinBusBw   float64 `json:"min_bus_bw" yaml:"min_bus_bw"`   // GB/s; 0: not checked
@@ -51,12 +70,67 @@ type CollectiveLimit struct {
 
 // Collectives acceptance can measure.
 const (
-	AllReduce = "allreduce"
-	AllGather = "allgather"
+	AllReduce     = "allreduce"
+	AllGather     = "allgather"
+	ReduceScatter = "reducescatter"
+	AllToAll      = "alltoall"
+	SendRecv      = "sendrecv"
 )
+
+// Measurable lists the collectives a spec may name. Adding one here (a collective of the
+// registry that takes float sums) is all a spec needs to measure it; where the job's layout
+// has no algorithm for it, its checks are reported as SKIP with the reason.
+var Measurable = []string{AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv}
 
 // DefaultPutBytes is the default size of the put-bandwidth measurement: 256 MiB.
 const DefaultPutBytes = 256 << 20
+
+// DefaultCopyBytes is the default size of a one-rank job's copy measurements: 256 MiB.
+const DefaultCopyBytes = 256 << 20
+
+// DefaultNetworkLinkFraction is the built-in Spec.NetworkLinkFraction: a quarter of the
+// link's rate, low enough for TCP through host staging on Ethernet and high enough to
+// catch a link that negotiated a tenth of its speed.
+const DefaultNetworkLinkFraction = 0.25
+
+// LinkFloorBytes is the smallest network collective that NetworkLinkFraction gives a bus
+// bandwidth floor: smaller ones are bound by latency, not by the link.
+const LinkFloorBytes = 16 << 20
+
+// DefaultNetworkSignalUs is the most one-way port-channel signal latency, µs, between
+// ranks on different hosts when the spec sets none and both ranks' links are known: a
+// ceiling on a broken path (retransmits, a stalled proxy), not a tuning target. On
+// Ethernet a signal crosses the proxy and a TCP socket each way; on InfiniBand it is an
+// RDMA operation.
+var DefaultNetworkSignalUs = map[string]float64{"ethernet": 250, "ib": 50}
+
+// networkCollectives are the built-in collectives run on every rank of a job on several
+// hosts. alltoall and sendrecv are reported as SKIP where the layout has no algorithm.
+func networkCollectives() []CollectiveLimit {
+	return []CollectiveLimit{
+		{Collective: AllReduce, Size: 8},
+		{Collective: AllReduce, Size: 1 << 20},
+		{Collective: AllReduce, Size: 64 << 20},
+		{Collective: AllGather, Size: 1 << 10},
+		{Collective: AllGather, Size: 64 << 20},
+		{Collective: AllToAll, Size: 1 << 10},
+		{Collective: AllToAll, Size: 64 << 20},
+		{Collective: SendRecv, Size: 8},
+		{Collective: SendRecv, Size: 64 << 20},
+	}
+}
+
+// GenericSpec is the base for GPUs without built-in thresholds, under a --spec file: no
+// GPU limit, the default sizes, the built-in network collectives and the limits from the
+// links.
+func GenericSpec() Spec {
+	return Spec{
+		PutBytes:            DefaultPutBytes,
+		CopyBytes:           DefaultCopyBytes,
+		NetworkCollectives:  networkCollectives(),
+		NetworkLinkFraction: DefaultNetworkLinkFraction,
+	}
+}
 
 // Models DefaultSpec has thresholds for.
 const (
@@ -70,7 +144,7 @@ var ErrNoBuiltinSpec = errors.New("acceptance: no built-in thresholds")
 // builtinSpec returns the built-in thresholds for model (ModelH200SXM or ModelH100SXM).
 //
 // They are conservative floors from measurements on 2×H200 SXM (NVLink 4, NV18) taken on
-// 2026-11-22 (docs/results/2026-11-22-h200x2), where:
+// 2026-11-22 (docs/performance.md), where:
 //
 //   - memory-channel signal was 0.6-0.77 µs one way (relaxed; 1.2-1.38 µs with
 //     release/acquire, which acceptance measures), port-channel signal 3.9 µs (host tokens,
@@ -84,6 +158,16 @@ var ErrNoBuiltinSpec = errors.New("acceptance: no built-in thresholds")
 //
 // H100 SXM has the same NVLink 4 (18 links) and NVSwitch fabric; its values are derived
 // from the H200 ones (the same floors), not measured.
+//
+// A job of one rank is held to copy floors: host↔GPU 40 GB/s each way (both models sit on
+// PCIe 5 x16, and a link trained at PCIe 4 gives about 25), and 1000 GB/s for a copy
+// inside the GPU's memory (read and write; HBM3 of 3.35 TB/s on H100 SXM, HBM3e of
+// 4.8 TB/s on H200). Measured by acceptance itself on one H100 80GB HBM3 (driver 580,
+// 2026-11-25, 256 MiB copies): 54.8 GB/s host to GPU, 55.2 GB/s GPU to host, 1491 GB/s
+// inside the GPU; pinned copies measured 55 GB/s each way on the 2×H200 machine too.
+//
+// Between hosts, the limits come from the links (NetworkLinkFraction): the network is
+// not the GPU's.
 func builtinSpec(model string) Spec {
 	return Spec{
 		Model:             model,
@@ -101,14 +185,12 @@ func builtinSpec(model string) Spec {
 			{Collective: AllGather, Size: 1 << 10, MaxTimeUs: 10},
 			{Collective: AllGather, Size: 256 << 20, MinBusBw: 300},
 		},
-		// The network between hosts is not the GPU's: measured and verified, not judged.
-		NetworkCollectives: []CollectiveLimit{
-			{Collective: AllReduce, Size: 8},
-			{Collective: AllReduce, Size: 1 << 20},
-			{Collective: AllReduce, Size: 64 << 20},
-			{Collective: AllGather, Size: 1 << 10},
-			{Collective: AllGather, Size: 64 << 20},
-		},
+		NetworkCollectives:  networkCollectives(),
+		NetworkLinkFraction: DefaultNetworkLinkFraction,
+		CopyBytes:           DefaultCopyBytes,
+		MinHostToDeviceGBs:  40,
+		MinDeviceToHostGBs:  40,
+		MinDeviceCopyGBs:    1000,
 	}
 }
 
@@ -218,8 +300,9 @@ func tokenMatches(want, have string) bool {
 }
 
 // Validate checks that s makes sense: no negative or non-finite limits, a positive
-// PutBytes, and collective limits naming allreduce or allgather at positive sizes, each
-// (collective, size) once. Errors name the field as a spec file spells it.
+// PutBytes, a CopyBytes of at least 0 (positive when copy limits are set), a
+// NetworkLinkFraction from 0 to 1, and collective limits naming collectives of Measurable
+// at positive sizes, each (collective, size) once. Errors name the field as a spec file spells it.
 func (s Spec) Validate() error {
 	if s.Ranks < 0 {
 		return fmt.Errorf("ranks: %d is negative", s.Ranks)
@@ -229,6 +312,15 @@ func (s Spec) Validate() error {
 	}
 	if s.PutBytes <= 0 {
 		return fmt.Errorf("put_bytes: %d is not positive", s.PutBytes)
+	}
+	if s.CopyBytes < 0 {
+		return fmt.Errorf("copy_bytes: %d is negative", s.CopyBytes)
+	}
+	if s.CopyBytes == 0 && (s.MinHostToDeviceGBs > 0 || s.MinDeviceToHostGBs > 0 || s.MinDeviceCopyGBs > 0) {
+		return errors.New("copy_bytes: 0, but copy limits are set: give the size of the copies")
+	}
+	if f := s.NetworkLinkFraction; !(f >= 0 && f <= 1) {
+		return fmt.Errorf("network_link_fraction: %v is not from 0 to 1", f)
 	}
 	limits := []struct {
 		field string
@@ -240,6 +332,9 @@ func (s Spec) Validate() error {
 		{"min_port_put_gbs", s.MinPortPutGBs},
 		{"max_network_signal_us", s.MaxNetworkSignalUs},
 		{"min_network_put_gbs", s.MinNetworkPutGBs},
+		{"min_host_to_device_gbs", s.MinHostToDeviceGBs},
+		{"min_device_to_host_gbs", s.MinDeviceToHostGBs},
+		{"min_device_copy_gbs", s.MinDeviceCopyGBs},
 	}
 	for _, l := range limits {
 		if err := checkLimit(l.v); err != nil {
@@ -252,14 +347,14 @@ func (s Spec) Validate() error {
 	return validateLimits("network_collectives", s.NetworkCollectives)
 }
 
-// validateLimits checks the collective limits of the list name: allreduce or allgather at
-// positive sizes, each (collective, size) once.
+// validateLimits checks the collective limits of the list name: collectives of Measurable
+// at positive sizes, each (collective, size) once.
 func validateLimits(name string, list []CollectiveLimit) error {
 	seen := map[CollectiveLimit]bool{}
 	for i, c := range list {
 		field := fmt.Sprintf("%s[%d]", name, i)
-		if c.Collective != AllReduce && c.Collective != AllGather {
-			return fmt.Errorf("%s.collective: %q is not %s or %s", field, c.Collective, AllReduce, AllGather)
+		if !slices.Contains(Measurable, c.Collective) {
+			return fmt.Errorf("%s.collective: %q is not one of %s", field, c.Collective, strings.Join(Measurable, ", "))
 		}
 		if c.Size <= 0 {
 			return fmt.Errorf("%s.size: %d is not positive", field, c.Size)

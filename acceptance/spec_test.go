@@ -77,7 +77,16 @@ func TestDefaultSpecValues(t *testing.T) {
 			{Collective: "allreduce", Size: 64 << 20},
 			{Collective: "allgather", Size: 1 << 10},
 			{Collective: "allgather", Size: 64 << 20},
+			{Collective: "alltoall", Size: 1 << 10},
+			{Collective: "alltoall", Size: 64 << 20},
+			{Collective: "sendrecv", Size: 8},
+			{Collective: "sendrecv", Size: 64 << 20},
 		},
+		NetworkLinkFraction: 0.25,
+		CopyBytes:           256 << 20,
+		MinHostToDeviceGBs:  40,
+		MinDeviceToHostGBs:  40,
+		MinDeviceCopyGBs:    1000,
 	}
 	got, err := DefaultSpec("NVIDIA H200")
 	if err != nil {
@@ -166,7 +175,7 @@ func TestValidate(t *testing.T) {
 		{"zero put bytes", func(s *Spec) { s.PutBytes = 0 }, "put_bytes: 0 is not positive"},
 		{"negative latency", func(s *Spec) { s.MaxPortSignalUs = -1 }, "max_port_signal_us: -1 is negative"},
 		{"NaN bandwidth", func(s *Spec) { s.MinMemoryPutGBs = nan() }, "min_memory_put_gbs: NaN is not a finite number"},
-		{"bad collective", func(s *Spec) { s.Collectives[1].Collective = "broadcast" }, `collectives[1].collective: "broadcast" is not allreduce or allgather`},
+		{"bad collective", func(s *Spec) { s.Collectives[1].Collective = "broadcast" }, `collectives[1].collective: "broadcast" is not one of allreduce, allgather, reducescatter, alltoall, sendrecv`},
 		{"zero size", func(s *Spec) { s.Collectives[2].Size = 0 }, "collectives[2].size: 0 is not positive"},
 		{"negative time", func(s *Spec) { s.Collectives[0].MaxTimeUs = -5 }, "collectives[0].max_time_us: -5 is negative"},
 		{"negative busbw", func(s *Spec) { s.Collectives[4].MinBusBw = -5 }, "collectives[4].min_bus_bw: -5 is negative"},

@@ -342,8 +342,8 @@ func (c *ethConn) deal(kind uint8, id uint32, off uint64, src device.Ptr, host u
 // system call and a wake-up: on 2xH200 across 2 simulated hosts, writes of 16-64 MiB went
 // fastest in 2 MiB pieces, slower in 1 MiB and 512 KiB ones, and slower in one 4 MiB
 // piece per socket, whose copy nothing overlapped); in 4 KiB multiples, at least
-// EthMinChunk, at most the chunk. Tried in session 10 and slower or no better (see
-// docs/results/2026-11-23-session10): pieces balanced over the sockets (a 32 MiB write on
+// EthMinChunk, at most the chunk. Tried on the same machine on 2026-11-23 and slower or no
+// better (docs/performance.md): pieces balanced over the sockets (a 32 MiB write on
 // 12 sockets in 12 pieces of 2.67 MiB instead of 16 of 2 MiB: allreduce 7-15 % slower), a
 // 256 KiB head piece per socket first, and pieces copied and sent in 512 KiB parts.
 func (c *ethConn) pieceSize(size uint64) uint64 {

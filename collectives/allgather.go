@@ -12,6 +12,9 @@ func (allGather) Doc() string      { return "All-gather: every rank receives eve
 func (allGather) HasOp() bool      { return false }
 func (allGather) HasRoot() bool    { return false }
 
+// UniformOutput says every rank ends with the same output (the repeat check compares ranks).
+func (allGather) UniformOutput() bool { return true }
+
 // Counts follows nccl-tests: the per-rank count is the size's share, rounded down to a
 // multiple of 16 bytes.
 func (allGather) Counts(size int64, dt Datatype, nranks int) Counts {

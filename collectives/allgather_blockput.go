@@ -9,7 +9,7 @@ import (
 // before and after its share (kernels/allgather_blockput.cu): no grid-wide barrier.
 func init() {
 	Register(&Algorithm{
-		Collective: "allgather", Name: "blockput", Number: 4,
+		Collective: "allgather", Name: "blockput", Number: 4, AnyOffset: true,
 		Doc:      "memory channels: SM puts, each block handshakes with the peers' same block",
 		MinRanks: 2,
 		AutoMin:  1<<20 + 1, AutoMax: 64 << 20, AutoPriority: 0,

@@ -9,7 +9,7 @@ import (
 // allgather_get), between a start and an end barrier.
 func init() {
 	Register(&Algorithm{
-		Collective: "allgather", Name: "get", Number: 2,
+		Collective: "allgather", Name: "get", Number: 2, AnyOffset: true,
 		Doc:      "memory channels: SM threads read every peer's chunk",
 		MinRanks: 2,
 		New:      newAllgatherGet,

@@ -18,7 +18,8 @@ func init() {
 		Doc:      "hierarchical: port puts to my rank on every other host, NVLink copies inside a host",
 		MinRanks: 2, Needs: HostGroups,
 		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 10, AutoOn: Layout.Hierarchical,
-		New: newAllgatherHier,
+		NotWithMPSNetwork: hierMPSNetwork,
+		New:               newAllgatherHier,
 	})
 }
 

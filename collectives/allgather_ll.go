@@ -9,7 +9,7 @@ import (
 // barrier; data and flag travel together. Best for small messages.
 func init() {
 	Register(&Algorithm{
-		Collective: "allgather", Name: "ll16", Number: 0,
+		Collective: "allgather", Name: "ll16", Number: 0, AnyOffset: true,
 		Doc:      "LL16 packets into every peer's scratch, one shot; small messages",
 		MaxBytes: 32 << 20, MinRanks: 2,
 		AutoMin: 0, AutoMax: 1 << 20, AutoPriority: 0,

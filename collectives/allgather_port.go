@@ -9,7 +9,7 @@ import (
 // engine (kernels/allgather.cu allgather_port); SMs copy my own chunk meanwhile.
 func init() {
 	Register(&Algorithm{
-		Collective: "allgather", Name: "port", Number: 3,
+		Collective: "allgather", Name: "port", Number: 3, AnyOffset: true,
 		Doc:      "port channels: the proxy drives the copy engine; large messages",
 		MinRanks: 2,
 		AutoMin:  64<<20 + 1, AutoPriority: 0,

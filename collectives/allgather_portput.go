@@ -14,7 +14,7 @@ import (
 // launch parity, so they need not wait for the peer's credit of the previous launch.
 func init() {
 	Register(&Algorithm{
-		Collective: "allgather", Name: "portput", Number: 5,
+		Collective: "allgather", Name: "portput", Number: 5, AnyOffset: true,
 		Doc:      "port channels only (any hosts): put-with-signal of my chunk to every peer",
 		MinRanks: 2, Needs: AnyLayout,
 		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 20,

@@ -9,7 +9,7 @@ import (
 // (kernels/allgather.cu allgather_put).
 func init() {
 	Register(&Algorithm{
-		Collective: "allgather", Name: "put", Number: 1,
+		Collective: "allgather", Name: "put", Number: 1, AnyOffset: true,
 		Doc:      "memory channels: SM threads put my chunk into every peer's output",
 		MinRanks: 2,
 		New:      newAllgatherPut,

@@ -14,6 +14,9 @@ func (allReduce) Doc() string {
 func (allReduce) HasOp() bool   { return true }
 func (allReduce) HasRoot() bool { return false }
 
+// UniformOutput says every rank ends with the same output (the repeat check compares ranks).
+func (allReduce) UniformOutput() bool { return true }
+
 func (allReduce) Counts(size int64, dt Datatype, _ int) Counts {
 	count := size / int64(dt.Size)
 	return Counts{Send: count, Recv: count, Param: count}

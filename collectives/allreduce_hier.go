@@ -22,7 +22,8 @@ func init() {
 		Doc:      "hierarchical: NVLink reduce-scatter in a host, port-channel all-reduce of my shard across hosts, NVLink all-gather",
 		MinRanks: 2, Needs: HostGroups,
 		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 10, AutoOn: Layout.Hierarchical,
-		New: newAllreduceHier,
+		NotWithMPSNetwork: hierMPSNetwork,
+		New:               newAllreduceHier,
 	})
 }
 

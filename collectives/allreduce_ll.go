@@ -11,7 +11,7 @@ import (
 func init() {
 	ll8 := ll8Types()
 	Register(&Algorithm{
-		Collective: "allreduce", Name: "ll8", Number: 0,
+		Collective: "allreduce", Name: "ll8", Number: 0, AnyOffset: true,
 		Doc:      "one shot, LL8 packets; the smallest messages (types of up to 4 bytes)",
 		MaxBytes: 1 << 20, MinRanks: 2,
 		Types:   ll8,
@@ -19,7 +19,7 @@ func init() {
 		New: func(env *Env) (Instance, error) { return newAllreduceLL(env, params.AllreduceLL8, ll8, 4, 1<<20) },
 	})
 	Register(&Algorithm{
-		Collective: "allreduce", Name: "ll16", Number: 1,
+		Collective: "allreduce", Name: "ll16", Number: 1, AnyOffset: true,
 		Doc:      "one shot, LL16 packets; small and medium messages",
 		MaxBytes: 8 << 20, MinRanks: 2,
 		AutoMin: 0, AutoMax: 1 << 20, AutoPriority: 1,

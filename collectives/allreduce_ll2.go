@@ -10,7 +10,7 @@ import (
 // rank instead of the one shot's n-1 times, so it wins for medium messages on more ranks.
 func init() {
 	Register(&Algorithm{
-		Collective: "allreduce", Name: "ll16x2", Number: 2,
+		Collective: "allreduce", Name: "ll16x2", Number: 2, AnyOffset: true,
 		Doc:      "two steps (reduce-scatter, all-gather) with LL16 packets; medium messages on many ranks",
 		MaxBytes: 32 << 20, MinRanks: 2,
 		New: newAllreduceLL2,

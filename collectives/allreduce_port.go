@@ -11,7 +11,7 @@ import (
 // engine and SM traffic share the link. For the largest messages.
 func init() {
 	Register(&Algorithm{
-		Collective: "allreduce", Name: "port", Number: 4,
+		Collective: "allreduce", Name: "port", Number: 4, AnyOffset: true,
 		Doc:      "copy-engine reduce-scatter through port channels + SM all-gather, pipelined; large messages",
 		MinRanks: 2,
 		AutoMin:  128<<20 + 1, AutoPriority: 0,

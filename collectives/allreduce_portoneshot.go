@@ -13,11 +13,11 @@ import (
 // messages where nothing on one host applies and hier does not (its priority is lower).
 func init() {
 	Register(&Algorithm{
-		Collective: "allreduce", Name: "portoneshot", Number: 7,
+		Collective: "allreduce", Name: "portoneshot", Number: 7, AnyOffset: true,
 		Doc:      "port channels only (any hosts): put of my whole input to every peer, every rank reduces; small messages",
 		MinRanks: 2, Needs: AnyLayout, MaxBytes: portOneShotMax,
 		// Auto up to 64 KiB: on 2×H200 as 2 simulated hosts it won to 32 KiB (46.6 µs) and
-		// lost to portrsag at 128 KiB (205 vs 113 µs; docs/results/2026-11-23-session4/x2-ethsmall/).
+		// lost to portrsag at 128 KiB (205 vs 113 µs; 2026-11-23, docs/performance.md).
 		AutoMin: 0, AutoMax: 64 << 10, AutoPriority: 15,
 		New: newAllreducePortOneShot,
 	})

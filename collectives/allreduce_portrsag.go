@@ -13,7 +13,7 @@ import (
 // reduced share into every peer's output. Automatic where nothing on one host applies.
 func init() {
 	Register(&Algorithm{
-		Collective: "allreduce", Name: "portrsag", Number: 5,
+		Collective: "allreduce", Name: "portrsag", Number: 5, AnyOffset: true,
 		Doc:      "port channels only (any hosts): reduce-scatter by puts, GPU reduction, all-gather by puts",
 		MinRanks: 2, Needs: AnyLayout,
 		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 20,

@@ -10,7 +10,7 @@ import (
 // over NVLink, reduces, and writes the result into every rank's output.
 func init() {
 	Register(&Algorithm{
-		Collective: "allreduce", Name: "rsag", Number: 3,
+		Collective: "allreduce", Name: "rsag", Number: 3, AnyOffset: true,
 		Doc:      "memory channels: read-reduce my chunk from every peer, put the result to all",
 		MinRanks: 2,
 		AutoMin:  1<<20 + 1, AutoMax: 128 << 20, AutoPriority: 0,

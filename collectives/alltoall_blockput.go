@@ -10,7 +10,7 @@ import (
 // index before and after (kernels/alltoall.cu).
 func init() {
 	Register(&Algorithm{
-		Collective: "alltoall", Name: "blockput", Number: 1,
+		Collective: "alltoall", Name: "blockput", Number: 1, AnyOffset: true,
 		Doc:      "memory channels: SM puts (in place: pairwise swaps), per-block handshakes",
 		MinRanks: 2,
 		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,

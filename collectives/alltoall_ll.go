@@ -10,7 +10,7 @@ import (
 // 1 MiB, as allgather's ll16 with the same traffic; that threshold is to be tuned on GPUs.
 func init() {
 	Register(&Algorithm{
-		Collective: "alltoall", Name: "ll16", Number: 0,
+		Collective: "alltoall", Name: "ll16", Number: 0, AnyOffset: true,
 		Doc:      "LL16 packets into every peer's scratch, no barrier; small messages",
 		MaxBytes: 32 << 20, MinRanks: 2,
 		AutoMin: 0, AutoMax: 1 << 20, AutoPriority: -1, // before blockput (0)

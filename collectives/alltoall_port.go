@@ -7,9 +7,9 @@ import (
 
 // alltoallPortAutoMin is where -k auto switches from blockput to port out of place: on
 // 2×H200 (graph mode), since blockput copies my own chunk on blocks of its own, port is 4 %
-// slower at 128 MiB, 2 % faster at 256 MiB and 6 % at 512 MiB
-// (docs/results/2026-11-23-session6/x2-call4/a2a-cross.txt). In place, port pays one more
-// copy and auto keeps blockput (0.74–0.88× port's time there at 128–512 MiB).
+// slower at 128 MiB, 2 % faster at 256 MiB and 6 % at 512 MiB (2026-11-23, two runs of each;
+// docs/performance.md). In place, port pays one more copy and auto keeps blockput
+// (0.74–0.88× port's time there at 128–512 MiB).
 const alltoallPortAutoMin = 256 << 20
 
 // alltoall port: the CPU proxy copies my chunk for every peer into its output with the copy
@@ -17,7 +17,7 @@ const alltoallPortAutoMin = 256 << 20
 // meanwhile (kernels/alltoall_port.cu). One host.
 func init() {
 	Register(&Algorithm{
-		Collective: "alltoall", Name: "port", Number: 2,
+		Collective: "alltoall", Name: "port", Number: 2, AnyOffset: true,
 		Doc:      "port channels: the proxy drives the copy engine; large messages",
 		MinRanks: 2,
 		AutoMin:  alltoallPortAutoMin, AutoPriority: -1, // before blockput (0)

@@ -10,7 +10,7 @@ import (
 // scratch (kernels/alltoallv.cu).
 func init() {
 	Register(&Algorithm{
-		Collective: "alltoallv", Name: "read", Number: 1,
+		Collective: "alltoallv", Name: "read", Number: 1, AnyOffset: true,
 		Doc:      "memory channels: every rank reads its segment of each rank's buffer (in place: of a copy in scratch)",
 		MinRanks: 2,
 		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,

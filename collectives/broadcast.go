@@ -12,6 +12,9 @@ func (broadcast) Doc() string      { return "Broadcast: every rank receives the 
 func (broadcast) HasOp() bool      { return false }
 func (broadcast) HasRoot() bool    { return true }
 
+// UniformOutput says every rank ends with the same output (the repeat check compares ranks).
+func (broadcast) UniformOutput() bool { return true }
+
 // Counts follows nccl-tests: every rank sends and receives the whole size (only the
 // root's input is read); in place, input and output both start the output buffer.
 func (broadcast) Counts(size int64, dt Datatype, nranks int) Counts {

@@ -11,7 +11,7 @@ import (
 // crossover, so that the llSlots slots of the scratch stay small.
 func init() {
 	Register(&Algorithm{
-		Collective: "broadcast", Name: "ll16", Number: 0,
+		Collective: "broadcast", Name: "ll16", Number: 0, AnyOffset: true,
 		Doc:      "the root writes LL16 packets into every peer's scratch, no barrier; small messages",
 		MaxBytes: 2 << 20, MinRanks: 2,
 		AutoMin: 0, AutoMax: 1 << 20, AutoPriority: -1, // before read (0)

@@ -7,7 +7,7 @@ import (
 
 // broadcastPortAutoMin is where -k auto switches from read to port: measured on 2×H200
 // (graph mode, out of place), port is 1–10 % slower at 64 MiB and faster from 128 MiB
-// (docs/results/2026-11-23-session4/x2-port/).
+// (2026-11-23, -k all --summary; docs/performance.md).
 const broadcastPortAutoMin = 128 << 20
 
 // broadcast port: the CPU proxy copies the root's buffer into every peer's output with the
@@ -15,7 +15,7 @@ const broadcastPortAutoMin = 128 << 20
 // (kernels/broadcast_port.cu). One host.
 func init() {
 	Register(&Algorithm{
-		Collective: "broadcast", Name: "port", Number: 2,
+		Collective: "broadcast", Name: "port", Number: 2, AnyOffset: true,
 		Doc:      "port channels: the proxy drives the copy engine; large messages",
 		MinRanks: 2,
 		AutoMin:  broadcastPortAutoMin, AutoPriority: -1, // before read (0)

@@ -9,7 +9,7 @@ import (
 // into its output (kernels/broadcast.cu).
 func init() {
 	Register(&Algorithm{
-		Collective: "broadcast", Name: "read", Number: 1,
+		Collective: "broadcast", Name: "read", Number: 1, AnyOffset: true,
 		Doc:      "memory channels: every rank reads the root's buffer",
 		MinRanks: 2,
 		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,

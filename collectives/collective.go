@@ -153,7 +153,8 @@ type Verifier struct {
 	Wrong  device.Ptr // 8-byte device counter
 	Grid   int
 
-	k *verifyKernels // looked up at first use
+	k     *verifyKernels // looked up at first use
+	mixed bool           // FillValues writes the repeat check's order-sensitive values
 }
 
 // kernels returns the verification kernels, looking them up the first time.
@@ -188,13 +189,18 @@ func (v *Verifier) FillPattern(p device.Ptr, bytes uint64, rank int, seed uint32
 	return k.fillPattern.Launch(v.dim(), v.Stream, &params.FillPatternArgs{Buf: p, Bytes: bytes, Rank: uint32(rank), Seed: seed})
 }
 
-// FillValues writes rank's input values for a reduction.
+// FillValues writes rank's input values for a reduction: exactly reducible ones, or during
+// the repeat check values whose reduction depends on its order (verify.cu's fill_mixed).
 func (v *Verifier) FillValues(p device.Ptr, dt Datatype, op Op, count int64, seed uint32) error {
 	k, err := v.kernels()
 	if err != nil {
 		return err
 	}
-	fill, err := typed(k.gpu, k.fill, params.Fill, dt, op)
+	cache, family := k.fill, params.Fill
+	if v.mixed {
+		cache, family = k.fillMixed, params.FillMixed
+	}
+	fill, err := typed(k.gpu, cache, family, dt, op)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 // its slot of the root's output (kernels/gather.cu).
 func init() {
 	Register(&Algorithm{
-		Collective: "gather", Name: "read", Number: 1,
+		Collective: "gather", Name: "read", Number: 1, AnyOffset: true,
 		Doc:      "memory channels: the root reads every rank's buffer",
 		MinRanks: 2,
 		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,

@@ -31,6 +31,9 @@ type Options struct {
 	Kernel    string
 	Root      int // the root rank of collectives that have one (nccl-tests' -r)
 	SMs       int // multiprocessors kernels may fill (0: the whole GPU)
+	// MPSNetwork: ranks share a GPU under MPS and pairs talk over a network
+	// (Layout.MPSNetwork).
+	MPSNetwork bool
 	// Barrier, when set, is blocking mode's per-iteration barrier (a host barrier in shared
 	// memory); nil uses the bootstrap's, over TCP.
 	Barrier func() error
@@ -47,6 +50,19 @@ type Options struct {
 	PerIter     bool // -I: time each iteration with events (not in graph mode)
 	PerIterSkip int  // -K: leading iterations left out of the statistics
 	Unalign     int  // -u: both buffers start this many elements later
+	// RepeatCheck (--repeat-check) runs each placement Iters more times on inputs whose
+	// reduction depends on its order and checks that every output is bitwise the first
+	// one's, and the same on every rank where the collective says so (repeat.go).
+	RepeatCheck bool
+	// World, when set, is the whole job while its ranks run in independent groups
+	// (nccl-tests' NCCL_TESTS_SPLIT_MASK): times are combined over every rank of it, as
+	// nccl-tests does, so every group must measure as many placements.
+	World AllGatherer
+}
+
+// AllGatherer gathers one message from every rank of a job, in rank order.
+type AllGatherer interface {
+	AllGather(mine []byte) ([][]byte, error)
 }
 
 // Reporter receives the report as it is made (rank 0 prints; others may discard).
@@ -70,6 +86,7 @@ type Harness struct {
 	seed      uint32
 	pad       uint64         // bytes kept free at the end of each buffer for -u
 	events    []device.Event // -I's events, made at first use
+	rep       *repeatState   // --repeat-check's memory, made at first use
 }
 
 // Summary is what a run adds up to.
@@ -77,6 +94,10 @@ type Summary struct {
 	Rows     []results.Row
 	Wrong    int64
 	AvgBusBw float64
+	// RepeatDiffs counts the placements whose repeat check found a difference (all
+	// cycles); FirstRepeatDiff says where the first one was.
+	RepeatDiffs     int
+	FirstRepeatDiff string
 }
 
 // NewHarness allocates the input and output buffers for the largest size (reducing it,
@@ -87,7 +108,13 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 	for _, sz := range o.Sizes {
 		maxBytes = max(maxBytes, sz)
 	}
-	lim, err := agreeMemoryBudget(g, m)
+	// In + Out + scratch of up to about the same again (and the repeat check's copy of an
+	// output), with 1 GiB to spare.
+	parts := int64(3)
+	if o.RepeatCheck {
+		parts = 4
+	}
+	lim, err := agreeMemoryBudget(g, m, parts)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +128,7 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 		}
 		if len(kept) == 0 && len(o.Sizes) > 0 {
 			// Nothing would run: a sweep of no rows that exits 0 reads as a pass.
-			return nil, fmt.Errorf("no size of the sweep fits in GPU memory: the smallest, %d bytes (-b), is above %d, the most that rank %d's %d free bytes hold (input, output and scratch of that size, with 1 GiB spare)",
+			return nil, fmt.Errorf("no size of the sweep fits in GPU memory: the smallest, %d bytes (-b), is above %d, the most that rank %d's %d free bytes hold (the buffers of that size, with 1 GiB spare)",
 				slices.Min(o.Sizes), budget, lim.rank, lim.free)
 		}
 		rep.Note("Reducing maxBytes to %d due to memory limitation", budget)
@@ -135,28 +162,29 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 	}
 	h.env = &Env{GPU: g, Mesh: m, Rank: m.Rank, NRanks: m.NRanks, SMs: sms, MaxBytes: maxBytes,
 		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes, Layout: LayoutOf(m)}
+	h.env.Layout.MPSNetwork = o.MPSNetwork
 	h.verifier = &Verifier{GPU: g, Env: h.env, Stream: s, Wrong: wrong, Grid: sms * 4}
 	return h, nil
 }
 
 // memoryBudget is the largest message size the buffers may take on the rank with the
-// least free GPU memory: in + out + scratch of up to about the same again, with 1 GiB to
-// spare.
+// least free GPU memory: its free memory less 1 GiB, shared by the buffers of that size.
 type memoryBudget struct {
 	budget int64  // bytes; negative when even the spare GiB is not free
 	rank   int    // the rank it comes from
 	free   uint64 // that rank's free bytes
 }
 
-// agreeMemoryBudget gathers every rank's free memory and returns the smallest budget, so
-// that every rank keeps the same sizes (ranks that kept different sweeps would wait on
-// each other forever) and a rank short of memory limits the others.
-func agreeMemoryBudget(g device.GPU, m *channels.Mesh) (memoryBudget, error) {
+// agreeMemoryBudget gathers every rank's free memory and returns the smallest budget for
+// parts buffers of the message size, so that every rank keeps the same sizes (ranks that
+// kept different sweeps would wait on each other forever) and a rank short of memory
+// limits the others.
+func agreeMemoryBudget(g device.GPU, m *channels.Mesh, parts int64) (memoryBudget, error) {
 	free, _, err := g.MemInfo()
 	if err != nil {
 		return memoryBudget{}, err
 	}
-	lim := memoryBudget{budget: (int64(free) - 1<<30) / 3, rank: m.Rank, free: free}
+	lim := memoryBudget{budget: (int64(free) - 1<<30) / parts, rank: m.Rank, free: free}
 	if m.Boot == nil || m.NRanks < 2 {
 		return lim, nil
 	}
@@ -169,7 +197,7 @@ func agreeMemoryBudget(g device.GPU, m *channels.Mesh) (memoryBudget, error) {
 			return memoryBudget{}, fmt.Errorf("share free GPU memory: rank %d sent %d bytes, want 8", r, len(b))
 		}
 		f := binary.LittleEndian.Uint64(b)
-		if budget := (int64(f) - 1<<30) / 3; r == 0 || budget < lim.budget {
+		if budget := (int64(f) - 1<<30) / parts; r == 0 || budget < lim.budget {
 			lim = memoryBudget{budget: budget, rank: r, free: f}
 		}
 	}
@@ -223,10 +251,15 @@ func (st step) label() string {
 
 func (h *Harness) plan(dt string) ([]step, error) {
 	var out []step
+	d, err := LookupDatatype(dt)
+	if err != nil {
+		return nil, err
+	}
+	off := UnalignOffset(h.Opts.Unalign, d) // -u: algorithms must handle it
 	if h.Opts.Kernel == "all" {
 		for _, a := range Algorithms(h.Coll.Name()) {
 			for _, sz := range h.Opts.Sizes {
-				if a.supportsIn(sz, h.env.Layout, dt) == nil {
+				if a.supportsAt(sz, h.env.Layout, dt, off) == nil {
 					out = append(out, step{size: sz, alg: a})
 				}
 			}
@@ -234,13 +267,13 @@ func (h *Harness) plan(dt string) ([]step, error) {
 		return out, nil
 	}
 	for _, sz := range h.Opts.Sizes {
-		algs, err := SelectIn(h.Coll.Name(), h.Opts.Kernel, sz, h.env.Layout, dt)
+		algs, err := SelectAt(h.Coll.Name(), h.Opts.Kernel, sz, h.env.Layout, dt, false, off)
 		if err != nil {
 			return nil, err
 		}
 		st := step{size: sz, alg: algs[0]}
 		if h.Opts.Kernel == "auto" {
-			in, err := SelectPlaced(h.Coll.Name(), "auto", sz, h.env.Layout, dt, true)
+			in, err := SelectAt(h.Coll.Name(), "auto", sz, h.env.Layout, dt, true, off)
 			if err != nil {
 				return nil, err
 			}
@@ -265,6 +298,9 @@ func (h *Harness) Run(rep Reporter) (*Summary, error) {
 			return nil, err
 		}
 		t.total += len(plans[i]) * len(ops)
+	}
+	if err := h.checkGroups(t.total); err != nil {
+		return nil, err
 	}
 	for cycle := 1; h.Opts.Cycles < 0 || cycle <= max(h.Opts.Cycles, 1); cycle++ {
 		// The summary's rows are the last cycle's (every cycle's are printed), so that a
@@ -317,7 +353,7 @@ func (h *Harness) runCycle(rep Reporter, plans [][]step, ops []string, first boo
 			// (seen at 8 B), as nccl-tests' warm-up before its sweep avoids. It is the first
 			// step that moves data: a 0-byte row (allgather -b 8 on 2 ranks) warms nothing,
 			// and across hosts the row after it then took single iterations of 0.4-0.5 ms.
-			if _, err := h.measure(h.warmupStep(steps, dt), dt, Op(ops[0])); err != nil {
+			if _, _, err := h.measureOnly(h.warmupStep(steps, dt), dt, Op(ops[0])); err != nil {
 				return fmt.Errorf("%s %s warm-up: %w", h.Coll.Name(), dtName, err)
 			}
 		}
@@ -332,11 +368,19 @@ func (h *Harness) runCycle(rep Reporter, plans [][]step, ops []string, first boo
 					h.Opts.Progress(t.done%t.total, t.total, fmt.Sprintf("%s %s %s %d B (%s)", h.Coll.Name(), dtName, opName, st.size, st.alg.Name))
 				}
 				t.done++
-				row, err := h.measure(st, dt, Op(opName))
+				row, diffs, err := h.measure(st, dt, Op(opName))
 				if err != nil {
 					return fmt.Errorf("%s %s %s %d bytes (%s): %w", h.Coll.Name(), dtName, opName, st.size, st.alg.Name, err)
 				}
 				rep.Row(row)
+				for _, d := range diffs {
+					where := fmt.Sprintf("%s %s %s %d bytes %s (%s): %s", h.Coll.Name(), dtName, opName, st.size, d.placement, d.alg, d.what)
+					rep.Note("repeat check: %s", where)
+					if t.sum.RepeatDiffs == 0 {
+						t.sum.FirstRepeatDiff = where
+					}
+					t.sum.RepeatDiffs++
+				}
 				t.sum.Rows = append(t.sum.Rows, row)
 				for _, p := range []*results.Placement{row.OutOfPlace, row.InPlace} {
 					t.sum.Wrong += max(p.Wrong, 0)
@@ -349,7 +393,22 @@ func (h *Harness) runCycle(rep Reporter, plans [][]step, ops []string, first boo
 	return nil
 }
 
-func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
+// repeatDiff is a placement whose repeat check found a difference.
+type repeatDiff struct{ placement, alg, what string }
+
+// measure measures one step's row, and with RepeatCheck checks both placements'
+// repeatability (the row's Repeat column; the differences found).
+func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, []repeatDiff, error) {
+	return h.measureRow(st, dt, op, h.Opts.RepeatCheck)
+}
+
+// measureOnly is measure without the repeat check (the discarded warm-up).
+func (h *Harness) measureOnly(st step, dt Datatype, op Op) (results.Row, []repeatDiff, error) {
+	return h.measureRow(st, dt, op, false)
+}
+
+func (h *Harness) measureRow(st step, dt Datatype, op Op, repeat bool) (results.Row, []repeatDiff, error) {
+	var diffs []repeatDiff
 	n := h.env.NRanks
 	c := h.Coll.Counts(st.size, dt, n)
 	root := -1
@@ -359,13 +418,13 @@ func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 	row := results.Row{Size: c.SizeBytes(dt.Size), Count: c.Param, Type: dt.Name, Op: opLabel(h.Coll, op), Root: root, Algorithm: st.alg.Name}
 	inst, err := h.instance(st.alg)
 	if err != nil {
-		return row, err
+		return row, nil, err
 	}
 	instIn := inst
 	if st.inPlace != nil {
 		row.InPlaceAlgorithm = st.inPlace.Name
 		if instIn, err = h.instance(st.inPlace); err != nil {
-			return row, err
+			return row, nil, err
 		}
 	}
 	elt := uint64(dt.Size)
@@ -383,7 +442,23 @@ func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 		}
 		p, err := h.measurePlacement(pi, a)
 		if err != nil {
-			return row, fmt.Errorf("%s: %w", placementName(inPlace), err)
+			return row, nil, fmt.Errorf("%s: %w", placementName(inPlace), err)
+		}
+		if repeat {
+			what := ""
+			if !empty(a) {
+				if what, err = h.repeatCheck(pi, a); err != nil {
+					return row, nil, fmt.Errorf("%s: repeat check: %w", placementName(inPlace), err)
+				}
+			}
+			row.Repeat = results.RepeatSame
+			if what != "" {
+				alg := st.alg.Name
+				if inPlace && st.inPlace != nil {
+					alg = st.inPlace.Name
+				}
+				diffs = append(diffs, repeatDiff{placementName(inPlace), alg, what})
+			}
 		}
 		p.AlgBw, p.BusBw = h.Coll.Bandwidth(c, dt.Size, p.TimeUs/1e6, n)
 		if inPlace {
@@ -392,8 +467,11 @@ func (h *Harness) measure(st step, dt Datatype, op Op) (results.Row, error) {
 			row.OutOfPlace = p
 		}
 	}
+	if len(diffs) > 0 {
+		row.Repeat = results.RepeatDiffers
+	}
 	row.Timestamp = time.Now() // -S: when the row was measured
-	return row, nil
+	return row, diffs, nil
 }
 
 func placementName(inPlace bool) string {
@@ -405,7 +483,7 @@ func placementName(inPlace bool) string {
 
 // at sets the offsets of iteration iter: like nccl-tests, successive iterations use
 // successive regions of the buffers (so they do not all hit the same cache lines), here in
-// 256-byte aligned steps so vector paths stay aligned.
+// 256-byte aligned steps so vector paths stay aligned; -u adds its offset to every one.
 func (h *Harness) at(a *LaunchArgs, iter int) *LaunchArgs {
 	b := *a
 	unit := roundUp(max(a.SendBytes, a.RecvBytes, 1), 256)
@@ -541,11 +619,37 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 	return p, nil
 }
 
-// combine turns every rank's time into the reported one (-a).
+// checkGroups makes sure, when the job runs in groups (Options.World), that every group
+// measures as many placements: their times are combined over the whole job.
+func (h *Harness) checkGroups(total int) error {
+	if h.Opts.World == nil {
+		return nil
+	}
+	all, err := h.Opts.World.AllGather(binary.LittleEndian.AppendUint64(nil, uint64(total)))
+	if err != nil {
+		return err
+	}
+	for r, b := range all {
+		if len(b) != 8 {
+			return fmt.Errorf("rank %d sent a %d-byte row count", r, len(b))
+		}
+		if n := binary.LittleEndian.Uint64(b); n != uint64(total) {
+			return fmt.Errorf("rank %d's group measures %d rows, this rank's %d: with NCCL_TESTS_SPLIT groups must run the same sweep (-k all picks by each group's layout)", r, n, total)
+		}
+	}
+	return nil
+}
+
+// combine turns every rank's time into the reported one (-a): the ranks of the whole job
+// when it runs in groups (Options.World), as nccl-tests does.
 func (h *Harness) combine(us float64) (float64, error) {
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], math.Float64bits(us))
-	all, err := h.Mesh.Boot.AllGather(b[:])
+	var gather AllGatherer = h.Mesh.Boot
+	if h.Opts.World != nil {
+		gather = h.Opts.World
+	}
+	all, err := gather.AllGather(b[:])
 	if err != nil {
 		return 0, err
 	}

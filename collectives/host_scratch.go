@@ -36,7 +36,7 @@ func newHostScatter(b *base, slotBytes uint64) (hostScatter, error) {
 // The largest messages the host-resident algorithms take, and auto picks them for: every
 // size they take. allreduce's scratch holds two halves of a whole message per rank (2 x
 // nranks x 1 MiB of pinned host memory at most), allgather's two halves of one gathered
-// message. Measured on 2xH200 as 2 simulated hosts (docs/results/2026-11-23-session5/).
+// message. Measured on 2xH200 as 2 simulated hosts, 2026-11-23 (docs/performance.md).
 const (
 	hostAllreduceMax = 1 << 20
 	hostAllgatherMax = 4 << 20

@@ -10,7 +10,7 @@ import (
 // partners' blocks of the same index (kernels/hypercube.cu).
 func init() {
 	Register(&Algorithm{
-		Collective: "hypercube", Name: "put", Number: 1,
+		Collective: "hypercube", Name: "put", Number: 1, AnyOffset: true,
 		Doc:      "memory channels: SM puts to the partner of each step, per-block handshakes",
 		MinRanks: 2,
 		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,

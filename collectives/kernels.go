@@ -55,6 +55,7 @@ type verifyKernels struct {
 	fillPattern  params.Kernel[params.FillPatternArgs]
 	checkPattern params.Kernel[params.CheckPatternArgs]
 	fill         map[typeOp]params.Kernel[params.FillArgs]
+	fillMixed    map[typeOp]params.Kernel[params.FillArgs]
 	check        map[typeOp]params.Kernel[params.CheckArgs]
 }
 
@@ -72,6 +73,7 @@ func loadVerifyKernels(g device.GPU) (*verifyKernels, error) {
 		fillPattern:  params.Load(ld, params.FillPattern),
 		checkPattern: params.Load(ld, params.CheckPattern),
 		fill:         map[typeOp]params.Kernel[params.FillArgs]{},
+		fillMixed:    map[typeOp]params.Kernel[params.FillArgs]{},
 		check:        map[typeOp]params.Kernel[params.CheckArgs]{},
 	}
 	return k, ld.Err

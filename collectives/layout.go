@@ -53,6 +53,10 @@ type Layout struct {
 	// HostNoIPC says no pair of ranks that share a host is connected by CUDA IPC (every
 	// pair over a network transport).
 	HostNoIPC bool
+	// MPSNetwork says ranks share a GPU as clients of an MPS daemon while some pair talks
+	// over a network transport: the algorithms with a NotWithMPSNetwork reason are refused
+	// (docs/gpu-testing.md). The worker sets it; LayoutOf does not.
+	MPSNetwork bool
 }
 
 // OneHostLayout is nranks ranks on one host, connected by CUDA IPC.
@@ -195,6 +199,9 @@ func (a *Algorithm) Fits(l Layout) error {
 	if !ok {
 		return fmt.Errorf("%s %s needs %s; this job has %v", a.Collective, a.Name, a.Needs, l)
 	}
+	if l.MPSNetwork && a.NotWithMPSNetwork != "" {
+		return fmt.Errorf("%s %s does not run where ranks share a GPU under MPS and pairs talk over a network: %s", a.Collective, a.Name, a.NotWithMPSNetwork)
+	}
 	return nil
 }
 
@@ -204,6 +211,14 @@ func (a *Algorithm) supportsIn(size int64, l Layout, dtype string) error {
 		return err
 	}
 	return a.Fits(l)
+}
+
+// supportsAt is supportsIn for buffers offBytes past their aligned start (-u).
+func (a *Algorithm) supportsAt(size int64, l Layout, dtype string, offBytes int64) error {
+	if err := a.supportsIn(size, l, dtype); err != nil {
+		return err
+	}
+	return a.SupportsOffset(offBytes)
 }
 
 // CheckLayout says, once the job has started and before the header, whether -k k of

@@ -141,13 +141,14 @@ func TestSelectTwoHosts(t *testing.T) {
 			}
 		}
 	}
-	// a collective with one-host algorithms only: auto and all are refused across hosts
-	for _, k := range []string{"auto", "all"} {
-		if err := CheckLayout("alltoall", k, two); err == nil || !strings.Contains(err.Error(), "no alltoall algorithm runs") {
-			t.Errorf("CheckLayout(alltoall, %s, two hosts) = %v, want no algorithm", k, err)
-		}
-		if err := CheckLayout("alltoall", k, OneHostLayout(2)); err != nil {
-			t.Errorf("CheckLayout(alltoall, %s, one host): %v", k, err)
+	// every collective has an algorithm across hosts (portput, port_staged.go) and on one host
+	for _, c := range Collectives() {
+		for _, k := range []string{"auto", "all"} {
+			for _, l := range []Layout{two, OneHostLayout(2)} {
+				if err := CheckLayout(c.Name(), k, l); err != nil {
+					t.Errorf("CheckLayout(%s, %s, %v): %v", c.Name(), k, l, err)
+				}
+			}
 		}
 	}
 	// one host: the new algorithms never win auto where a one-host algorithm applies
@@ -229,6 +230,58 @@ func TestSelectHierarchical(t *testing.T) {
 			err = CheckLayout(c.coll, "hier", tt.l)
 			if fits := strings.Contains(c.all, "hier"); (err == nil) != fits {
 				t.Errorf("%s: CheckLayout(%s, hier) = %v, want fits %v", tt.name, c.coll, err, fits)
+			}
+		}
+	}
+}
+
+// TestSelectMPSNetwork: where ranks share a GPU under MPS and pairs talk over a network,
+// the hierarchical algorithms are refused with the reason (-k hier), auto takes the flat
+// port algorithms instead and all leaves hier out; the same layout without MPS keeps them.
+func TestSelectMPSNetwork(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		l          Layout
+		auto, all  string // allreduce at 8 B: auto's pick, and -k all's port and hier algorithms
+		gatherAuto string
+	}{
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hier", "portrsag,hier,portoneshot", "hier"},
+		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "portoneshot", "portrsag,portoneshot", "portput"},
+		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot", "hostput"},
+	} {
+		mps := strings.HasSuffix(c.name, "MPS")
+		c.l.MPSNetwork = mps
+		got, err := SelectIn("allreduce", "auto", 8, c.l, "float")
+		if err != nil || len(got) != 1 || got[0].Name != c.auto {
+			t.Errorf("%s: allreduce auto = %v, %v; want %s", c.name, algNames(got), err, c.auto)
+		}
+		got, err = SelectIn("allgather", "auto", 8, c.l, "float")
+		if err != nil || len(got) != 1 || got[0].Name != c.gatherAuto {
+			t.Errorf("%s: allgather auto = %v, %v; want %s", c.name, algNames(got), err, c.gatherAuto)
+		}
+		all, err := SelectIn("allreduce", "all", 8, c.l, "float")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var port []string
+		for _, a := range all {
+			if a.Needs != OneHost {
+				port = append(port, a.Name)
+			}
+		}
+		if got := strings.Join(port, ","); got != c.all {
+			t.Errorf("%s: allreduce all = %s, want %s", c.name, got, c.all)
+		}
+		for _, coll := range []string{"allreduce", "allgather"} {
+			err := CheckLayout(coll, "hier", c.l)
+			switch {
+			case mps && (err == nil || !strings.Contains(err.Error(), "under MPS") || !strings.Contains(err.Error(), "docs/gpu-testing.md")):
+				t.Errorf("%s: CheckLayout(%s, hier) = %v, want the MPS reason", c.name, coll, err)
+			case !mps && err != nil:
+				t.Errorf("%s: CheckLayout(%s, hier) = %v", c.name, coll, err)
+			}
+			if err := CheckLayout(coll, "auto", c.l); err != nil {
+				t.Errorf("%s: CheckLayout(%s, auto) = %v", c.name, coll, err)
 			}
 		}
 	}

@@ -14,8 +14,8 @@ import (
 // algorithm -k auto picks above its range (up to 32 MiB at least), and what -k all lists
 // after ll16 at 1 KiB.
 var llCollectives = []struct{ coll, above, all string }{
-	{"alltoall", "blockput", "blockput,port"}, {"sendrecv", "put", "put,port"}, {"broadcast", "read", "read,port"},
-	{"reduce", "read", "read"}, {"reducescatter", "read", "read"},
+	{"alltoall", "blockput", "blockput,port,portput"}, {"sendrecv", "put", "put,port,portput"},
+	{"broadcast", "read", "read,port,portput"}, {"reduce", "read", "read,portput"}, {"reducescatter", "read", "read,portput"},
 }
 
 // TestLLRegistry: each collective's ll16 is algorithm 0, found by name and number, on two

@@ -8,7 +8,7 @@ import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
 func registerLocal(collective string) {
 	Register(&Algorithm{
 		Collective: collective, Name: "local", Number: 99, Doc: "one rank: copy input to output",
-		MinRanks: 1, MaxRanks: 1, AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 0,
+		MinRanks: 1, MaxRanks: 1, AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 0, AnyOffset: true,
 		New: func(env *Env) (Instance, error) {
 			b, err := newBase(env)
 			return &localCopy{b}, err

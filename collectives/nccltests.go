@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
@@ -15,8 +16,8 @@ import (
 // Options.Root, which measure puts in the root column and LaunchArgs.Root of collectives
 // that HasRoot.
 
-// UnalignBytes is the alignment our kernels' vector loads need: -u may only move buffers
-// by multiples of it.
+// UnalignBytes is the alignment the vector loads of an algorithm without AnyOffset need:
+// with such an algorithm, -u may only move buffers by multiples of it.
 const UnalignBytes = 16
 
 // maxTypeSize is the largest element size, the most bytes -u moves a buffer per element.
@@ -28,17 +29,56 @@ var maxTypeSize = func() uint64 {
 	return uint64(n)
 }()
 
-// CheckUnalign refuses an -u offset (in elements) that would leave a buffer of any of the
-// given types off UnalignBytes alignment.
-func CheckUnalign(unalign int, datatypes []string) error {
+// UnalignOffset is how many bytes -u moves buffers of type dtype: unalign elements.
+func UnalignOffset(unalign int, dt Datatype) int64 { return int64(unalign) * int64(dt.Size) }
+
+// SupportsOffset says whether a handles buffers offBytes past their aligned start, and if
+// not, why.
+func (a *Algorithm) SupportsOffset(offBytes int64) error {
+	if a.AnyOffset || offBytes%UnalignBytes == 0 {
+		return nil
+	}
+	others := "none"
+	if names := anyOffsetNames(a.Collective); len(names) > 0 {
+		others = strings.Join(names, ", ")
+	}
+	return fmt.Errorf("%s %s needs buffers aligned to %d bytes, and -u puts them %d bytes off (algorithms that take any offset: %s)",
+		a.Collective, a.Name, UnalignBytes, offBytes, others)
+}
+
+// anyOffsetNames lists the collective's algorithms that handle any offset.
+func anyOffsetNames(collective string) []string {
+	var names []string
+	for _, a := range Algorithms(collective) {
+		if a.AnyOffset {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
+
+// CheckUnalign says, before any GPU work, whether -k k of collective handles buffers
+// moved by -u unalign elements of each of datatypes: a named algorithm must; auto and all
+// pick among those that do, so one of the collective's algorithms must.
+func CheckUnalign(collective, k string, unalign int, datatypes []string) error {
 	for _, name := range datatypes {
 		dt, err := LookupDatatype(name)
 		if err != nil {
 			return err
 		}
-		if off := unalign * dt.Size; off%UnalignBytes != 0 {
-			return fmt.Errorf("%d %s elements are %d bytes: the kernels' vector loads need buffers aligned to %d bytes, so -u must be a multiple of %d for %s",
-				unalign, name, off, UnalignBytes, UnalignBytes/dt.Size, name)
+		off := UnalignOffset(unalign, dt)
+		if k == "auto" || k == "all" {
+			if off%UnalignBytes != 0 && len(anyOffsetNames(collective)) == 0 {
+				return fmt.Errorf("no %s algorithm handles buffers %d bytes off %d-byte alignment (-u %d, %s)", collective, off, UnalignBytes, unalign, name)
+			}
+			continue
+		}
+		a, err := Find(collective, k)
+		if err != nil {
+			return err
+		}
+		if err := a.SupportsOffset(off); err != nil {
+			return fmt.Errorf("-u %d with %s: %w", unalign, name, err)
 		}
 	}
 	return nil

@@ -344,6 +344,12 @@ func addFamily(kernels map[string]devicetest.Kernel, family string, int32Sum dev
 // shared input and output buffers.
 func standinJob(t *testing.T, hosts []string, bufBytes uint64, kernels map[string]devicetest.Kernel) []*Env {
 	t.Helper()
+	return standinJobMode(t, hosts, bufBytes, kernels, channels.ModeAuto)
+}
+
+// standinJobMode is standinJob with the pairs connected as mode says (--transport).
+func standinJobMode(t *testing.T, hosts []string, bufBytes uint64, kernels map[string]devicetest.Kernel, mode channels.Mode) []*Env {
+	t.Helper()
 	n := len(hosts)
 	// Port channels to other hosts keep their tokens in host memory (NetworkHostTokens):
 	// their files go to a directory of the test's own, not /dev/shm.
@@ -355,7 +361,7 @@ func standinJob(t *testing.T, hosts []string, bufBytes uint64, kernels map[strin
 	envs := make([]*Env, n)
 	errs := bounded.Ranks(t, n, 30*time.Second, func(r int) error {
 		g := space.NewGPU(r)
-		m, err := channels.NewMesh(g, boots[r], channels.MeshOptions{Timeout: 20 * time.Second, Hostname: "node", HostID: hosts[r],
+		m, err := channels.NewMesh(g, boots[r], channels.MeshOptions{Mode: mode, Timeout: 20 * time.Second, Hostname: "node", HostID: hosts[r],
 			Ethernet: channels.EthernetOptions{Sockets: 2, Chunk: 64 << 10, Depth: 2}})
 		if err != nil {
 			return err

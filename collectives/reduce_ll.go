@@ -12,7 +12,7 @@ import (
 // llSlots slots of nranks buffers stay small.
 func init() {
 	Register(&Algorithm{
-		Collective: "reduce", Name: "ll16", Number: 0,
+		Collective: "reduce", Name: "ll16", Number: 0, AnyOffset: true,
 		Doc:      "LL16 packets into the root's scratch, reduced there, no barrier; small messages",
 		MaxBytes: 2 << 20, MinRanks: 2,
 		AutoMin: 0, AutoMax: 1 << 20, AutoPriority: -1, // before read (0)

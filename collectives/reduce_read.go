@@ -9,7 +9,7 @@ import (
 // reduces them in rank order into its output (kernels/reduce.cu).
 func init() {
 	Register(&Algorithm{
-		Collective: "reduce", Name: "read", Number: 1,
+		Collective: "reduce", Name: "read", Number: 1, AnyOffset: true,
 		Doc:      "memory channels: the root reads every rank's buffer and reduces",
 		MinRanks: 2,
 		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,

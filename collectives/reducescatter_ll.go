@@ -11,7 +11,7 @@ import (
 // 2×H200 read was faster from 4 MiB.
 func init() {
 	Register(&Algorithm{
-		Collective: "reducescatter", Name: "ll16", Number: 0,
+		Collective: "reducescatter", Name: "ll16", Number: 0, AnyOffset: true,
 		Doc:      "LL16 packets of each block into its rank's scratch, reduced there, no barrier; small messages",
 		MaxBytes: 32 << 20, MinRanks: 2,
 		AutoMin: 0, AutoMax: 2 << 20, AutoPriority: -1, // before read (0)

@@ -9,7 +9,7 @@ import (
 // over NVLink and reduces it in rank order into its output (kernels/reducescatter.cu).
 func init() {
 	Register(&Algorithm{
-		Collective: "reducescatter", Name: "read", Number: 1,
+		Collective: "reducescatter", Name: "read", Number: 1, AnyOffset: true,
 		Doc:      "memory channels: read my block from every peer and reduce",
 		MinRanks: 2,
 		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,

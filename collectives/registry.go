@@ -25,6 +25,9 @@ type Algorithm struct {
 	// Needs is what it needs of the job's layout (layout.go); the zero value, OneHost,
 	// is memory channels to every peer.
 	Needs Needs
+	// AnyOffset says its kernels handle buffers at any element offset (nccl-tests' -u);
+	// without it they need buffers aligned to UnalignBytes, and -u must keep them so.
+	AnyOffset bool
 
 	// Auto is the size range where -k auto picks this algorithm (AutoMax 0: no upper
 	// limit). Among candidates, the lowest AutoPriority wins. Zero range: never automatic.
@@ -37,6 +40,10 @@ type Algorithm struct {
 	// best other candidate (e.g. a copy-engine algorithm whose in-place form pays one more
 	// copy than an SM algorithm's).
 	AutoOutOfPlace bool
+	// NotWithMPSNetwork, when set, says why the algorithm is refused on a layout whose
+	// ranks share a GPU under MPS while pairs talk over a network (Layout.MPSNetwork):
+	// -k of it is a usage error, auto and all leave it out.
+	NotWithMPSNetwork string
 
 	// New builds the algorithm's per-run state (channels, scratch) for buffers of up to
 	// env.MaxBytes. Nil only in tests.
@@ -150,6 +157,13 @@ func SelectIn(collective, k string, size int64, l Layout, dtype string) ([]*Algo
 
 // SelectPlaced is SelectIn for one placement: only "auto" depends on it (AutoOutOfPlace).
 func SelectPlaced(collective, k string, size int64, l Layout, dtype string, inPlace bool) ([]*Algorithm, error) {
+	return SelectAt(collective, k, size, l, dtype, inPlace, 0)
+}
+
+// SelectAt is SelectPlaced for buffers offBytes past their aligned start (-u): auto and
+// all keep to the algorithms that handle the offset, and a named one that does not is an
+// error saying so.
+func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace bool, offBytes int64) ([]*Algorithm, error) {
 	nranks := l.NRanks()
 	switch k {
 	case "auto":
@@ -158,7 +172,7 @@ func SelectPlaced(collective, k string, size int64, l Layout, dtype string, inPl
 			if a.AutoMin == 0 && a.AutoMax == 0 || inPlace && a.AutoOutOfPlace {
 				continue
 			}
-			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || (a.AutoOn != nil && !a.AutoOn(l)) || a.supportsIn(size, l, dtype) != nil {
+			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || (a.AutoOn != nil && !a.AutoOn(l)) || a.supportsAt(size, l, dtype, offBytes) != nil {
 				continue
 			}
 			if best == nil || a.AutoPriority < best.AutoPriority {
@@ -168,17 +182,21 @@ func SelectPlaced(collective, k string, size int64, l Layout, dtype string, inPl
 		if best == nil {
 			// fall back to anything that supports the size
 			for _, a := range registry[collective] {
-				if a.supportsIn(size, l, dtype) == nil {
+				if a.supportsAt(size, l, dtype, offBytes) == nil {
 					return []*Algorithm{a}, nil
 				}
 			}
-			return nil, fmt.Errorf("no %s algorithm supports %d bytes of %s on %d ranks (%v)", collective, size, dtype, nranks, l)
+			at := ""
+			if offBytes%UnalignBytes != 0 {
+				at = fmt.Sprintf(" at a %d-byte offset", offBytes)
+			}
+			return nil, fmt.Errorf("no %s algorithm supports %d bytes of %s%s on %d ranks (%v)", collective, size, dtype, at, nranks, l)
 		}
 		return []*Algorithm{best}, nil
 	case "all":
 		var out []*Algorithm
 		for _, a := range registry[collective] {
-			if a.supportsIn(size, l, dtype) == nil {
+			if a.supportsAt(size, l, dtype, offBytes) == nil {
 				out = append(out, a)
 			}
 		}
@@ -188,7 +206,7 @@ func SelectPlaced(collective, k string, size int64, l Layout, dtype string, inPl
 	if err != nil {
 		return nil, err
 	}
-	if err := a.supportsIn(size, l, dtype); err != nil {
+	if err := a.supportsAt(size, l, dtype, offBytes); err != nil {
 		return nil, err
 	}
 	return []*Algorithm{a}, nil

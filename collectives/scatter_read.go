@@ -10,7 +10,7 @@ import (
 // slot `rank` of the root's input instead of the whole of it.
 func init() {
 	Register(&Algorithm{
-		Collective: "scatter", Name: "read", Number: 1,
+		Collective: "scatter", Name: "read", Number: 1, AnyOffset: true,
 		Doc:      "memory channels: every rank reads its slot of the root's buffer",
 		MinRanks: 2,
 		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,

@@ -10,7 +10,7 @@ import (
 // size, twice allgather ll16's share on two ranks); that threshold is to be tuned on GPUs.
 func init() {
 	Register(&Algorithm{
-		Collective: "sendrecv", Name: "ll16", Number: 0,
+		Collective: "sendrecv", Name: "ll16", Number: 0, AnyOffset: true,
 		Doc:      "LL16 packets into the next rank's scratch, no barrier; small messages",
 		MaxBytes: 8 << 20, MinRanks: 2,
 		AutoMin: 0, AutoMax: 512 << 10, AutoPriority: -1, // before put (0)

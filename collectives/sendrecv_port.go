@@ -7,8 +7,8 @@ import (
 
 // sendRecvPortAutoMin is where -k auto switches from put to port: measured on 2×H200
 // (graph mode, out of place), port is 1–10 % slower at 64 MiB and faster from 128 MiB
-// (docs/results/2026-11-23-session4/x2-port/). In place, port pays one more copy and auto
-// keeps put (7–17 % faster there at 128–512 MiB: docs/results/2026-11-23-session6/).
+// (2026-11-23, -k all --summary; docs/performance.md). In place, port pays one more copy and
+// auto keeps put (7–17 % faster there at 128–512 MiB, 2026-11-23).
 const sendRecvPortAutoMin = 128 << 20
 
 // sendrecv port: the CPU proxy copies my buffer into the next rank's output with the copy
@@ -16,7 +16,7 @@ const sendRecvPortAutoMin = 128 << 20
 // One host.
 func init() {
 	Register(&Algorithm{
-		Collective: "sendrecv", Name: "port", Number: 2,
+		Collective: "sendrecv", Name: "port", Number: 2, AnyOffset: true,
 		Doc:      "port channels: the proxy drives the copy engine; large messages",
 		MinRanks: 2,
 		AutoMin:  sendRecvPortAutoMin, AutoPriority: -1, // before put (0)

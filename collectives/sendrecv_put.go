@@ -10,7 +10,7 @@ import (
 // neighbours' blocks of the same index (kernels/sendrecv.cu).
 func init() {
 	Register(&Algorithm{
-		Collective: "sendrecv", Name: "put", Number: 1,
+		Collective: "sendrecv", Name: "put", Number: 1, AnyOffset: true,
 		Doc:      "memory channels: SM puts to the next rank, per-block handshakes",
 		MinRanks: 2,
 		AutoMin:  0, AutoMax: 1 << 62, AutoPriority: 0,

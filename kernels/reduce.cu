@@ -20,7 +20,9 @@ __device__ void reduceRead(MemoryChannelHandle* chans, const char* in, char* out
     auto src = [&](uint32_t r) {
       return r == rank ? in : reinterpret_cast<const char*>(chans[chanOf(r, rank)].remote) + inOff;
     };
-    readReduce<T, Op>(src, out, count * sizeof(T), nranks);
+    // the peers' buffers are allocations (256-byte aligned) at inOff
+    const bool vec = ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) | inOff) & 15) == 0;
+    readReduce<T, Op>(src, out, count * sizeof(T), nranks, vec);
   }
   endBarrier(state, meet.chans, meet.n);
   finishLaunch(state, flag);

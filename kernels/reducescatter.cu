@@ -23,7 +23,9 @@ __device__ void reduceScatterRead(MemoryChannelHandle* chans, const char* in, ch
   auto src = [&](uint32_t r) {
     return r == rank ? in + mine : reinterpret_cast<const char*>(chans[chanOf(r, rank)].remote) + inOff + mine;
   };
-  readReduce<T, Op>(src, out, bytes, nranks);
+  // the peers' buffers are allocations (256-byte aligned) at inOff
+  const bool vec = ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) | inOff) & 15) == 0;
+  readReduce<T, Op>(src, out, bytes, nranks, vec);
   endBarrier(state, chans, npeers);
   finishLaunch(state, flag);
 }

@@ -5,6 +5,10 @@
 // not change it). The same formulas live in Go (collectives/expected.go) and a GPU test
 // compares the two. Poisoned outputs (0xff bytes: NaN for floats, values no formula makes
 // for integers) are never mistaken for results.
+//
+// The repeatability check (--repeat-check) uses other inputs: values of mixed magnitudes
+// whose sum depends on the order it is taken in, a byte compare against a saved output,
+// and an order-free hash of an output to compare ranks.
 #include "mscclpp/reduce_device.cuh"
 
 namespace {
@@ -139,4 +143,112 @@ extern "C" __global__ void poison(uint8_t* buf, uint64_t bytes) {
   int4 v = make_int4(-1, -1, -1, -1);
   for (uint64_t i = gtid(); i < n16; i += gthreads()) reinterpret_cast<int4*>(buf)[i] = v;
   for (uint64_t i = n16 * 16 + gtid(); i < bytes; i += gthreads()) buf[i] = 0xff;
+}
+
+// ---- repeatability (--repeat-check; collectives/repeat.go) --------------------------------
+
+// mixedBits is element i of rank r's order-sensitive input, as 64 random bits
+// (collectives.MixedBits is the same formula).
+__device__ __forceinline__ uint64_t mixedBits(uint64_t i, uint32_t r, uint32_t seed) {
+  uint64_t x = i * 0x9E3779B97F4A7C15ull + ((uint64_t)r + 1) * 0xBF58476D1CE4E5B9ull + (uint64_t)seed * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  x *= 0xD6E8FEB86659FD93ull;
+  x ^= x >> 32;
+  return x;
+}
+
+// MixedExp is the largest binary exponent of a type's mixed inputs: float sums then round
+// away low bits of the smaller terms, so that (a+b)+c != a+(b+c); half's range keeps sums
+// of many ranks finite.
+template <typename T>
+struct MixedExp {
+  static constexpr int value = 0;  // integers: the bits themselves
+};
+template <>
+struct MixedExp<float> {
+  static constexpr int value = 24;
+};
+template <>
+struct MixedExp<double> {
+  static constexpr int value = 60;
+};
+template <>
+struct MixedExp<__half> {
+  static constexpr int value = 7;
+};
+template <>
+struct MixedExp<__nv_bfloat16> {
+  static constexpr int value = 24;
+};
+
+// mixedValue turns mixedBits into a value: for floating-point types +-(1 + m/1024) * 2^e
+// with e in [-E, E] (collectives.MixedFloat); for integers the low bits.
+template <typename T>
+__device__ __forceinline__ T mixedValue(uint64_t x) {
+  constexpr int E = MixedExp<T>::value;
+  if (E == 0) return (T)x;
+  const double m = 1.0 + (double)(x & 1023) / 1024.0;
+  const int e = (int)((x >> 10) % (uint64_t)(2 * E + 1)) - E;
+  const double v = ((x >> 20) & 1) ? -ldexp(m, e) : ldexp(m, e);
+  return (T)v;
+}
+template <>
+__device__ __forceinline__ __half mixedValue<__half>(uint64_t x) {
+  constexpr int E = MixedExp<__half>::value;
+  const float m = 1.0f + (float)(x & 1023) / 1024.0f;
+  const int e = (int)((x >> 10) % (uint64_t)(2 * E + 1)) - E;
+  return __float2half(((x >> 20) & 1) ? -ldexpf(m, e) : ldexpf(m, e));
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 mixedValue<__nv_bfloat16>(uint64_t x) {
+  constexpr int E = MixedExp<__nv_bfloat16>::value;
+  const float m = 1.0f + (float)(x & 1023) / 1024.0f;
+  const int e = (int)((x >> 10) % (uint64_t)(2 * E + 1)) - E;
+  return __float2bfloat16(((x >> 20) & 1) ? -ldexpf(m, e) : ldexpf(m, e));
+}
+
+// fill_mixed_<type>_<op>: rank's order-sensitive input (the same for every operator).
+#define MB_FILL_MIXED(name, T, opname, OP)                                                                     \
+  extern "C" __global__ void fill_mixed_##name##_##opname(T* buf, uint64_t count, uint32_t rank, uint32_t nranks, \
+                                                          uint32_t seed) {                                     \
+    for (uint64_t i = gtid(); i < count; i += gthreads()) buf[i] = mixedValue<T>(mixedBits(i, rank, seed));   \
+  }
+#define MB_FILL_MIXED_ALL_OPS(name, T) MB_FOR_EACH_OP(MB_FILL_MIXED, name, T)
+MB_FOR_EACH_TYPE(MB_FILL_MIXED_ALL_OPS)
+
+// repeat_compare lowers *first to (iter << 40 | element) for the first element of eltSize
+// bytes at out that differs from saved (first is all ones while none does).
+extern "C" __global__ void repeat_compare(const uint8_t* out, const uint8_t* saved, uint64_t bytes, uint32_t eltSize,
+                                          uint64_t iter, unsigned long long* first) {
+  unsigned long long mine = ~0ull;
+  for (uint64_t i = gtid(); i < bytes; i += gthreads()) {
+    if (out[i] != saved[i]) {
+      const unsigned long long key = (iter << 40) | (i / eltSize);
+      mine = key < mine ? key : mine;
+    }
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    const unsigned long long other = __shfl_down_sync(0xffffffffu, mine, o);
+    mine = other < mine ? other : mine;
+  }
+  if ((threadIdx.x & 31) == 0 && mine != ~0ull) atomicMin(first, mine);
+}
+
+// hashMix is splitmix64's finalizer.
+__device__ __forceinline__ uint64_t hashMix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+
+// repeat_hash adds to *hash a sum over bytes of buf of a mix of (index, value): the same
+// whatever the grid, so ranks compare their outputs by 8 bytes (collectives.RepeatHash).
+extern "C" __global__ void repeat_hash(const uint8_t* buf, uint64_t bytes, unsigned long long* hash) {
+  unsigned long long mine = 0;
+  for (uint64_t i = gtid(); i < bytes; i += gthreads()) mine += hashMix(i * 256 + buf[i]);
+  for (int o = 16; o > 0; o /= 2) mine += __shfl_down_sync(0xffffffffu, mine, o);
+  if ((threadIdx.x & 31) == 0) atomicAdd(hash, mine);
 }

@@ -27,8 +27,8 @@ const TimeLayout = "2006-01-02 15:04:05"
 // Report is everything stored in a JSON results file.
 //
 // Fields beyond nccl-tests' format are written under keys of our own
-// ("program", "program_version", "program_extra", "collective", "unalign"
-// in "config", "algorithm" in each result, "pingpong"), each left out when
+// ("program", "program_version", "program_extra", "collective", "unalign", "repeat_check"
+// in "config", "algorithm" and "repeat_check" in each result, "pingpong"), each left out when
 // empty, so a Report read from an nccl-tests file is written back with the
 // same keys.
 type Report struct {
@@ -198,6 +198,7 @@ type jsonConfig struct {
 	PerIterSkip  int          `json:"per_iter_skip"`
 	ParallelInit jsonBool     `json:"parallel_init"`
 	Unalign      int          `json:"unalign,omitempty"`
+	RepeatCheck  bool         `json:"repeat_check,omitempty"`
 	Devices      []jsonDevice `json:"devices"`
 }
 
@@ -228,6 +229,8 @@ type jsonResult struct {
 	Algorithm   string         `json:"algorithm,omitempty"`
 	// InPlaceAlg is the in-place measurement's algorithm where it differs from Algorithm.
 	InPlaceAlg string `json:"in_place_algorithm,omitempty"`
+	// RepeatCheck is the repeat check's verdict on the row ("ok", "diff"; --repeat-check).
+	RepeatCheck string `json:"repeat_check,omitempty"`
 }
 
 type jsonPlacement struct {
@@ -315,6 +318,15 @@ type jsonOOB struct {
 type jsonAvgBw struct {
 	Bandwidth jsonFloat `json:"bandwidth"`
 	Okay      string    `json:"okay"`
+}
+
+// avgBusBwOkay is "average_bus_bandwidth"'s "okay": "unchecked" without NCCL_TESTS_MIN_BW,
+// else "true" or "false", as nccl-tests writes it.
+func avgBusBwOkay(f Footer) string {
+	if !f.CheckBusBw {
+		return "unchecked"
+	}
+	return strconv.FormatBool(f.BusBwOK())
 }
 
 // wrongToJSON maps a wrong-element count to "nwrong": null when unchecked.
@@ -407,11 +419,12 @@ func WriteJSON(w io.Writer, r *Report) error {
 			PerIterSkip:  r.PerIterSkip,
 			ParallelInit: jsonBool(r.ParallelInit),
 			Unalign:      r.Unalign,
+			RepeatCheck:  r.RepeatCheck,
 			Devices:      make([]jsonDevice, 0, len(r.Devices)),
 		},
 		Results:     make([]jsonResult, 0, len(r.Rows)),
 		OutOfBounds: jsonOOB{Count: r.OutOfBounds, Okay: r.OutOfBounds == 0},
-		AvgBusBw:    jsonAvgBw{Bandwidth: jsonFloat(r.AvgBusBw), Okay: "unchecked"},
+		AvgBusBw:    jsonAvgBw{Bandwidth: jsonFloat(r.AvgBusBw), Okay: avgBusBwOkay(r.Footer)},
 		Errors:      nonNil(r.Errors),
 		EndTime:     formatTime(r.End),
 	}
@@ -442,6 +455,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 			ActualIters: iters,
 			Algorithm:   row.Algorithm,
 			InPlaceAlg:  row.InPlaceAlgorithm,
+			RepeatCheck: row.Repeat,
 		})
 	}
 	for _, pp := range r.PingPong {
@@ -514,6 +528,7 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 			PerIterSkip:  doc.Config.PerIterSkip,
 			ParallelInit: bool(doc.Config.ParallelInit),
 			Unalign:      doc.Config.Unalign,
+			RepeatCheck:  doc.Config.RepeatCheck,
 		},
 		Footer: Footer{OutOfBounds: doc.OutOfBounds.Count, AvgBusBw: float64(doc.AvgBusBw.Bandwidth)},
 	}
@@ -554,6 +569,7 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 			Algorithm:        res.Algorithm,
 			ActualIters:      res.ActualIters,
 			InPlaceAlgorithm: res.InPlaceAlg,
+			Repeat:           res.RepeatCheck,
 		}
 		if row.OutOfPlace != nil {
 			row.OutOfPlace.PerIter = perIterFromJSON(res.OutPerIter)

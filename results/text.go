@@ -53,6 +53,7 @@ type Header struct {
 	ParallelInit bool // -p, as given (JSON "parallel_init")
 	CPUTime      bool // -C: the time columns hold the host's launch time ("cputime")
 	Timestamps   bool // -S: a timestamp column after the in-place group
+	RepeatCheck  bool // --repeat-check: a "repeat" column at the end of each row
 	// Notes are extra "# " lines after nccl-tests' option lines, before the device list:
 	// for options accepted for compatibility that have no effect here.
 	Notes []string
@@ -96,14 +97,34 @@ type Row struct {
 	ActualIters int
 	// Timestamp is when the row was measured, printed with Header.Timestamps (-S).
 	Timestamp time.Time
+	// Repeat is the repeat check's verdict on both placements (--repeat-check):
+	// RepeatSame, RepeatDiffers, or "" when not checked. Printed with Header.RepeatCheck,
+	// in a last column; "repeat_check" in JSON.
+	Repeat string
 }
+
+// The repeat check's verdicts (Row.Repeat).
+const (
+	RepeatSame    = "ok"   // every run's output bitwise the first, on every rank that must agree
+	RepeatDiffers = "diff" // some output differed (the report's note says where)
+)
 
 // Footer holds the summary printed after the results table.
 type Footer struct {
 	OutOfBounds int64   // number of values outside tolerance across the run
 	AvgBusBw    float64 // average bus bandwidth over all rows, GB/s
+	// MinBusBw, when CheckBusBw is set, is nccl-tests' NCCL_TESTS_MIN_BW: the footer says
+	// OK or FAILED after the average, FAILED when it is below 90 % of MinBusBw.
+	MinBusBw   float64
+	CheckBusBw bool
 	// Memory, when set, adds nccl-tests' "GPU memory usage" line (-M).
 	Memory *MemoryUsage
+}
+
+// BusBwOK reports whether the average bus bandwidth meets MinBusBw as nccl-tests 2.19.6
+// judges it (at least 90 % of it); true when CheckBusBw is not set.
+func (f Footer) BusBwOK() bool {
+	return !f.CheckBusBw || f.AvgBusBw >= f.MinBusBw*0.9
 }
 
 // TextPrinter writes nccl-tests style text output to an io.Writer as results
@@ -212,27 +233,34 @@ func (p *TextPrinter) columnHeader() {
 	}
 	p.printf("#\n")
 	lead := fmt.Sprintf("# %10s  %12s  %8s  %6s  %6s", "", "", "", "", "")
+	repLabel, repUnit := "", ""
+	if h.RepeatCheck {
+		repLabel, repUnit = " "+repeatLabel, " "+strings.Repeat(" ", len(repeatLabel))
+	}
 	if h.PerIter {
 		p.printf("%s              out-of-place (+ per-iteration)                                in-place (+ per-iteration)\n", lead)
 		group := func(a, b, c, d, e, f, g, i string) string {
 			return fmt.Sprintf("  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s", a, b, c, d, e, f, g, i)
 		}
-		p.printf("# %10s  %12s  %8s  %6s  %6s%s%s %*s\n", "size", "count", "type", "redop", "root",
+		p.printf("# %10s  %12s  %8s  %6s  %6s%s%s %*s%s\n", "size", "count", "type", "redop", "root",
 			group(timeLabel, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%"),
-			group(timeLabel, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%"), tsPad, tsLabel)
+			group(timeLabel, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%"), tsPad, tsLabel, repLabel)
 		p.printf("# %10s  %12s  %8s  %6s  %6s%s%s %*s\n", "(B)", "(elements)", "", "", "",
 			group("(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)"),
 			group("(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)"), tsPad, tsUnit)
 		return
 	}
 	p.printf("%s           out-of-place                       in-place          \n", lead)
-	p.printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n",
+	p.printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s%s\n",
 		"size", "count", "type", "redop", "root",
-		timeLabel, "algbw", "busbw", "#wrong", timeLabel, "algbw", "busbw", "#wrong", tsPad, tsLabel)
-	p.printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n",
+		timeLabel, "algbw", "busbw", "#wrong", timeLabel, "algbw", "busbw", "#wrong", tsPad, tsLabel, repLabel)
+	p.printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s%s\n",
 		"(B)", "(elements)", "", "", "",
-		"(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", tsPad, tsUnit)
+		"(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", tsPad, tsUnit, strings.TrimRight(repUnit, " "))
 }
+
+// repeatLabel heads the repeat check's column.
+const repeatLabel = "repeat"
 
 // Algorithm prints the comment line "#  algorithm: NAME". Call it whenever
 // the algorithm of the following rows changes; nccl-tests parsers skip
@@ -269,6 +297,9 @@ func (p *TextPrinter) Row(r Row) {
 	if p.layout.Timestamps && !r.Timestamp.IsZero() {
 		b.WriteString(formatTimestamp(r.Timestamp))
 	}
+	if p.layout.RepeatCheck && r.Repeat != "" {
+		fmt.Fprintf(&b, "  %*s", len(repeatLabel), r.Repeat)
+	}
 	p.printf("%s\n", b.String())
 }
 
@@ -297,7 +328,14 @@ func (p *TextPrinter) Footer(f Footer) {
 	}
 	p.printf("# %-20s : %d %s\n", "Out of bounds values", f.OutOfBounds, status)
 	if !p.pingPong { // point to point has no bus bandwidth
-		p.printf("# %-20s : %s \n", "Avg bus bandwidth", strings.TrimSpace(formatG(f.AvgBusBw, 0)))
+		verdict := ""
+		if f.CheckBusBw {
+			verdict = "OK"
+			if !f.BusBwOK() {
+				verdict = "FAILED"
+			}
+		}
+		p.printf("# %-20s : %s %s\n", "Avg bus bandwidth", strings.TrimSpace(formatG(f.AvgBusBw, 0)), verdict)
 	}
 	p.printf("#\n")
 	p.printf("# Collective test concluded: %s\n", p.collective)

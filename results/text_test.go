@@ -258,6 +258,15 @@ func TestTextFooter(t *testing.T) {
 			"# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 95.9602 \n#\n# Collective test concluded: all_reduce_perf\n#\n\n"},
 		{"failed", Footer{OutOfBounds: 3, AvgBusBw: 0},
 			"# Out of bounds values : 3 FAILED\n# Avg bus bandwidth    : 0 \n#\n# Collective test concluded: all_reduce_perf\n#\n\n"},
+		// NCCL_TESTS_MIN_BW=100: nccl-tests fails below 90 % of it, 90 itself passes
+		{"min bw met", Footer{AvgBusBw: 95.960195, MinBusBw: 100, CheckBusBw: true},
+			"# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 95.9602 OK\n#\n# Collective test concluded: all_reduce_perf\n#\n\n"},
+		{"min bw at 90 %", Footer{AvgBusBw: 90, MinBusBw: 100, CheckBusBw: true},
+			"# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 90 OK\n#\n# Collective test concluded: all_reduce_perf\n#\n\n"},
+		{"min bw missed", Footer{AvgBusBw: 89.99, MinBusBw: 100, CheckBusBw: true},
+			"# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 89.99 FAILED\n#\n# Collective test concluded: all_reduce_perf\n#\n\n"},
+		{"min bw 0", Footer{AvgBusBw: 0, MinBusBw: 0, CheckBusBw: true},
+			"# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0 OK\n#\n# Collective test concluded: all_reduce_perf\n#\n\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -289,5 +298,27 @@ func TestTextPrinterKeepsFirstError(t *testing.T) {
 	}
 	if fw.n != 1 {
 		t.Errorf("writes after the first error: got %d writes, want 1", fw.n)
+	}
+}
+
+// TestAvgBusBwOkay: the JSON "okay" of average_bus_bandwidth is "unchecked" without
+// NCCL_TESTS_MIN_BW, else "true" or "false" as the footer judges it, as nccl-tests writes it.
+func TestAvgBusBwOkay(t *testing.T) {
+	for _, tt := range []struct {
+		footer Footer
+		want   string
+	}{
+		{Footer{AvgBusBw: 5}, `"okay": "unchecked"`},
+		{Footer{AvgBusBw: 5, MinBusBw: 5.5, CheckBusBw: true}, `"okay": "true"`},
+		{Footer{AvgBusBw: 5, MinBusBw: 6, CheckBusBw: true}, `"okay": "false"`},
+	} {
+		var buf bytes.Buffer
+		if err := WriteJSON(&buf, &Report{Header: Header{Collective: "all_reduce_perf"}, Footer: tt.footer}); err != nil {
+			t.Fatal(err)
+		}
+		_, after, _ := strings.Cut(buf.String(), `"average_bus_bandwidth"`)
+		if obj, _, _ := strings.Cut(after, "}"); !strings.Contains(obj, tt.want) {
+			t.Errorf("%+v: average_bus_bandwidth %s, want %s", tt.footer, obj, tt.want)
+		}
 	}
 }

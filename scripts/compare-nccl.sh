@@ -16,6 +16,12 @@
 # so that pairs on different "hosts" connect over Ethernet, and forces NCCL onto its socket
 # transport (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_NET=Socket
 # NCCL_SOCKET_IFNAME=$NCCL_SOCKET_IFNAME or lo), as shared/baselines' socket runs were made.
+# Where ranks share a GPU (NP above the GPU count), nccl-tests refuses two ranks of one host
+# on one GPU: each NCCL rank then runs on a host of its own (scripts/ncclhost.sh: a UTS
+# namespace with its own host name and NCCL_HOSTID; needs root), so NCCL's socket path and
+# our Ethernet path are compared side by side on one GPU.
+# MPS=1, where ranks share a GPU, runs both programs' ranks as clients of an MPS daemon of
+# the run's own, each with its share of the SMs (scripts/mps.sh, docs/gpu-testing.md).
 # Example: NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build allreduce -b 8 -e 2G -f 2 -G 10
 #          NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build all -b 8 -e 2G -f 4 -r 1
 set -euo pipefail
@@ -53,14 +59,33 @@ case ${BIND:-} in
 esac
 # shellcheck disable=SC2206 # MPIRUN_ARGS is a list of words on purpose
 mpi+=(${MPIRUN_ARGS:-})
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+[ "$gpus" -gt 0 ] || { echo "$0: nvidia-smi lists no GPU" >&2; exit 2; }
+[ "$NP" -gt "$gpus" ] && mpi+=(--oversubscribe)
 ours=("$bench")
 nccl_env=()
+nccl_wrap=()
+nccl_hosts=
 if [ -n "${HOSTS:-}" ]; then
   "$here/scripts/simhost.sh" --check "$HOSTS" "$NP"
   nccl_env=(-x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1 -x NCCL_IB_DISABLE=1 -x NCCL_NET=Socket
     -x "NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo}")
   ours=("$here/scripts/simhost.sh" "$HOSTS" "$NP" "$bench")
+  if [ "$NP" -gt "$gpus" ]; then
+    unshare -u true 2>/dev/null ||
+      { echo "$0: HOSTS=$HOSTS with $NP ranks on $gpus GPU(s) gives each NCCL rank a host of its own with unshare -u, which needs root" >&2; exit 2; }
+    nccl_wrap=("$here/scripts/ncclhost.sh" "$NP" "$NP")
+    nccl_hosts=" (NCCL: socket transport, a host per rank)"
+  else
+    nccl_hosts=" (NCCL: socket transport)"
+  fi
 fi
+# shellcheck source=scripts/mps.sh
+. "$here/scripts/mps.sh"
+trap 'mps_stop' EXIT
+mps_start "$NP" "$gpus" "$OUT" || exit 2
+mpi+=("${MPS_MPIRUN[@]}")
+echo "# compare-nccl: NP=$NP on $gpus GPU(s)${HOSTS:+, HOSTS=$HOSTS}, $MPS_STATE"
 
 # compare COLL FLAGS...: both runs of one collective and their table; returns ours' status.
 compare() {
@@ -69,12 +94,12 @@ compare() {
   nccl=$dir/$(program "$coll")
   [ -x "$nccl" ] || { echo "$0: $nccl is not an executable nccl-tests binary" >&2; return 2; }
   tag=$coll$(printf '%s' "$*" | tr -c 'A-Za-z0-9' '_')${BIND:+_bind-$BIND}${HOSTS:+_hosts-$HOSTS}
-  mpirun "${mpi[@]}" -x NCCL_NVLS_ENABLE "${nccl_env[@]}" "$nccl" "$@" -J "$OUT/nccl-$tag.json" >"$OUT/nccl-$tag.txt" ||
+  mpirun "${mpi[@]}" -x NCCL_NVLS_ENABLE "${nccl_env[@]}" "${nccl_wrap[@]}" "$nccl" "$@" -J "$OUT/nccl-$tag.json" >"$OUT/nccl-$tag.txt" ||
     { echo "$0: $nccl failed (exit $?): $OUT/nccl-$tag.txt" >&2; return 1; }
   mpirun "${mpi[@]}" "${ours[@]}" "$coll" "$@" -J "$OUT/mscclpp-$tag.json" >"$OUT/mscclpp-$tag.txt" || rc=$?
   # Data rows: size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong;
   # hypercube's redop is blank (12 fields), so the columns after it start one earlier.
-  awk -v title="$coll $*${HOSTS:+ across $HOSTS simulated hosts (NCCL: socket transport)}" -v bind="${BIND:-mpirun default}" '
+  awk -v title="$coll $*${HOSTS:+ across $HOSTS simulated hosts$nccl_hosts}${MPS_PID:+, under MPS}" -v bind="${BIND:-mpirun default}" '
     FNR == 1 { file++ }
     /^ *[0-9]/ && NF >= 12 {
       o = (NF == 12) ? -1 : 0

@@ -6,12 +6,21 @@
 # gets --oversubscribe.
 # HOSTS=N tells the ranks they are on N hosts (scripts/simhost.sh: MSCCLPP_BENCH_HOSTID,
 # rank r on host r*N/NP), so that pairs on different "hosts" connect over Ethernet (loopback TCP here):
-# then ping-pong runs over port channels and the collectives with algorithms for any layout
-# (allreduce, allgather) run every such algorithm; the Go GPU tests are skipped.
+# then ping-pong runs over port channels and every collective runs each of its algorithms
+# for any layout (port channels only); the Go GPU tests are skipped.
+# COLLS (space-separated) runs only those collectives; MAXSIZE (default 16M) is the largest
+# size of the power-of-two and graph sweeps (ranks time-sliced on one GPU across simulated
+# hosts are slow at large sizes).
+# MPS=1, when ranks share a GPU, runs them as clients of an MPS control daemon of this run's
+# own (scripts/mps.sh: pipe and log folders under $OUT/mps), each limited to its share of
+# the SMs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE), so that their kernels run side by side
+# rather than time-sliced; the daemon stops when the script ends, also on failure. See
+# docs/gpu-testing.md.
 # Logs go to $OUT (default ./out). Exits non-zero if anything failed.
 set -uo pipefail
 NP=${NP:-2}
 OUT=${OUT:-out}
+MAXSIZE=${MAXSIZE:-16M}
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # NVLink multicast must stay off on shared machines.
@@ -20,12 +29,23 @@ export NCCL_NVLS_ENABLE=0
 MPIRUN=(mpirun -np "$NP" ${BIND:+--bind-to "$BIND"} -x NCCL_NVLS_ENABLE -x MSCCLPP_BENCH_PUT_BLOCKS -x MSCCLPP_BENCH_PUT_THREADS -x MSCCLPP_BENCH_PUT_UNROLL)
 gpus=$(nvidia-smi -L | wc -l)
 [ "$NP" -gt "$gpus" ] && MPIRUN+=(--oversubscribe)
+# shellcheck source=scripts/mps.sh
+. "$(dirname "$0")/mps.sh"
+started=$(date +%s)
+# The last line says how it went, with MPS or not; the daemon stops whatever happens. A
+# signal (timeout's TERM) ends the script with a failure, not with the status of
+# whatever ran last.
+trap 'exit 143' TERM
+trap 'exit 130' INT
+trap 'rc=$?; mps_stop; echo "=== gpu-test: $([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)") in $(( $(date +%s) - started )) s: NP=$NP on $gpus GPUs${HOSTS:+, HOSTS=$HOSTS}, $MPS_STATE"' EXIT
+mps_start "$NP" "$gpus" "$OUT" || exit 2
+MPIRUN+=("${MPS_MPIRUN[@]}")
 BENCH=(bin/mscclpp-bench)
 if [ -n "${HOSTS:-}" ]; then
   scripts/simhost.sh --check "$HOSTS" "$NP" || exit 2
   BENCH=(scripts/simhost.sh "$HOSTS" "$NP" bin/mscclpp-bench)
 fi
-echo "NP=$NP ranks on $gpus GPUs${HOSTS:+, told they are on $HOSTS hosts}: ${MPIRUN[*]}"
+echo "NP=$NP ranks on $gpus GPUs${HOSTS:+, told they are on $HOSTS hosts}, $MPS_STATE: ${MPIRUN[*]}"
 fail=0
 step() {
   local name=$1; shift
@@ -34,6 +54,9 @@ step() {
     echo "--- PASS $name"
   else
     echo "--- FAIL $name (exit $?)"; tail -20 "$OUT/$name.log"; fail=1
+    # ranks that died under MPS can leave its server unusable for the next clients
+    # (cuDevicePrimaryCtxRetain: 805): the next step gets a fresh daemon
+    mps_restart || exit 2
   fi
 }
 # wrong_cells LOG prints every #wrong cell of the result rows in LOG, one a line: collective
@@ -85,8 +108,7 @@ fi
 collectives=$(bin/mscclpp-bench __complete "" 2>/dev/null | cut -f1 | while read -r c; do
   bin/mscclpp-bench "$c" --help 2>/dev/null | grep "^nccl-tests' .*_perf" >/dev/null && echo "$c"; done)
 [ -n "$collectives" ] || { echo "--- FAIL no collective commands found in bin/mscclpp-bench"; fail=1; }
-# across hosts, only these have algorithms for any layout (the others need one host)
-[ -n "${HOSTS:-}" ] && collectives="allreduce allgather"
+[ -n "${COLLS:-}" ] && collectives=$COLLS
 echo "collectives: $(echo $collectives)"
 # refused NAME CMD...: CMD must be refused as a usage error (exit 2) naming why.
 refused() {
@@ -106,17 +128,17 @@ for coll in $collectives; do
     continue
   fi
   ops=(); bin/mscclpp-bench "$coll" --help | grep -- '--op' >/dev/null && ops=(-o all)
-  step "$coll-all" "${MPIRUN[@]}" "${BENCH[@]}" "$coll" -k all -d all "${ops[@]}" -b 8 -e 16M -f 4 -n 2 -w 1 -c 1
+  step "$coll-all" "${MPIRUN[@]}" "${BENCH[@]}" "$coll" -k all -d all "${ops[@]}" -b 8 -e "$MAXSIZE" -f 4 -n 2 -w 1 -c 1
   check_wrong "$coll-all" zero
   # a rooted collective (its root column is -r's, not -1) again with the last rank as root
   root=$(awk '$1 ~ /^[0-9]+$/ && NF == 13 { print $5; exit }' "$OUT/$coll-all.log")
   if [ -n "$root" ] && [ "$root" != -1 ] && [ "$NP" -gt 1 ]; then
-    step "$coll-root" "${MPIRUN[@]}" "${BENCH[@]}" "$coll" -k all -d all "${ops[@]}" -b 8 -e 16M -f 4 -n 2 -w 1 -c 1 -r $((NP - 1))
+    step "$coll-root" "${MPIRUN[@]}" "${BENCH[@]}" "$coll" -k all -d all "${ops[@]}" -b 8 -e "$MAXSIZE" -f 4 -n 2 -w 1 -c 1 -r $((NP - 1))
     check_wrong "$coll-root" zero
   fi
   step "$coll-odd" "${MPIRUN[@]}" "${BENCH[@]}" "$coll" -k all -d all "${ops[@]}" -b 1000 -e 100000 -i 33337 -n 2 -w 1 -c 1
   check_wrong "$coll-odd" zero
-  step "$coll-graph" "${MPIRUN[@]}" "${BENCH[@]}" "$coll" -k all -b 8 -e 16M -f 8 -n 4 -w 1 -c 1 -G 2
+  step "$coll-graph" "${MPIRUN[@]}" "${BENCH[@]}" "$coll" -k all -b 8 -e "$MAXSIZE" -f 8 -n 4 -w 1 -c 1 -G 2
   check_wrong "$coll-graph" zero
 done
 exit $fail

@@ -3,7 +3,7 @@
 // without it, or without an HCA, gets an error from Open instead.
 //
 // It builds against rdma-core's headers (Debian: libibverbs-dev). Not yet run on an HCA:
-// no machine this project can reach has one (see README).
+// no machine this project can reach has one (docs/performance.md).
 package ibverbs
 
 /*

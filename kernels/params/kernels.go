@@ -139,9 +139,28 @@ type PoisonArgs struct {
 	Bytes uint64
 }
 
+// RepeatCompareArgs are repeat_compare's parameters.
+type RepeatCompareArgs struct {
+	Out, Saved device.Ptr
+	Bytes      uint64
+	EltSize    uint32
+	Iter       uint64
+	First      device.Ptr // 8-byte word lowered to Iter<<40 | element at the first difference
+}
+
+// RepeatHashArgs are repeat_hash's parameters.
+type RepeatHashArgs struct {
+	Buf   device.Ptr
+	Bytes uint64
+	Hash  device.Ptr // 8-byte word the kernel adds to
+}
+
 // The verification kernels.
 var (
 	Fill         = declareFamily[FillArgs]("fill")
+	FillMixed    = declareFamily[FillArgs]("fill_mixed")
+	RepeatCmp    = declareFunc[RepeatCompareArgs]("repeat_compare")
+	RepeatHash   = declareFunc[RepeatHashArgs]("repeat_hash")
 	Check        = declareFamily[CheckArgs]("check")
 	FillPattern  = declareFunc[FillPatternArgs]("fill_pattern")
 	CheckPattern = declareFunc[CheckPatternArgs]("check_pattern")

@@ -31,9 +31,15 @@ override the built-in ones). It exits 1 when any check fails and names the pair.
 On several hosts (mpirun -np N --host a,b; MSCCLPP_BENCH_HOSTID splits one machine) each
 host is checked as above on its own ranks, then every pair of ranks on different hosts is
 measured over port channels (the report names each pair's transport) and the spec's
-network_collectives run on every rank with the algorithms the layout allows. Network
-figures are judged only against max_network_signal_us, min_network_put_gbs and the limits
-of network_collectives, when the spec sets them.`,
+network_collectives (allreduce, allgather, alltoall, sendrecv) run on every rank with the
+algorithms the layout allows (a collective without one is a SKIP, with the reason).
+Network limits the spec leaves at 0 come from each rank's link as /sys tells it (an
+Ethernet NIC's speed, an HCA port's active rate) times network_link_fraction; where no
+speed can be read (loopback, veth) those checks are SKIP, with the reason.
+
+A job of one rank (a one-GPU machine) is judged on its GPU: copies from and to pinned
+host memory and inside the GPU's memory (copy_bytes; min_host_to_device_gbs,
+min_device_to_host_gbs, min_device_copy_gbs).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := r.build(cmd.Flags())
@@ -94,6 +100,9 @@ func checkSpec(path string) error {
 		if err := checkMaxBytes(fmt.Sprintf("collectives[%d].size", i), l.Size); err != nil {
 			return err
 		}
+	}
+	if err := checkMaxBytes("copy_bytes", spec.CopyBytes); err != nil {
+		return err
 	}
 	for i, l := range spec.NetworkCollectives {
 		if err := checkMaxBytes(fmt.Sprintf("network_collectives[%d].size", i), l.Size); err != nil {

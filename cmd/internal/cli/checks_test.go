@@ -22,6 +22,7 @@ func badInputDir(t *testing.T) (dir string) {
 		"ok.yaml":        "min_port_put_gbs: 100\n",
 		"big.yaml":       "collectives:\n  - {collective: allreduce, size: 65G, min_bus_bw: 1}\n",
 		"bigput.yaml":    "put_bytes: 65G\n",
+		"bigcopy.yaml":   "copy_bytes: 65G\n",
 		"bignet.yaml":    "network_collectives:\n  - {collective: allgather, size: 65G}\n",
 		"negnet.yaml":    "max_network_signal_us: -3\n",
 		"comma.json":     `{"min_port_put_gbs": 100,}`,
@@ -113,6 +114,7 @@ func TestMainBadInput(t *testing.T) {
 		// Specs: sizes over the limit as -e is, strict JSON, non-regular files.
 		{args: []string{"acceptance", "--spec", in("big.yaml")}, want: []string{"--spec: collectives[0].size 69793218560 is above the 64 GiB"}},
 		{args: []string{"acceptance", "--spec", in("bigput.yaml")}, want: []string{"put_bytes 69793218560 is above the 64 GiB"}},
+		{args: []string{"acceptance", "--spec", in("bigcopy.yaml")}, want: []string{"copy_bytes 69793218560 is above the 64 GiB"}},
 		{args: []string{"acceptance", "--spec", in("bignet.yaml")}, want: []string{"--spec: network_collectives[0].size 69793218560 is above the 64 GiB"}},
 		{args: []string{"acceptance", "--spec", in("negnet.yaml")}, want: []string{"max_network_signal_us", "negative"}},
 		{args: []string{"acceptance", "--spec", in("comma.json")}, want: []string{"comma.json", "JSON"}},

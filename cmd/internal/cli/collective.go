@@ -18,7 +18,7 @@ type collectiveFlags struct {
 	aggIters, blocking, graph int
 	cycles, average           int
 	datatype, op, kernel      string
-	summary                   bool
+	summary, repeatCheck      bool
 	nccl                      ncclTestsFlags // nccl-tests' other options (nccltests.go)
 }
 
@@ -55,6 +55,7 @@ func collectiveCommand(app *App, coll collectives.Collective) *cobra.Command {
 	fs.IntVarP(&r.average, "average", "a", 1, "report time of 0: rank 0, 1: average, 2: minimum, 3: maximum over ranks")
 	fs.StringVarP(&r.kernel, "kernel", "k", "auto", "algorithm: auto, all, or a name or number ("+kernelList(name)+")")
 	fs.BoolVar(&r.summary, "summary", false, "after the table, print the best algorithm per size (useful with -k all)")
+	fs.BoolVar(&r.repeatCheck, "repeat-check", false, "run each placement -n more times on inputs whose reduction depends on its order: outputs must be bitwise identical across runs (and ranks, for allreduce, allgather, broadcast); a repeat column; exit 1 on a difference")
 	fs.IntVarP(&r.cycles, "run_cycles", "N", 1, "run and print the whole sweep this many times, with each rank's memory after each (0: until stopped)")
 	addNCCLTestsFlags(fs, &r.nccl)
 	return cmd
@@ -79,7 +80,7 @@ func (r *collectiveFlags) build(coll collectives.Collective, fs *pflag.FlagSet) 
 	if err != nil {
 		return nil, err
 	}
-	c.Kernel, c.Summary = r.kernel, r.summary
+	c.Kernel, c.Summary, c.RepeatCheck = r.kernel, r.summary, r.repeatCheck
 	if err := checkInts([]intCheck{
 		{"--agg_iters", r.aggIters, 1, 1 << 16},
 		{"--blocking", r.blocking, 0, 3},
@@ -108,6 +109,9 @@ func (r *collectiveFlags) build(coll collectives.Collective, fs *pflag.FlagSet) 
 	// The rank count is not known here; the worker checks rank limits when it is.
 	if err := collectives.CheckSweep(command, c.Kernel, c.Sizes(), c.Datatypes, 0); err != nil {
 		return nil, usagef("--kernel %s: %v", c.Kernel, err)
+	}
+	if err := collectives.CheckUnalign(command, c.Kernel, c.NCCLTests.Unalign, c.Datatypes); err != nil {
+		return nil, usagef("-u/--unalign: %v", err)
 	}
 	return c, nil
 }

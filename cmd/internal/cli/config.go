@@ -37,6 +37,7 @@ type Config struct {
 	Kernel             string // "auto", a name, a number, or "all"
 	Transport          string // "auto", "nvlink", "ethernet" or "ib"
 	Summary            bool
+	RepeatCheck        bool // --repeat-check: outputs bitwise identical across runs and ranks
 	BootstrapTimeout   time.Duration
 	BootstrapAddr      string // "[interface:]ip:port" for the root; "" = automatic
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,7 @@ const (
 	envPutThreads   = "MSCCLPP_BENCH_PUT_THREADS"   // pingpong.PutTuning.Threads
 	envPutUnroll    = "MSCCLPP_BENCH_PUT_UNROLL"    // pingpong.PutTuning.Unroll
 	envCPUProfile   = "MSCCLPP_BENCH_CPUPROFILE"    // Env.CPUProfile
+	envMinBusBw     = "NCCL_TESTS_MIN_BW"           // Env.MinBusBw, as nccl-tests reads it
 )
 
 // defaultEthSpin is how long the Ethernet control receiver polls before it sleeps when
@@ -80,6 +82,15 @@ type Env struct {
 	// CPUProfile, when set, is where each rank writes a Go CPU profile of its run
 	// (CPUProfile.RANK), to see where the host's time goes.
 	CPUProfile string
+	// Split is nccl-tests' NCCL_TESTS_SPLIT_MASK / NCCL_TESTS_SPLIT (split.go): the job's
+	// ranks run the collective in independent groups.
+	Split SplitRule
+	// Device is nccl-tests' NCCL_TESTS_DEVICE: every rank's CUDA device; -1 by local rank.
+	Device int
+	// MinBusBw is NCCL_TESTS_MIN_BW in GB/s, when CheckBusBw is set: as in nccl-tests
+	// 2.19.6, a collective sweep fails when its average bus bandwidth is below 90 % of it.
+	MinBusBw   float64
+	CheckBusBw bool
 }
 
 // ReadEnv reads every variable above through getenv (os.Getenv, or a test's map).
@@ -98,6 +109,12 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		return e, err
 	}
 	e.CPUProfile = strings.TrimSpace(getenv(envCPUProfile))
+	if e.Split, err = readSplit(getenv); err != nil {
+		return e, err
+	}
+	if e.Device, err = readDevice(getenv); err != nil {
+		return e, err
+	}
 	var vals [6]int64
 	for i, v := range []struct {
 		name   string
@@ -131,6 +148,9 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		return e, usagef("%v", err)
 	}
 	e.IBGIDIndex = int(gid)
+	if e.MinBusBw, e.CheckBusBw, err = readMinBusBw(getenv); err != nil {
+		return e, err
+	}
 	// The put kernel's knobs: unset gives 0, the kernel's default; junk is refused as
 	// for every other variable (it used to be ignored, so a typo measured the default).
 	var put [3]int64
@@ -159,3 +179,18 @@ const (
 	maxPutThreads = 1024
 	maxPutBlocks  = 1 << 16
 )
+
+// readMinBusBw reads NCCL_TESTS_MIN_BW: a finite number of GB/s, at least 0; unset or
+// blank leaves the average bus bandwidth unchecked. nccl-tests reads it with atof, so a
+// typo there silently checks against 0; here it is a usage error.
+func readMinBusBw(getenv func(string) string) (float64, bool, error) {
+	s := strings.TrimSpace(getenv(envMinBusBw))
+	if s == "" {
+		return 0, false, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, false, usagef("%s=%q: want a bus bandwidth in GB/s, a finite number of at least 0", envMinBusBw, s)
+	}
+	return v, true, nil
+}

@@ -19,7 +19,7 @@ func TestReadEnv(t *testing.T) {
 		err   string
 	}{
 		{"nothing set: the libraries' defaults, and the control receiver's spin", nil, func(e Env) bool {
-			want := Env{}
+			want := Env{Device: -1}
 			want.Mesh.Ethernet.Spin = defaultEthSpin
 			return reflect.DeepEqual(e, want)
 		}, ""},
@@ -63,6 +63,30 @@ func TestReadEnv(t *testing.T) {
 		{"depth zero", map[string]string{"MSCCLPP_BENCH_ETH_DEPTH": "0"}, nil, "MSCCLPP_BENCH_ETH_DEPTH"},
 		{"pieces out of range", map[string]string{"MSCCLPP_BENCH_ETH_PIECES": "65"}, nil, `MSCCLPP_BENCH_ETH_PIECES="65": want a number from 1 to 64`},
 		{"gid index", map[string]string{"MSCCLPP_BENCH_IB_GID_INDEX": "256"}, nil, "MSCCLPP_BENCH_IB_GID_INDEX"},
+		// nccl-tests' variables
+		{"split mask", map[string]string{"NCCL_TESTS_SPLIT_MASK": "0x1"}, func(e Env) bool { return e.Split.Op == "and" && e.Split.Arg == 1 }, ""},
+		{"split mask without 0x", map[string]string{"NCCL_TESTS_SPLIT_MASK": "6"}, func(e Env) bool { return e.Split.Op == "and" && e.Split.Arg == 6 }, ""},
+		{"split mask before split", map[string]string{"NCCL_TESTS_SPLIT_MASK": "0x2", "NCCL_TESTS_SPLIT": "MOD 3"}, func(e Env) bool { return e.Split.Op == "and" && e.Split.Arg == 2 }, ""},
+		{"split mask not hex", map[string]string{"NCCL_TESTS_SPLIT_MASK": "0xg"}, nil, `NCCL_TESTS_SPLIT_MASK="0xg": want a hexadecimal mask`},
+		{"split MOD", map[string]string{"NCCL_TESTS_SPLIT": "MOD 2"}, func(e Env) bool { return e.Split.Op == "mod" && e.Split.Arg == 2 }, ""},
+		{"split %", map[string]string{"NCCL_TESTS_SPLIT": "%4"}, func(e Env) bool { return e.Split.Op == "mod" && e.Split.Arg == 4 }, ""},
+		{"split div, lower case, hex", map[string]string{"NCCL_TESTS_SPLIT": "div 0x8"}, func(e Env) bool { return e.Split.Op == "div" && e.Split.Arg == 8 }, ""},
+		{"split OR", map[string]string{"NCCL_TESTS_SPLIT": "|1"}, func(e Env) bool { return e.Split.Op == "or" && e.Split.Arg == 1 }, ""},
+		{"split AND", map[string]string{"NCCL_TESTS_SPLIT": "AND 3"}, func(e Env) bool { return e.Split.Op == "and" && e.Split.Arg == 3 }, ""},
+		{"split by zero", map[string]string{"NCCL_TESTS_SPLIT": "DIV 0"}, nil, `NCCL_TESTS_SPLIT="DIV 0": DIV by 0`},
+		{"split junk", map[string]string{"NCCL_TESTS_SPLIT": "XOR 1"}, nil, `NCCL_TESTS_SPLIT="XOR 1": want AND, OR, MOD or DIV`},
+		{"split no number", map[string]string{"NCCL_TESTS_SPLIT": "MOD two"}, nil, `NCCL_TESTS_SPLIT="MOD two"`},
+		{"device", map[string]string{"NCCL_TESTS_DEVICE": "3"}, func(e Env) bool { return e.Device == 3 }, ""},
+		{"device -1: by local rank", map[string]string{"NCCL_TESTS_DEVICE": "-1"}, func(e Env) bool { return e.Device == -1 }, ""},
+		{"device junk", map[string]string{"NCCL_TESTS_DEVICE": "gpu0"}, nil, `NCCL_TESTS_DEVICE="gpu0": want a CUDA device number`},
+		{"device below -1", map[string]string{"NCCL_TESTS_DEVICE": "-2"}, nil, `NCCL_TESTS_DEVICE="-2"`},
+		{"min bus bandwidth", map[string]string{"NCCL_TESTS_MIN_BW": " 12.5 "}, func(e Env) bool { return e.CheckBusBw && e.MinBusBw == 12.5 }, ""},
+		{"min bus bandwidth 0 is checked", map[string]string{"NCCL_TESTS_MIN_BW": "0"}, func(e Env) bool { return e.CheckBusBw && e.MinBusBw == 0 }, ""},
+		{"min bus bandwidth blank: unchecked", map[string]string{"NCCL_TESTS_MIN_BW": " "}, func(e Env) bool { return !e.CheckBusBw }, ""},
+		{"min bus bandwidth negative", map[string]string{"NCCL_TESTS_MIN_BW": "-1"}, nil, `NCCL_TESTS_MIN_BW="-1": want a bus bandwidth in GB/s`},
+		{"min bus bandwidth not a number", map[string]string{"NCCL_TESTS_MIN_BW": "fast"}, nil, `NCCL_TESTS_MIN_BW="fast"`},
+		{"min bus bandwidth infinite", map[string]string{"NCCL_TESTS_MIN_BW": "Inf"}, nil, `NCCL_TESTS_MIN_BW="Inf"`},
+		{"min bus bandwidth NaN", map[string]string{"NCCL_TESTS_MIN_BW": "NaN"}, nil, `NCCL_TESTS_MIN_BW="NaN"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, err := ReadEnv(func(k string) string { return c.env[k] })
@@ -113,5 +137,41 @@ func TestCPUProfilePathChecked(t *testing.T) {
 			t.Setenv("MSCCLPP_BENCH_CPUPROFILE", tt.path)
 			checkAllreduce(t, tt.want)
 		})
+	}
+}
+
+// TestSplitRuleGroup: the group of each rank, as nccl-tests computes its color.
+func TestSplitRuleGroup(t *testing.T) {
+	for _, tt := range []struct {
+		rule SplitRule
+		want []int // groups of ranks 0..7
+	}{
+		{SplitRule{}, []int{0, 0, 0, 0, 0, 0, 0, 0}},
+		{SplitRule{Op: "and", Arg: 1}, []int{0, 1, 0, 1, 0, 1, 0, 1}},
+		{SplitRule{Op: "and", Arg: 6}, []int{0, 0, 2, 2, 4, 4, 6, 6}},
+		{SplitRule{Op: "or", Arg: 1}, []int{1, 1, 3, 3, 5, 5, 7, 7}},
+		{SplitRule{Op: "mod", Arg: 3}, []int{0, 1, 2, 0, 1, 2, 0, 1}},
+		{SplitRule{Op: "div", Arg: 4}, []int{0, 0, 0, 0, 1, 1, 1, 1}},
+	} {
+		var got []int
+		for r := 0; r < 8; r++ {
+			got = append(got, tt.rule.Group(r))
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%+v: groups %v, want %v", tt.rule, got, tt.want)
+		}
+	}
+}
+
+// TestBadMinBusBwIsUsage: a bad NCCL_TESTS_MIN_BW is refused before any GPU work, under
+// the main command and under an nccl-tests program name alike.
+func TestBadMinBusBwIsUsage(t *testing.T) {
+	t.Setenv("NCCL_TESTS_MIN_BW", "10GB")
+	for _, argv := range [][]string{{"mb", "allreduce"}, {"/opt/bin/all_reduce_perf", "-b", "8"}, {"sendrecv_perf"}} {
+		var out, errOut strings.Builder
+		code := MainArgv(App{Name: "mb", Stdout: &out, Stderr: &errOut, Run: nil}, argv)
+		if code != ExitUsage || !strings.Contains(errOut.String(), `NCCL_TESTS_MIN_BW="10GB"`) || strings.Count(errOut.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line naming NCCL_TESTS_MIN_BW", argv, code, errOut.String())
+		}
 	}
 }

@@ -185,9 +185,6 @@ func (r *ncclTestsFlags) build(c *Config, fs *pflag.FlagSet) error {
 	if r.localRegister < 0 || r.localRegister > 2 {
 		return usagef("-R/--local_register %d: want 0, 1 or 2", r.localRegister)
 	}
-	if err := collectives.CheckUnalign(r.unalign, c.Datatypes); err != nil {
-		return usagef("-u/--unalign: %v", err)
-	}
 	o.Root, o.Unalign, o.PerIterSkip = r.root, r.unalign, r.perIterSkip
 	if o.StreamNull && c.Graph > 0 {
 		return usagef("-y/--stream_null 1 cannot be combined with -G/--cudagraph: CUDA cannot capture the default stream")

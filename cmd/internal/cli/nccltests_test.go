@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -64,6 +65,14 @@ func TestNCCLTestsOptions(t *testing.T) {
 			if got := tt.want(r.cfg); !reflect.DeepEqual(got, tt.is) {
 				t.Errorf("%v: got %v, want %v", arg, got, tt.is)
 			}
+		}
+	}
+	// -u takes any number of elements, as nccl-tests does, for every type: auto and all
+	// pick among the algorithms that handle the offset.
+	for _, args := range [][]string{{"-u", "1"}, {"-u", "3", "-d", "all"}, {"-u", "7", "-d", "half,double", "-k", "all"}, {"-u", "1", "-k", "rsag"}} {
+		r := mainWith(t, nil, append([]string{"allreduce"}, args...)...)
+		if r.code != ExitOK || r.cfg == nil || strconv.Itoa(r.cfg.NCCLTests.Unalign) != args[1] {
+			t.Errorf("%v: exit %d, stderr %q; want -u accepted", args, r.code, r.stderr)
 		}
 	}
 	// -K needs -I (and -n above it); -h is cobra's help.
@@ -130,8 +139,9 @@ func TestNCCLTestsCombinations(t *testing.T) {
 		{[]string{"-z", "3", "-G", "2"}, "--blocking 3 cannot be combined with --cudagraph"},
 		{[]string{"-r", "-1"}, "-r/--root -1"},
 		{[]string{"-u", "-2"}, "-u/--unalign -2"},
-		{[]string{"-u", "3"}, "-u must be a multiple of 4 for float"},
-		{[]string{"-u", "4", "-d", "int8,float"}, "-u must be a multiple of 16 for int8"},
+		// -u takes any offset, but a named algorithm that needs aligned buffers refuses one
+		{[]string{"-u", "3", "-k", "hier"}, "-u 3 with float: allreduce hier needs buffers aligned to 16 bytes, and -u puts them 12 bytes off"},
+		{[]string{"-u", "4", "-d", "float,int8", "-k", "hostoneshot", "-b", "8", "-e", "1M"}, "-u 4 with int8: allreduce hostoneshot needs buffers aligned to 16 bytes, and -u puts them 4 bytes off"},
 		{[]string{"-K", "-1"}, "-K/--per_iter_skip -1"},
 		{[]string{"-R", "3"}, "-R/--local_register 3"},
 		{[]string{"-I", "x"}, `-I/--per_iter_timing "x": want a whole number`},

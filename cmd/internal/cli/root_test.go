@@ -209,7 +209,7 @@ func TestMainDefaults(t *testing.T) {
 
 func TestMainFlags(t *testing.T) {
 	r := mainWith(t, nil, "allreduce", "-b", "8", "-e", "128M", "-f", "2", "-n", "5", "-w", "3", "-c", "0",
-		"-m", "4", "-a", "3", "-G", "7", "-N", "0", "-k", "rsag", "-T", "2.5", "-J", "Out.JSON", "--summary",
+		"-m", "4", "-a", "3", "-G", "7", "-N", "0", "-k", "rsag", "-T", "2.5", "-J", "Out.JSON", "--summary", "--repeat-check",
 		"--transport", "cudaipc", "--bootstrap-timeout", "45s", "--bootstrap-addr", "eth0:10.0.0.1:5000")
 	if r.code != ExitOK || r.cfg == nil {
 		t.Fatalf("exit code %d, stderr %q", r.code, r.stderr)
@@ -233,6 +233,7 @@ func TestMainFlags(t *testing.T) {
 		{"Timeout", c.Timeout, 2500 * time.Millisecond},
 		{"JSONPath", c.JSONPath, "Out.JSON"},
 		{"Summary", c.Summary, true},
+		{"RepeatCheck", c.RepeatCheck, true},
 		{"Transport", c.Transport, "nvlink"},
 		{"BootstrapTimeout", c.BootstrapTimeout, 45 * time.Second},
 		{"BootstrapAddr", c.BootstrapAddr, "eth0:10.0.0.1:5000"},

@@ -35,13 +35,19 @@ type Space struct {
 
 	bmu   sync.Mutex
 	bcond *sync.Cond
-	bwait int
-	bgen  uint64
+	bars  map[string]*barrierState // by key; "" is Barrier's
+}
+
+// barrierState is one barrier's arrivals and generation.
+type barrierState struct {
+	wait int
+	gen  uint64
 }
 
 // NewSpace returns a Space whose kernels are those given, by name.
 func NewSpace(kernels map[string]Kernel) *Space {
-	s := &Space{Timeout: 10 * time.Second, next: 1 << 32, allocs: map[device.Ptr][]byte{}, bodies: map[string]Kernel{}}
+	s := &Space{Timeout: 10 * time.Second, next: 1 << 32, allocs: map[device.Ptr][]byte{}, bodies: map[string]Kernel{},
+		bars: map[string]*barrierState{}}
 	s.bcond = sync.NewCond(&s.bmu)
 	for name, k := range kernels {
 		s.kernels = append(s.kernels, name)
@@ -77,13 +83,22 @@ func (s *Space) Bytes(p device.Ptr, n uint64) ([]byte, error) {
 
 // Barrier waits until n goroutines (the ranks' kernels) have called it, as kernels wait
 // on each other's semaphores; it fails after Timeout.
-func (s *Space) Barrier(n int) error {
+func (s *Space) Barrier(n int) error { return s.BarrierOf("", n) }
+
+// BarrierOf is Barrier for the goroutines that give the same key: ranks of one group of a
+// job (whose kernels may run at the same time as another group's) meet only each other.
+func (s *Space) BarrierOf(key string, n int) error {
 	s.bmu.Lock()
 	defer s.bmu.Unlock()
-	gen := s.bgen
-	s.bwait++
-	if s.bwait == n {
-		s.bwait, s.bgen = 0, s.bgen+1
+	b := s.bars[key]
+	if b == nil {
+		b = &barrierState{}
+		s.bars[key] = b
+	}
+	gen := b.gen
+	b.wait++
+	if b.wait == n {
+		b.wait, b.gen = 0, b.gen+1
 		s.bcond.Broadcast()
 		return nil
 	}
@@ -94,9 +109,9 @@ func (s *Space) Barrier(n int) error {
 		s.bmu.Unlock()
 	})
 	defer wake.Stop()
-	for gen == s.bgen {
+	for gen == b.gen {
 		if !time.Now().Before(deadline) {
-			s.bwait--
+			b.wait--
 			return fmt.Errorf("devicetest: barrier of %d timed out after %s", n, s.Timeout)
 		}
 		s.bcond.Wait()

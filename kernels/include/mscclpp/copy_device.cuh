@@ -1,7 +1,7 @@
 // copy_device.cuh: many-thread copies. The bulk moves in 16-byte vectors with Unroll
 // independent loads in flight per thread; the tail that is not a whole vector is copied
-// byte by byte. Pointers must be 16-byte aligned for the vector path; unaligned pointers
-// fall back to 4-byte or byte copies (slow but correct).
+// byte by byte. Pointers equally far from 16-byte alignment peel their head and take the
+// vector path too; others fall back to 4-byte or byte copies (slow but correct).
 #ifndef MSCCLPP_BENCH_COPY_DEVICE_CUH_
 #define MSCCLPP_BENCH_COPY_DEVICE_CUH_
 
@@ -23,16 +23,22 @@ MB_DEVICE void copyVec16(int4* d, const int4* s, uint64_t n, uint64_t tid, uint6
   for (; i < n; i += nthreads) d[i] = s[i];
 }
 
-// copy moves bytes from src to dst using threads tid of nthreads.
+// copy moves bytes from src to dst using threads tid of nthreads. When dst and src are
+// equally far from 16-byte alignment (buffers shifted alike, nccl-tests' -u), the head up to
+// the first aligned byte is peeled off byte by byte and the middle moves in 16-byte vectors;
+// aligned buffers have no head.
 template <int Unroll = 4>
 MB_DEVICE void copy(void* dst, const void* src, uint64_t bytes, uint64_t tid, uint64_t nthreads) {
   char* d = reinterpret_cast<char*>(dst);
   const char* s = reinterpret_cast<const char*>(src);
   uint64_t done = 0;
-  if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & 15) == 0) {
-    uint64_t n = bytes / 16;
-    copyVec16<Unroll>(reinterpret_cast<int4*>(d), reinterpret_cast<const int4*>(s), n, tid, nthreads);
-    done = n * 16;
+  const uintptr_t da = reinterpret_cast<uintptr_t>(d), sa = reinterpret_cast<uintptr_t>(s);
+  if (((da ^ sa) & 15) == 0) {
+    const uint64_t head = min((uint64_t)((16 - (da & 15)) & 15), bytes);
+    if (tid < head) d[tid] = s[tid];
+    uint64_t n = (bytes - head) / 16;
+    copyVec16<Unroll>(reinterpret_cast<int4*>(d + head), reinterpret_cast<const int4*>(s + head), n, tid, nthreads);
+    done = head + n * 16;
   } else if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & 3) == 0) {
     uint64_t n = bytes / 4;
     for (uint64_t i = tid; i < n; i += nthreads) reinterpret_cast<uint32_t*>(d)[i] = reinterpret_cast<const uint32_t*>(s)[i];

@@ -61,12 +61,20 @@ MB_DEVICE typename P::Payload readPacket(const void* p, uint32_t flag, uint32_t 
   return v;
 }
 
+// payloadAligned says whether p may be accessed as one Payload word: buffers at any element
+// offset (nccl-tests' -u) take the byte path.
+template <typename P>
+MB_DEVICE bool payloadAligned(const void* p) {
+  return (reinterpret_cast<uintptr_t>(p) & (P::kDataBytes - 1)) == 0;
+}
+
 // loadPayload reads one packet's worth of data from src; only `valid` bytes are read
-// (the rest are zero), so the tail of a buffer is never overrun.
+// (the rest are zero), so the tail of a buffer is never overrun. src may have any
+// alignment.
 template <typename P>
 MB_DEVICE typename P::Payload loadPayload(const char* src, uint32_t valid) {
   typename P::Payload v;
-  if (valid >= P::kDataBytes) {
+  if (valid >= P::kDataBytes && payloadAligned<P>(src)) {
     v = *reinterpret_cast<const typename P::Payload*>(src);
   } else {
     uint8_t b[P::kDataBytes] = {0};
@@ -76,10 +84,10 @@ MB_DEVICE typename P::Payload loadPayload(const char* src, uint32_t valid) {
   return v;
 }
 
-// storePayload writes `valid` bytes of v to dst.
+// storePayload writes `valid` bytes of v to dst, which may have any alignment.
 template <typename P>
 MB_DEVICE void storePayload(char* dst, typename P::Payload v, uint32_t valid) {
-  if (valid >= P::kDataBytes) {
+  if (valid >= P::kDataBytes && payloadAligned<P>(dst)) {
     *reinterpret_cast<typename P::Payload*>(dst) = v;
   } else {
     const uint8_t* b = reinterpret_cast<const uint8_t*>(&v);
@@ -88,7 +96,7 @@ MB_DEVICE void storePayload(char* dst, typename P::Payload v, uint32_t valid) {
 }
 
 // putPackets turns bytes of src into packets at dst (usually a peer's packet buffer).
-// Threads tid..: stride nthreads. src must be aligned to P::kDataBytes.
+// Threads tid..: stride nthreads. src may have any alignment (whole words when aligned).
 template <typename P>
 MB_DEVICE void putPackets(void* dst, const void* src, uint64_t bytes, uint32_t flag, uint32_t tid,
                           uint32_t nthreads) {

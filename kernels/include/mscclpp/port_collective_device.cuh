@@ -54,11 +54,16 @@ MB_DEVICE void portGate(LaunchState* st, uint32_t flag, PortChannelHandle* chans
 
 // reduceSources reduces bytes [begin, begin+size) of the nranks sources (rank r's at
 // from(r) + offset, in rank order) into out + offset: whole 16-byte words first, then the
-// elements that do not fill one (only at the very end of a message). Each block calls it
-// for its own range, every thread of the block together.
+// elements that do not fill one (only at the very end of a message); all of it element by
+// element when a source or the output is off 16-byte alignment (-u). Each block calls it
+// for its own range, every thread of the block together. from must not load memory (its
+// pointers are tested before the loop).
 template <typename T, int Op, typename From>
 MB_DEVICE void reduceSources(char* out, From from, uint64_t begin, uint64_t size, uint32_t nranks) {
-  const uint64_t nvec = size / 16;
+  // any source or the output off 16-byte alignment (-u): element by element
+  uintptr_t align = reinterpret_cast<uintptr_t>(out + begin);
+  for (uint32_t r = 0; r < nranks; r++) align |= reinterpret_cast<uintptr_t>(from(r) + begin);
+  const uint64_t nvec = (align & 15) == 0 ? size / 16 : 0;
   for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
     const uint64_t o = begin + v * 16;
     int4 acc = *reinterpret_cast<const int4*>(from(0) + o);

@@ -25,11 +25,13 @@ MB_DEVICE RootMeet rootMeet(MemoryChannelHandle* chans, uint32_t root, uint32_t 
 
 // readReduce: this block's share of `bytes` at out becomes the reduction, in rank order
 // (rank 0's value first), of the same bytes at src(r) for every rank r, with 16-byte
-// vectors when bytes allows (element by element otherwise, and for a share's tail).
+// vectors when bytes allows and vec says every buffer is 16-byte aligned (element by element
+// otherwise, and for a share's tail). Callers work vec out from their arguments, so that no
+// channel handle is loaded before the data.
 template <typename T, int Op, typename Src>
-MB_DEVICE void readReduce(Src src, char* out, uint64_t bytes, uint32_t nranks) {
+MB_DEVICE void readReduce(Src src, char* out, uint64_t bytes, uint32_t nranks, bool vec) {
   Range blk = split(bytes, gridDim.x, blockIdx.x, 16);
-  const uint64_t nvec = bytes % 16 == 0 ? blk.size() / 16 : 0;
+  const uint64_t nvec = bytes % 16 == 0 && vec ? blk.size() / 16 : 0;
   for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
     const uint64_t off = blk.begin + v * 16;
     int4 acc;

@@ -18,6 +18,11 @@ func ncclTestsHeader(h results.Header, c *cli.Config) results.Header {
 	h.PerIter, h.PerIterSkip, h.ParallelInit = o.PerIter, o.PerIterSkip, o.ParallelInit
 	h.CPUTime, h.Timestamps = o.CPUTime, o.Timestamps
 	h.Notes = append(h.Notes, o.Notes...)
+	if c.RepeatCheck {
+		h.RepeatCheck = true
+		h.Notes = append(h.Notes, fmt.Sprintf("Repeat check: each placement runs %d more times on inputs whose reduction depends on its order; "+
+			"every output must be bitwise the first run's (and rank 0's for allreduce, allgather, broadcast): the repeat column", max(c.Iters, 2)))
+	}
 	return h
 }
 

@@ -223,7 +223,9 @@ func kernels() map[string]devicetest.Kernel {
 		ks["host_allreduce_"+name] = func(g *devicetest.GPU, a []uint64) error {
 			count, out, ins := int(a[0]), device.Ptr(a[2]), a[3:]
 			sum := make([]float64, count)
-			if err := g.Space().Barrier(len(ins)); err != nil { // every input is filled
+			// the ranks of one group (RunSplit) meet each other only
+			key := fmt.Sprint(ins)
+			if err := g.Space().BarrierOf(key, len(ins)); err != nil { // every input is filled
 				return err
 			}
 			for _, in := range ins {
@@ -235,7 +237,7 @@ func kernels() map[string]devicetest.Kernel {
 					sum[i] += e.get(b, i)
 				}
 			}
-			if err := g.Space().Barrier(len(ins)); err != nil { // every rank has read (in place: out is an input)
+			if err := g.Space().BarrierOf(key, len(ins)); err != nil { // every rank has read (in place: out is an input)
 				return err
 			}
 			b, err := g.Space().Bytes(out, uint64(4*count))
@@ -290,6 +292,9 @@ func kernels() map[string]devicetest.Kernel {
 		ks[name] = k
 	}
 	for name, k := range slotKernels() { // slots_standin_test.go
+		ks[name] = k
+	}
+	for name, k := range repeatKernels() { // repeat_standin_test.go
 		ks[name] = k
 	}
 	// The verifier looks up fill and check kernels of every type and op at set-up; those

@@ -1,7 +1,9 @@
 // Package sweep runs a collective's subcommand (any registered one) on a rank that has joined the
 // job: it turns the command line into the harness's options, checks the algorithm's
 // limits against the job's rank count, prints the nccl-tests report (rank 0), writes -J,
-// and fails the run when any element was wrong. It needs no GPU of its own (everything
+// and fails the run when any element was wrong, with --repeat-check when an output was not
+// repeatable, or with NCCL_TESTS_MIN_BW set when the average bus bandwidth is below 90 % of
+// it. It needs no GPU of its own (everything
 // goes through device.GPU and channels.Mesh), so it is tested on the CPU; the GPU worker
 // calls it with the real device.
 package sweep
@@ -9,6 +11,7 @@ package sweep
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
@@ -40,6 +43,11 @@ type Rank struct {
 	AfterCycle func(p *results.TextPrinter, cycle int) error
 	// SetupMem is the GPU memory this rank's set-up (mesh, channels) took, for -M.
 	SetupMem int64
+	// World, when set, is the whole job while Mesh is this rank's group's (RunSplit).
+	World collectives.AllGatherer
+	// MPSNetwork: ranks share a GPU under MPS and pairs talk over a network
+	// (collectives.Layout.MPSNetwork).
+	MPSNetwork bool
 }
 
 // Options turns the command line into the harness's options for a rank whose kernels
@@ -50,6 +58,7 @@ func Options(c *cli.Config, sms int) collectives.Options {
 		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops,
 		Kernel: c.Kernel, SMs: sms, Cycles: c.Cycles,
 		PerIter: c.NCCLTests.PerIter, PerIterSkip: c.NCCLTests.PerIterSkip, Unalign: c.NCCLTests.Unalign, Root: c.NCCLTests.Root,
+		RepeatCheck: c.RepeatCheck,
 	}
 	if c.Cycles == 0 { // nccl-tests' "until stopped"
 		o.Cycles = -1
@@ -70,7 +79,9 @@ func Run(r Rank) error {
 	if err := collectives.CheckSweep(c.Command, c.Kernel, c.Sizes(), c.Datatypes, r.Mesh.NRanks); err != nil {
 		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
 	}
-	if err := collectives.CheckLayout(c.Command, c.Kernel, collectives.LayoutOf(r.Mesh)); err != nil {
+	layout := collectives.LayoutOf(r.Mesh)
+	layout.MPSNetwork = r.MPSNetwork
+	if err := collectives.CheckLayout(c.Command, c.Kernel, layout); err != nil {
 		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
 	}
 	if err := collectives.CheckRanks(coll, r.Mesh.NRanks); err != nil {
@@ -87,7 +98,8 @@ func Run(r Rank) error {
 		return err
 	}
 	opts := Options(c, r.SMs)
-	opts.Progress, opts.Barrier = r.Meter.Update, r.Barrier
+	opts.MPSNetwork = r.MPSNetwork
+	opts.Progress, opts.Barrier, opts.World = r.Meter.Update, r.Barrier, r.World
 	if c.Cycles != 1 && r.AfterCycle != nil {
 		opts.AfterCycle = func(cycle int) error { return r.AfterCycle(p, cycle) }
 	}
@@ -107,7 +119,7 @@ func Run(r Rank) error {
 	if err := mem.mark(); err != nil {
 		return err
 	}
-	footer := results.Footer{OutOfBounds: sum.Wrong, AvgBusBw: sum.AvgBusBw}
+	footer := results.Footer{OutOfBounds: sum.Wrong, AvgBusBw: sum.AvgBusBw, MinBusBw: c.Env.MinBusBw, CheckBusBw: c.Env.CheckBusBw}
 	if footer.Memory, err = mem.usage(r.SetupMem, r.Mesh.Boot.AllGather); err != nil {
 		return err
 	}
@@ -126,6 +138,14 @@ func Run(r Rank) error {
 	}
 	if sum.Wrong > 0 {
 		return fmt.Errorf("%s: %d wrong elements", c.Command, sum.Wrong)
+	}
+	if sum.RepeatDiffs > 0 {
+		return fmt.Errorf("%s: repeat check: %d placement(s) not repeatable; the first: %s", c.Command, sum.RepeatDiffs, sum.FirstRepeatDiff)
+	}
+	if !footer.BusBwOK() {
+		return fmt.Errorf("%s: average bus bandwidth %s GB/s is below 90 %% of NCCL_TESTS_MIN_BW=%s (%s GB/s)", c.Command,
+			strconv.FormatFloat(footer.AvgBusBw, 'g', 6, 64), strconv.FormatFloat(footer.MinBusBw, 'g', -1, 64),
+			strconv.FormatFloat(footer.MinBusBw*0.9, 'g', 6, 64))
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -352,6 +354,81 @@ func TestRunSizesBeyondGPUMemory(t *testing.T) {
 			cut := strings.Contains(o.text, "# Reducing maxBytes to 1048576 due to memory limitation")
 			if cut != (tt.rows < 9) || o.report.Rows[len(o.report.Rows)-1].Size > 1<<20 && cut {
 				t.Errorf("note printed %v, last size %d; text:\n%s", cut, o.report.Rows[len(o.report.Rows)-1].Size, o.text)
+			}
+		})
+	}
+}
+
+// TestMinBusBw: with NCCL_TESTS_MIN_BW set, the footer says OK or FAILED after the average
+// bus bandwidth, -J's average_bus_bandwidth.okay is "true" or "false", and a sweep whose
+// average is below 90 % of it exits 1 on every rank with a line naming the variable; under
+// the main command and under nccl-tests' program name alike.
+func TestMinBusBw(t *testing.T) {
+	j := newJob(t, 2)
+	setFaults(t, nil)
+	dir := t.TempDir()
+	tests := []struct {
+		name, minBw string
+		argv0       []string // how the process was started: the main command or a drop-in name
+		code        int
+		footer      string
+		okay        string
+	}{
+		{"met, main command", "0", []string{"mscclpp-bench", "allreduce"}, cli.ExitOK, " OK\n", `"okay": "true"`},
+		{"missed, main command", "1e9", []string{"mscclpp-bench", "allreduce"}, cli.ExitFailure, " FAILED\n", `"okay": "false"`},
+		{"met, all_reduce_perf", "0", []string{"/usr/local/bin/all_reduce_perf"}, cli.ExitOK, " OK\n", `"okay": "true"`},
+		{"missed, all_reduce_perf", "1e9", []string{"/usr/local/bin/all_reduce_perf"}, cli.ExitFailure, " FAILED\n", `"okay": "false"`},
+		{"unset", "", []string{"/usr/local/bin/all_reduce_perf"}, cli.ExitOK, " \n", `"okay": "unchecked"`},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("NCCL_TESTS_MIN_BW", tt.minBw)
+			path := filepath.Join(dir, strconv.Itoa(i)+".json")
+			argv := append(slices.Clone(tt.argv0), "-k", "hostsum", "-d", "float", "-b", "64", "-e", "4096", "-f", "64", "-n", "2", "-w", "1", "-J", path)
+			codes, stderrs, stdouts := make([]int, 2), make([]string, 2), make([]string, 2)
+			bounded.Ranks(t, 2, 60*time.Second, func(r int) error {
+				var stdout, stderr bytes.Buffer
+				runner := func(_ context.Context, cfg *cli.Config) error {
+					out := io.Writer(io.Discard)
+					if r == 0 {
+						out = &stdout
+					}
+					return Run(Rank{Cfg: cfg, GPU: j.gpus[r], Mesh: j.meshes[r], Stream: 1, SMs: 4, Out: out,
+						Header: func(name string) results.Header { return results.Header{Program: "test", Collective: name} },
+						WriteJSON: func(rep *results.Report) error {
+							if r != 0 {
+								return nil
+							}
+							return safefile.Write(cfg.JSONPath, func(w io.Writer) error { return results.WriteJSON(w, rep) })
+						}})
+				}
+				codes[r] = cli.MainArgv(cli.App{Name: "mscclpp-bench", Version: "test", Run: runner, Stdout: &stdout, Stderr: &stderr}, argv)
+				stderrs[r], stdouts[r] = stderr.String(), stdout.String()
+				return nil
+			})
+			for r := range codes {
+				wantErr := tt.code != cli.ExitOK
+				gotErr := strings.Contains(stderrs[r], "average bus bandwidth") && strings.Contains(stderrs[r], "below 90 % of NCCL_TESTS_MIN_BW=1e+09")
+				if codes[r] != tt.code || gotErr != wantErr {
+					t.Errorf("rank %d: exit %d, stderr %q; want exit %d", r, codes[r], stderrs[r], tt.code)
+				}
+			}
+			var avg string
+			for _, line := range strings.SplitAfter(stdouts[0], "\n") {
+				if strings.HasPrefix(line, "# Avg bus bandwidth") {
+					avg = line
+				}
+			}
+			if !strings.HasSuffix(avg, tt.footer) {
+				t.Errorf("footer line %q, want it to end in %q; output:\n%s", avg, tt.footer, stdouts[0])
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, after, _ := strings.Cut(string(data), `"average_bus_bandwidth"`)
+			if obj, _, _ := strings.Cut(after, "}"); !strings.Contains(obj, tt.okay) {
+				t.Errorf("-J average_bus_bandwidth %s, want %s", obj, tt.okay)
 			}
 		})
 	}

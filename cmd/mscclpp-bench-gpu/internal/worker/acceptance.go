@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"io"
 	"slices"
 	"strconv"
@@ -20,12 +19,10 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
 
-// runAcceptance discovers the node, measures every pair and the spec's collectives, and
-// judges the figures. Every rank takes part; rank 0 prints and writes the report.
+// runAcceptance discovers the node, measures every pair and the spec's collectives (a job
+// of one rank: its copies), and judges the figures. Every rank takes part; rank 0 prints
+// and writes the report.
 func runAcceptance(j *Job) error {
-	if j.Mesh.NRanks < 2 {
-		return cli.Usagef("acceptance needs at least 2 ranks, this job has %d (launch one rank per GPU: mpirun -np <GPUs>)", j.Mesh.NRanks)
-	}
 	spec, source, err := j.acceptanceSpec()
 	if err != nil {
 		return err
@@ -37,6 +34,14 @@ func runAcceptance(j *Job) error {
 	if layout := collectives.LayoutOf(j.Mesh); len(layout.Hosts) > 1 {
 		if failure, err = j.acceptHosts(spec, layout, &fig, meter); err != nil {
 			return err
+		}
+	} else if j.Mesh.NRanks == 1 {
+		if fig.Node, err = j.discoverNode(j.Boot, identity(1)); err != nil {
+			return err
+		}
+		fig.Copies = j.measureCopies(spec, meter)
+		if fig.Copies.Err != "" {
+			failure = errors.New(fig.Copies.Err)
 		}
 	} else {
 		if fig.Node, err = j.discoverNode(j.Boot, identity(j.Mesh.NRanks)); err != nil {
@@ -92,6 +97,21 @@ func (j *Job) measureNode(spec acceptance.Spec, m *channels.Mesh, fig *acceptanc
 	return err
 }
 
+// measureCopies measures a one-rank job's copies: host↔GPU from and to pinned memory
+// and inside the GPU's memory, of the spec's copy_bytes (DefaultCopyBytes when it is 0:
+// measured and reported, the checks skipped).
+func (j *Job) measureCopies(spec acceptance.Spec, meter *progress.Meter) *acceptance.CopyFigures {
+	meter.Update(0, 1, "copies: host to GPU, GPU to host, inside the GPU")
+	bytes := spec.CopyBytes
+	if bytes == 0 {
+		bytes = acceptance.DefaultCopyBytes
+	}
+	f := acceptance.MeasureCopies(j.GPU, j.Stream, acceptance.CopyOptions{
+		Bytes: bytes, Iters: j.Cfg.Iters, Warmup: j.Cfg.Warmup, Timeout: j.Cfg.Timeout,
+	})
+	return &f
+}
+
 // identity is 0..n-1: the global ranks of a job's own ranks.
 func identity(n int) []int {
 	out := make([]int, n)
@@ -120,7 +140,7 @@ func (j *Job) acceptanceSpec() (acceptance.Spec, string, error) {
 		case j.Cfg.SpecPath != "":
 			msg.Source = j.Cfg.SpecPath
 			if err != nil {
-				base = acceptance.Spec{}
+				base = acceptance.GenericSpec() // no GPU limits; those of the network and sizes
 			}
 			base, err = acceptance.LoadSpec(j.Cfg.SpecPath, base)
 		}
@@ -270,6 +290,8 @@ func (j *Job) measurePairs(spec acceptance.Spec, m *channels.Mesh, pairs [][2]in
 
 // measureCollectives runs each collective of limits once over all of its sizes on m's
 // ranks, with the automatic algorithm choice (for m's layout), float sums, and data checks.
+// A collective with no algorithm for m's layout or rank count is not run: its figures say
+// why (Skip), and its checks are reported as SKIP.
 func (j *Job) measureCollectives(limits []acceptance.CollectiveLimit, m *channels.Mesh) ([]acceptance.CollectiveFigure, error) {
 	var names []string
 	sizes := map[string][]int64{}
@@ -289,6 +311,18 @@ func (j *Job) measureCollectives(limits []acceptance.CollectiveLimit, m *channel
 		}
 		sz := sizes[name]
 		slices.Sort(sz)
+		why := ""
+		if layout := collectives.LayoutOf(m); collectives.CheckLayout(name, "auto", layout) != nil {
+			why = fmt.Sprintf("no %s algorithm runs on this layout (%v)", name, layout)
+		} else if err := collectives.CheckRanks(coll, m.NRanks); err != nil {
+			why = err.Error()
+		}
+		if why != "" {
+			for _, size := range sz {
+				out = append(out, acceptance.CollectiveFigure{Collective: name, Size: size, Skip: why})
+			}
+			continue
+		}
 		opts := collectives.Options{
 			Sizes: sz, Iters: j.Cfg.Iters, Warmup: max(j.Cfg.Warmup, 5), AggIters: 1, Check: 1, Average: 1, Graph: 4,
 			Datatypes: []string{"float"}, Ops: []string{"sum"}, Kernel: "auto", SMs: j.SMs,

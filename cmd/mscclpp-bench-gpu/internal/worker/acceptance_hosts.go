@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mscclpp-bench/mscclpp-bench/acceptance"
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
@@ -73,6 +74,9 @@ func (j *Job) acceptHosts(spec acceptance.Spec, layout collectives.Layout, fig *
 		}
 		return failure, nil
 	}
+	if fig.Links, err = j.gatherLinks(layout); err != nil {
+		return nil, err
+	}
 	meter.Update(2, 4, "pairs across hosts: latency and bandwidth")
 	var cross [][2]int
 	for a := 0; a < j.Mesh.NRanks; a++ {
@@ -100,6 +104,71 @@ func (j *Job) acceptHosts(spec acceptance.Spec, layout collectives.Layout, fig *
 	}
 	fig.Collectives = append(fig.Collectives, colls...)
 	return err, nil
+}
+
+// gatherLinks reads, on every rank, the link of each network transport its connections
+// to other hosts use (the Ethernet interface its data sockets listen on, the HCA port the
+// InfiniBand transport opens) and gathers them all, in rank order.
+func (j *Job) gatherLinks(layout collectives.Layout) ([]acceptance.Link, error) {
+	used := map[channels.Transport]bool{}
+	for p := 0; p < j.Mesh.NRanks; p++ {
+		if hostOf(layout, p) != hostOf(layout, j.Rank()) {
+			used[j.Mesh.PairTransport(j.Rank(), p)] = true
+		}
+	}
+	host := j.Hostname
+	if id := j.Mesh.Opts.HostID; id != "" {
+		host = id
+	}
+	var mine []acceptance.Link
+	for _, t := range []channels.Transport{channels.TransportEthernet, channels.TransportIB} {
+		if !used[t] {
+			continue
+		}
+		var l acceptance.Link
+		if t == channels.TransportIB {
+			l = acceptance.ReadIBLink("/sys", j.Mesh.Opts.IBDevice)
+		} else {
+			l = acceptance.ReadEthernetLink("/sys", j.ethernetInterface())
+		}
+		l.Rank, l.Host = j.Rank(), host
+		mine = append(mine, l)
+	}
+	blob, err := json.Marshal(mine)
+	if err != nil {
+		return nil, err
+	}
+	all, err := j.Boot.AllGather(blob)
+	if err != nil {
+		return nil, fmt.Errorf("gather the ranks' network links: %w", err)
+	}
+	var links []acceptance.Link
+	for r, b := range all {
+		var theirs []acceptance.Link
+		if err := json.Unmarshal(b, &theirs); err != nil {
+			return nil, fmt.Errorf("network links of rank %d: %w", r, err)
+		}
+		links = append(links, theirs...)
+	}
+	return links, nil
+}
+
+// ethernetInterface is the interface the Ethernet transport's data sockets listen on, as
+// channels picks it: the one MSCCLPP_BENCH_SOCKET_IFNAME matches, else the one holding
+// the bootstrap's own address; "" when it cannot be told.
+func (j *Job) ethernetInterface() string {
+	if spec := j.Mesh.Opts.Ethernet.Ifname; strings.TrimSpace(spec) != "" {
+		name, _, err := bootstrap.MatchInterface(spec)
+		if err != nil {
+			return ""
+		}
+		return name
+	}
+	name, err := acceptance.InterfaceOf(j.Boot.LocalAddr().Addr())
+	if err != nil {
+		return ""
+	}
+	return name
 }
 
 func hostOf(l collectives.Layout, r int) int {

@@ -3,6 +3,7 @@ package worker
 import (
 	"fmt"
 
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/mscclpp-bench-gpu/internal/sweep"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
@@ -15,11 +16,17 @@ func runCollective(j *Job) error {
 	if j.Cfg.NCCLTests.StreamNull {
 		stream = 0 // -y 1: CUDA's legacy default stream (the mesh's streams do not block on it)
 	}
-	return sweep.Run(sweep.Rank{
-		Cfg: j.Cfg, GPU: j.GPU, Mesh: j.Mesh, Stream: stream, SMs: j.SMs, Out: j.Out, SetupMem: j.SetupMem,
+	r := sweep.Rank{
+		Cfg: j.Cfg, GPU: j.GPU, Mesh: j.Mesh, Stream: stream, SMs: j.SMs, MPSNetwork: j.MPSNetwork, Out: j.Out, SetupMem: j.SetupMem,
 		Header: j.Header, Meter: j.Meter(), WriteJSON: j.WriteJSON, Barrier: j.Barrier(),
 		AfterCycle: func(p *results.TextPrinter, cycle int) error { return j.noteMemory(p, cycle) },
-	})
+	}
+	if rule := j.Cfg.Env.Split; rule.On() { // NCCL_TESTS_SPLIT_MASK, NCCL_TESTS_SPLIT
+		return sweep.RunSplit(r, rule, func(b channels.Bootstrap) (*channels.Mesh, error) {
+			return channels.NewMesh(j.GPU, b, j.Mesh.Opts)
+		})
+	}
+	return sweep.Run(r)
 }
 
 // dispatch runs the subcommand: pingpong, acceptance, or any collective the registry has.

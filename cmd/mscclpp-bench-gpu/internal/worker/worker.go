@@ -23,6 +23,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/gpu"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/gpushare"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/ibverbs"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
@@ -53,6 +54,13 @@ type Job struct {
 	// SMs is this rank's share of its GPU's multiprocessors: ranks that share a GPU split
 	// them, so that their kernels, which wait for each other, can all be resident at once.
 	SMs int
+	// ShareNotes are the header lines that say how ranks share GPUs (gpushare.Notes).
+	ShareNotes []string
+	// MPSNetwork: ranks share a GPU under MPS and some pair talks over a network transport
+	// (collectives.Layout.MPSNetwork: the algorithms known to hang so are refused).
+	MPSNetwork bool
+
+	mps bool // an MPS control daemon serves this rank (gpushare.MPSOn)
 
 	// HostBarrier is a shared-memory barrier of all ranks when they share one host, else nil.
 	HostBarrier *bootstrap.HostBarrier
@@ -158,7 +166,14 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	if j.GPU, err = gpu.Open(local%n, images); err != nil {
+	dev, perGPU := local%n, (localSize+n-1)/n
+	if d := cfg.Env.Device; d >= 0 { // NCCL_TESTS_DEVICE: every rank on this device
+		if d >= n {
+			return nil, cli.Usagef("rank %d on %s: NCCL_TESTS_DEVICE=%d, but %d GPU(s) are visible (0 to %d)", j.Rank(), j.Hostname, d, n, n-1)
+		}
+		dev, perGPU = d, localSize
+	}
+	if j.GPU, err = gpu.Open(dev, images); err != nil {
 		return nil, fmt.Errorf("rank %d on %s: %w", j.Rank(), j.Hostname, err)
 	}
 	freeBefore, _, err := j.GPU.MemInfo()
@@ -172,8 +187,10 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	perGPU := (localSize + n - 1) / n
+	// Under MPS with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE the device reports this rank's share
+	// of the SMs (internal/gpushare), so the split stays within it.
 	j.SMs = max(j.GPU.Info().SMs/perGPU, 1)
+	j.mps = gpushare.MPSOn(gpushare.PipeDir(os.Getenv))
 	mode, err := channels.ParseMode(cfg.Transport)
 	if err != nil {
 		return nil, err
@@ -248,22 +265,51 @@ func (j *Job) planProxy() (affinity.Placement, error) {
 	return j.proxy, nil
 }
 
-// gatherDevices collects every rank's device line for the report.
+// gatherDevices collects every rank's device line for the report, and how the ranks
+// share GPUs for its header.
 func (j *Job) gatherDevices() error {
+	type rankInfo struct {
+		Device results.Device
+		Share  gpushare.Rank
+	}
 	info := j.GPU.Info()
-	mine, _ := json.Marshal(results.Device{Rank: j.Rank(), Pid: os.Getpid(), Hostname: j.Hostname, Device: info.Ordinal, BusID: shortBusID(info.BusID), Name: info.Name,
-		CPUs: j.cpus.String(), ProxyCPUs: j.proxy.String()})
+	mine, _ := json.Marshal(rankInfo{
+		Device: results.Device{Rank: j.Rank(), Pid: os.Getpid(), Hostname: j.Hostname, Device: info.Ordinal, BusID: shortBusID(info.BusID), Name: info.Name,
+			CPUs: j.cpus.String(), ProxyCPUs: j.proxy.String()},
+		Share: gpushare.Rank{Host: j.Hostname, BusID: info.BusID, MPS: j.mps, Percent: gpushare.ThreadPercent(os.Getenv), SMs: info.SMs, GridSMs: j.SMs},
+	})
 	all, err := j.Boot.AllGather(mine)
 	if err != nil {
 		return err
 	}
 	j.Devices = make([]results.Device, len(all))
+	share := make([]gpushare.Rank, len(all))
 	for r, b := range all {
-		if err := json.Unmarshal(b, &j.Devices[r]); err != nil {
+		var x rankInfo
+		if err := json.Unmarshal(b, &x); err != nil {
 			return fmt.Errorf("device info of rank %d: %w", r, err)
 		}
+		j.Devices[r], share[r] = x.Device, x.Share
+	}
+	j.ShareNotes = gpushare.Notes(share)
+	if gpushare.UnderMPS(share) && j.networkPair() {
+		j.MPSNetwork = true
+		j.ShareNotes = append(j.ShareNotes, "under MPS, copies that the network transport's receivers queue into GPU memory while kernels spin can stall "+
+			"(docs/gpu-testing.md): the hierarchical algorithms (hier) are off, and the other algorithms across hosts can hang too")
 	}
 	return nil
+}
+
+// networkPair says whether some pair of ranks talks over a network transport.
+func (j *Job) networkPair() bool {
+	for a := 0; a < j.Mesh.NRanks; a++ {
+		for b := a + 1; b < j.Mesh.NRanks; b++ {
+			if j.Mesh.PairTransport(a, b) != channels.TransportCudaIpc {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // shortBusID turns "0000:00:06.0" into nccl-tests' "0000:00:06".
@@ -322,6 +368,7 @@ func (j *Job) Header(collective string) results.Header {
 		StepFactor: c.StepFactor, StepBytes: c.StepBytes, Warmup: c.Warmup, Iters: c.Iters,
 		AggIters: max(c.AggIters, 1), Check: c.Check, Graph: c.Graph, Devices: j.Devices,
 		Extra: "launcher=" + j.Launcher + " " + channels.DescribeTransports(j.Mesh.Endpoints, j.Mesh.PairTransport),
+		Notes: append([]string(nil), j.ShareNotes...),
 	}
 }
 

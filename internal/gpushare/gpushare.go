@@ -1,0 +1,146 @@
+// Package gpushare describes how the ranks of a job share GPUs: whether an MPS control
+// daemon serves them, and the report's header lines that say what the sharing means for
+// the timings and for the algorithms (docs/gpu-testing.md).
+//
+// Measured on one H100 (driver 580): an MPS client started with
+// CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 sees 66 of the 132 SMs, both in
+// cuDeviceGetAttribute(MULTIPROCESSOR_COUNT) and in its context's execution affinity, so a
+// rank's grids, which never exceed the SMs the device reports, stay within its share.
+package gpushare
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// DefaultPipeDir is where MPS clients look for the control daemon when
+// CUDA_MPS_PIPE_DIRECTORY is unset.
+const DefaultPipeDir = "/tmp/nvidia-mps"
+
+// PipeDir returns the folder in which this process's CUDA driver looks for an MPS control
+// daemon: $CUDA_MPS_PIPE_DIRECTORY, else DefaultPipeDir.
+func PipeDir(getenv func(string) string) string {
+	if d := getenv("CUDA_MPS_PIPE_DIRECTORY"); d != "" {
+		return d
+	}
+	return DefaultPipeDir
+}
+
+// MPSOn reports whether an MPS control daemon listens in dir: its control socket (or
+// pipe) is there. The CUDA driver then makes this process a client of that daemon.
+func MPSOn(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "control"))
+	return err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
+}
+
+// ThreadPercent returns the CUDA_MPS_ACTIVE_THREAD_PERCENTAGE that getenv gives this
+// process (the share of the GPU an MPS client may use), or 0 when it is unset or not a
+// number above 0 and below 100.
+func ThreadPercent(getenv func(string) string) int {
+	v, err := strconv.ParseFloat(strings.TrimSpace(getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE")), 64)
+	if err != nil || v <= 0 || v >= 100 {
+		return 0
+	}
+	return max(int(v), 1)
+}
+
+// Rank is what one rank tells the others of its GPU.
+type Rank struct {
+	Host    string // host name (the machine's, not a simulated host's)
+	BusID   string // the GPU's PCI bus id
+	MPS     bool   // an MPS daemon serves this rank (MPSOn)
+	Percent int    // its CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (ThreadPercent; 0: no limit)
+	SMs     int    // the SMs its device reports (under an MPS limit, its share)
+	GridSMs int    // the most blocks its grids take
+}
+
+// Shared groups the ranks that share a GPU (same host and bus id), in order of their
+// lowest rank; GPUs with one rank are left out.
+func Shared(ranks []Rank) [][]int {
+	type key struct{ host, bus string }
+	groups := map[key][]int{}
+	var order []key
+	for r, x := range ranks {
+		k := key{x.Host, x.BusID}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	var out [][]int
+	for _, k := range order {
+		if len(groups[k]) > 1 {
+			out = append(out, groups[k])
+		}
+	}
+	return out
+}
+
+// UnderMPS says whether some GPU is shared by ranks that are all MPS clients: their
+// kernels then run side by side.
+func UnderMPS(ranks []Rank) bool {
+	for _, g := range Shared(ranks) {
+		all := true
+		for _, r := range g {
+			all = all && ranks[r].MPS
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// Notes returns the header lines that describe the GPUs several ranks share (ranks[r] is
+// rank r's): none when every rank has a GPU of its own. Ranks that share a GPU without MPS
+// are time-sliced; under MPS with no SM limit, a rank's kernels may take the SMs that a
+// peer's kernel, which they wait for, needs.
+func Notes(ranks []Rank) []string {
+	var notes []string
+	for _, g := range Shared(ranks) {
+		first := ranks[g[0]]
+		where := fmt.Sprintf("ranks %s share GPU %s on %s", List(g), first.BusID, first.Host)
+		mps, limited := 0, 0
+		for _, r := range g {
+			if ranks[r].MPS {
+				mps++
+			}
+			if ranks[r].Percent > 0 {
+				limited++
+			}
+		}
+		switch {
+		case mps < len(g):
+			notes = append(notes, where+" without MPS: their kernels are time-sliced, so the times say nothing of speed")
+		case limited < len(g):
+			notes = append(notes, fmt.Sprintf("%s under MPS with no SM limit: a rank's kernels can take the SMs that a peer's kernel, which they wait for, needs (a hang); give each rank CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%d", where, 100/len(g)))
+		default:
+			notes = append(notes, fmt.Sprintf("%s under MPS, each limited to %d %% of it (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: %d SMs), grids of at most %d blocks; they share the SMs, the memory bandwidth and the copy engines", where, first.Percent, first.SMs, first.GridSMs))
+		}
+	}
+	return notes
+}
+
+// List writes ranks as "0-3,6" (ascending; the argument is not changed).
+func List(ranks []int) string {
+	rs := append([]int(nil), ranks...)
+	sort.Ints(rs)
+	var parts []string
+	for i := 0; i < len(rs); {
+		j := i
+		for j+1 < len(rs) && rs[j+1] == rs[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, strconv.Itoa(rs[i])+"-"+strconv.Itoa(rs[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(rs[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}

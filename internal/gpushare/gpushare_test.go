@@ -1,0 +1,161 @@
+package gpushare
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestPipeDir(t *testing.T) {
+	for _, c := range []struct{ env, want string }{
+		{"", DefaultPipeDir},
+		{"/run/x/mps-pipe", "/run/x/mps-pipe"},
+	} {
+		got := PipeDir(func(k string) string {
+			if k == "CUDA_MPS_PIPE_DIRECTORY" {
+				return c.env
+			}
+			return ""
+		})
+		if got != c.want {
+			t.Errorf("PipeDir with %q = %q, want %q", c.env, got, c.want)
+		}
+	}
+}
+
+// TestMPSOn: only a control socket or pipe means a daemon (the daemon makes a socket named
+// control in its pipe folder).
+func TestMPSOn(t *testing.T) {
+	fifo := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(fifo, "control"), 0o600); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	sock := t.TempDir()
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: filepath.Join(sock, "control")}); err != nil {
+		t.Fatalf("bind: %v", err)
+	}
+	file := t.TempDir()
+	if err := os.WriteFile(filepath.Join(file, "control"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, dir string
+		want      bool
+	}{
+		{"control socket", sock, true},
+		{"control pipe", fifo, true},
+		{"plain file", file, false},
+		{"empty folder", t.TempDir(), false},
+		{"no folder", filepath.Join(t.TempDir(), "none"), false},
+	} {
+		if got := MPSOn(c.dir); got != c.want {
+			t.Errorf("%s: MPSOn = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestThreadPercent(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want int
+	}{
+		{"", 0}, {"50", 50}, {" 25 ", 25}, {"33.3", 33}, {"100", 0}, {"0", 0}, {"101", 0}, {"-5", 0}, {"half", 0}, {"0.5", 1},
+	} {
+		got := ThreadPercent(func(string) string { return c.v })
+		if got != c.want {
+			t.Errorf("ThreadPercent(%q) = %d, want %d", c.v, got, c.want)
+		}
+	}
+}
+
+func own(host, bus string) Rank { return Rank{Host: host, BusID: bus, SMs: 132, GridSMs: 132} }
+
+func shared(mps bool, percent int) Rank {
+	r := Rank{Host: "h", BusID: "0000:19:00.0", MPS: mps, Percent: percent, SMs: 132, GridSMs: 66}
+	if percent > 0 {
+		r.SMs, r.GridSMs = 132*percent/100, 132*percent/200
+	}
+	return r
+}
+
+func TestShared(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		ranks    []Rank
+		want     [][]int
+		underMPS bool
+	}{
+		{"one GPU each", []Rank{own("h", "a"), own("h", "b")}, nil, false},
+		{"same bus, other hosts", []Rank{own("h1", "a"), own("h2", "a")}, nil, false},
+		{"time-sliced", []Rank{shared(false, 0), shared(false, 0)}, [][]int{{0, 1}}, false},
+		{"MPS", []Rank{shared(true, 50), shared(true, 50)}, [][]int{{0, 1}}, true},
+		{"one rank not a client", []Rank{shared(true, 50), shared(false, 0)}, [][]int{{0, 1}}, false},
+		{"two GPUs", []Rank{own("h", "a"), own("h", "b"), own("h", "a"), own("h", "b")}, [][]int{{0, 2}, {1, 3}}, false},
+	} {
+		if got := Shared(c.ranks); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: Shared = %v, want %v", c.name, got, c.want)
+		}
+		if got := UnderMPS(c.ranks); got != c.underMPS {
+			t.Errorf("%s: UnderMPS = %v, want %v", c.name, got, c.underMPS)
+		}
+	}
+}
+
+func TestNotes(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		ranks []Rank
+		count int      // notes
+		has   []string // substrings of the notes
+	}{
+		{"one GPU each", []Rank{own("h", "a"), own("h", "b")}, 0, nil},
+		{"one rank", []Rank{own("h", "a")}, 0, nil},
+		{"same bus, other hosts", []Rank{own("h1", "a"), own("h2", "a")}, 0, nil},
+		{"time-sliced", []Rank{shared(false, 0), shared(false, 0)}, 1, []string{"ranks 0-1 share GPU 0000:19:00.0 on h without MPS", "time-sliced"}},
+		{"one rank not a client", []Rank{shared(true, 50), shared(false, 0)}, 1, []string{"without MPS"}},
+		{"MPS, no limit", []Rank{shared(true, 0), shared(true, 0)}, 1, []string{"under MPS with no SM limit", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50"}},
+		{"MPS, one rank limited", []Rank{shared(true, 50), shared(true, 0)}, 1, []string{"with no SM limit"}},
+		{"MPS, limited", []Rank{shared(true, 50), shared(true, 50)}, 1, []string{"each limited to 50 % of it", "66 SMs", "at most 33 blocks"}},
+		{"four ranks", []Rank{shared(true, 0), shared(true, 0), shared(true, 0), shared(true, 0)}, 1, []string{"ranks 0-3", "PERCENTAGE=25"}},
+		{"two GPUs shared", []Rank{own("h", "a"), own("h", "b"), own("h", "a"), own("h", "b")}, 2,
+			[]string{"ranks 0,2 share GPU a", "ranks 1,3 share GPU b"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := Notes(c.ranks)
+			all := strings.Join(got, "\n")
+			ok := len(got) == c.count
+			for _, w := range c.has {
+				ok = ok && strings.Contains(all, w)
+			}
+			if !ok {
+				t.Errorf("Notes = %q, want %d notes with %q", got, c.count, c.has)
+			}
+		})
+	}
+}
+
+func TestList(t *testing.T) {
+	for _, c := range []struct {
+		in   []int
+		want string
+	}{
+		{[]int{0}, "0"}, {[]int{0, 1}, "0-1"}, {[]int{3, 0, 1, 2, 6}, "0-3,6"}, {[]int{1, 3, 5}, "1,3,5"}, {nil, ""},
+	} {
+		if got := List(c.in); got != c.want {
+			t.Errorf("List(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	in := []int{2, 1}
+	List(in)
+	if !reflect.DeepEqual(in, []int{2, 1}) {
+		t.Errorf("List sorted its argument: %v", in)
+	}
+}

@@ -1,0 +1,85 @@
+# mps.sh, sourced by gpu-test.sh and compare-nccl.sh: with MPS=1, ranks that share a GPU run
+# as clients of an MPS control daemon of the run's own (docs/gpu-testing.md). MPS changes no
+# GPU setting: the daemon is a user-space process that this script starts and stops.
+#
+# mps_start NP GPUS OUT: with MPS=1 and more ranks (NP) than GPUs, starts
+#   `nvidia-cuda-mps-control -d` with its pipe and log folders in OUT/mps, exports
+#   CUDA_MPS_PIPE_DIRECTORY, CUDA_MPS_LOG_DIRECTORY and CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+#   (100 / ranks per GPU: each rank's share of the SMs, so that kernels that wait for each
+#   other can all run at once), and sets MPS_MPIRUN (the -x options that pass them to the
+#   ranks) and MPS_STATE (a phrase for the summary). MPS=0 or unset: nothing. Says why and
+#   returns 1 when MPS is bad or the daemon does not start.
+# mps_stop: quits the daemon that mps_start started, if any, and waits for it to go; call
+#   it from an EXIT trap. A second call does nothing.
+# mps_restart: if mps_start started a daemon, quits it and starts a fresh one with the same
+#   settings (a client that dies under MPS can leave the server unusable for later ones).
+MPS_MPIRUN=()
+MPS_STATE="MPS off"
+MPS_PID=
+MPS_ARGS=()
+
+mps_start() {
+  local np=$1 gpus=$2 out=$3 share pct dir i
+  case ${MPS:-0} in
+    0) return 0 ;;
+    1) ;;
+    *) echo "MPS=$MPS: want 0 or 1" >&2; return 1 ;;
+  esac
+  if [ "$np" -le "$gpus" ]; then
+    MPS_STATE="MPS off (MPS=1, but every rank has a GPU of its own)"
+    return 0
+  fi
+  command -v nvidia-cuda-mps-control >/dev/null ||
+    { echo "MPS=1: nvidia-cuda-mps-control is not on PATH" >&2; return 1; }
+  mkdir -p "$out" || return 1
+  dir=$(cd "$out" && pwd)/mps
+  # The pipe folder holds Unix sockets, whose paths Linux limits to 107 bytes.
+  if [ ${#dir} -gt 64 ]; then
+    dir=$(mktemp -d /tmp/mps.XXXXXX) || return 1
+    echo "MPS=1: $out is too deep a folder for MPS's sockets; the daemon's folders are in $dir" >&2
+  fi
+  mkdir -p "$dir/pipe" "$dir/log" || return 1
+  export CUDA_MPS_PIPE_DIRECTORY=$dir/pipe CUDA_MPS_LOG_DIRECTORY=$dir/log
+  if [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ]; then
+    echo "MPS=1: a daemon already listens in $CUDA_MPS_PIPE_DIRECTORY" >&2
+    return 1
+  fi
+  MPS_ARGS=("$np" "$gpus" "$out")
+  share=$(( (np + gpus - 1) / gpus ))
+  pct=$(( 100 / share ))
+  export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$pct
+  nvidia-cuda-mps-control -d ||
+    { echo "MPS=1: nvidia-cuda-mps-control -d failed (log: $CUDA_MPS_LOG_DIRECTORY)" >&2; return 1; }
+  for i in $(seq 50); do
+    [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ] && break
+    sleep 0.1
+  done
+  [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ] ||
+    { echo "MPS=1: the daemon made no control pipe in $CUDA_MPS_PIPE_DIRECTORY within 5 s" >&2; return 1; }
+  MPS_PID=$(cat "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid" 2>/dev/null || echo started)
+  MPS_MPIRUN=(-x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE)
+  MPS_STATE="MPS on ($share ranks a GPU, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$pct, daemon folders $dir)"
+}
+
+mps_stop() {
+  local pid=$MPS_PID i
+  [ -n "$pid" ] || return 0
+  MPS_PID=
+  echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 ||
+    echo "MPS: the daemon did not take quit (log: $CUDA_MPS_LOG_DIRECTORY)" >&2
+  case $pid in
+    *[!0-9]*) return 0 ;; # no pid file: nothing to wait on
+  esac
+  for i in $(seq 100); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  echo "MPS: the daemon (pid $pid) still runs 10 s after quit (log: $CUDA_MPS_LOG_DIRECTORY)" >&2
+}
+
+mps_restart() {
+  [ -n "$MPS_PID" ] || return 0
+  mps_stop
+  rm -rf "$CUDA_MPS_PIPE_DIRECTORY"
+  mps_start "${MPS_ARGS[@]}"
+}
