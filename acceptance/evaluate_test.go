@@ -454,3 +454,50 @@ func table(t *testing.T, checks []Check) string {
 	}
 	return b.String()
 }
+
+// TestPairNotMeasuredForEachLimit: any one pair limit, alone, makes every pair a check, so
+// that a pair with no figures fails as not measured; the network limits do so only when
+// the job spans hosts. With no pair limit, an unmeasured pair is no failure.
+func TestPairNotMeasuredForEachLimit(t *testing.T) {
+	two := []Node{{Hostname: "a"}, {Hostname: "b"}}
+	tests := []struct {
+		name  string
+		set   func(*Spec)
+		hosts []Node
+		want  bool // "1-2 not measured" among the checks
+	}{
+		{"max memory signal", func(s *Spec) { s.MaxMemorySignalUs = 5 }, nil, true},
+		{"max port signal", func(s *Spec) { s.MaxPortSignalUs = 5 }, nil, true},
+		{"min memory put", func(s *Spec) { s.MinMemoryPutGBs = 100 }, nil, true},
+		{"min port put", func(s *Spec) { s.MinPortPutGBs = 100 }, nil, true},
+		{"max network signal across hosts", func(s *Spec) { s.MaxNetworkSignalUs = 50 }, two, true},
+		{"min network put across hosts", func(s *Spec) { s.MinNetworkPutGBs = 10 }, two, true},
+		{"max network signal on one host", func(s *Spec) { s.MaxNetworkSignalUs = 50 }, nil, false},
+		{"min network put on one host", func(s *Spec) { s.MinNetworkPutGBs = 10 }, nil, false},
+		{"no pair limit", func(*Spec) {}, nil, false},
+		{"no pair limit across hosts", func(*Spec) {}, two, false},
+	}
+	for _, tt := range tests {
+		var spec Spec
+		tt.set(&spec)
+		f := Figures{Ranks: 3, Hosts: tt.hosts, Pairs: []PairFigures{
+			{A: 0, B: 1, MemorySignalUs: 1, PortSignalUs: 1, MemoryPutGBs: 200, PortPutGBs: 200},
+			{A: 0, B: 2, MemorySignalUs: 1, PortSignalUs: 1, MemoryPutGBs: 200, PortPutGBs: 200},
+		}}
+		found := false
+		for _, c := range Evaluate(spec, f) {
+			if c.Name == CheckMeasurement && c.Pair == "1-2" {
+				found = true
+				if c.Pass || c.Detail != "not measured" {
+					t.Errorf("%s: check %+v; want a failure saying not measured", tt.name, c)
+				}
+			}
+			if c.Name == CheckMeasurement && (c.Pair == "0-1" || c.Pair == "0-2") {
+				t.Errorf("%s: measured pair %s reported as %+v", tt.name, c.Pair, c)
+			}
+		}
+		if found != tt.want {
+			t.Errorf("%s: pair 1-2 not measured reported %v; want %v", tt.name, found, tt.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -410,5 +411,50 @@ func TestAPIMisuse(t *testing.T) {
 	}
 	if err := b.InitializeAddr(context.Background(), "127.0.0.1:1", ""); err == nil {
 		t.Error("second Initialize accepted")
+	}
+}
+
+// TestBarrierTimeoutNamesRankWaitedOn: with a rank that never arrives, every other rank's
+// barrier times out naming the rank it was receiving from. On three ranks that is the
+// absent one, whichever it is (on two, the rank sent to and the rank received from are the
+// same, so only three or more tell them apart); on five, each names the absent rank or one
+// that timed out itself, never itself, and one names the absent rank.
+func TestBarrierTimeoutNamesRankWaitedOn(t *testing.T) {
+	checkNoLeaks(t)
+	named := regexp.MustCompile(`^bootstrap: rank (\d+): barrier #\d+ step \d+: recv from rank (\d+) \(127\.0\.0\.1:\d+\): timed out after 300ms$`)
+	for _, n := range []int{3, 5} {
+		for absent := 0; absent < n; absent++ {
+			t.Run(fmt.Sprintf("%d ranks, rank %d absent", n, absent), func(t *testing.T) {
+				bs := newJob(t, n, 300*time.Millisecond, nil)
+				errs := parallel(n, func(r int) error {
+					if r == absent {
+						return nil
+					}
+					return bs[r].Barrier()
+				})
+				direct := false
+				for r, err := range errs {
+					if r == absent {
+						continue
+					}
+					m := named.FindStringSubmatch(fmt.Sprint(err))
+					if m == nil || m[1] != fmt.Sprint(r) {
+						t.Errorf("rank %d: %v; want a timeout naming the rank waited on", r, err)
+						continue
+					}
+					waited, _ := strconv.Atoi(m[2])
+					switch {
+					case n == 3 && waited != absent:
+						t.Errorf("rank %d names rank %d; want rank %d, the absent one", r, waited, absent)
+					case waited == r || waited != absent && errs[waited] == nil:
+						t.Errorf("rank %d names rank %d, which is neither absent nor stuck", r, waited)
+					}
+					direct = direct || waited == absent
+				}
+				if !direct {
+					t.Errorf("no rank names rank %d, the absent one: %v", absent, errs)
+				}
+			})
+		}
 	}
 }

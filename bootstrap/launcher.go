@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/clip"
 )
 
 // Launch is what a launcher told this process about its place in the job.
@@ -138,7 +140,18 @@ func torchRoot(torchrun bool) (string, error) {
 	if torchrun {
 		port++
 	}
-	return net.JoinHostPort(host, strconv.Itoa(port)), nil
+	return rootAt("MASTER_ADDR="+clip.Quote(host), host, port)
+}
+
+// rootAt is the root address of host and port, checked as InitializeAddr will parse it:
+// junk in a launcher's variable (what says which, and its value) is refused with the
+// launcher's other checks, before the worker, not when the ranks meet.
+func rootAt(what, host string, port int) (string, error) {
+	root := net.JoinHostPort(host, strconv.Itoa(port))
+	if spec, err := parseAddrSpec(root); err != nil || spec.Iface != "" || !spec.hasHost() {
+		return "", fmt.Errorf("bootstrap: %s: want a host name or IP address", what)
+	}
+	return root, nil
 }
 
 func slurmRoot() (string, error) {
@@ -154,7 +167,7 @@ func slurmRoot() (string, error) {
 	}
 	host, err := FirstNode(list)
 	if err != nil {
-		return "", fmt.Errorf("bootstrap: %s=%q: %w", name, list, err)
+		return "", fmt.Errorf("bootstrap: %s=%s: %w", name, clip.Quote(list), err)
 	}
 	port := 0
 	if s := strings.TrimSpace(os.Getenv(EnvRootPort)); s != "" {
@@ -166,7 +179,7 @@ func slurmRoot() (string, error) {
 		h.Write([]byte(os.Getenv("SLURM_JOB_ID") + "." + os.Getenv("SLURM_STEP_ID")))
 		port = 20000 + int(h.Sum32()%20000)
 	}
-	return net.JoinHostPort(host, strconv.Itoa(port)), nil
+	return rootAt(name+"'s first host "+clip.Quote(host), host, port)
 }
 
 // withIfname puts the interface that MSCCLPP_BENCH_SOCKET_IFNAME picks in front of a root

@@ -2,8 +2,10 @@ package bootstrap
 
 import (
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // launchVars are every variable DetectLaunch reads.
@@ -111,12 +113,23 @@ func TestExpandNodeList(t *testing.T) {
 		{"a,,b", nil, true},
 		{"", nil, true},
 		{"n[0-99999]", nil, true},
+		// The cap is on the whole list, not on each range or item.
+		{"n[1-40000],m[1-40000]", nil, true},
+		{"n[1-40000,50001-90000]", nil, true},
+		{"r[0-300]n[0-300]", nil, true},
+		{"n[1-65535],x", nil, false},
 	}
 	for _, c := range cases {
 		got, err := ExpandNodeList(c.list)
 		if c.err {
 			if err == nil {
 				t.Errorf("%q: expanded to %d hosts, want an error", c.list, len(got))
+			}
+			continue
+		}
+		if c.want == nil { // a long list: check its length and ends
+			if err != nil || len(got) != maxNodes || got[0] != "n1" || got[len(got)-1] != "x" {
+				t.Errorf("%q: %d hosts, %v", c.list, len(got), err)
 			}
 			continue
 		}
@@ -137,11 +150,68 @@ func FuzzExpandNodeList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		hosts, err := ExpandNodeList(s)
 		first, ferr := FirstNode(s)
-		if (err == nil) != (ferr == nil) && len(hosts) <= maxNodes {
+		if (err == nil) != (ferr == nil) {
 			t.Fatalf("ExpandNodeList: %v, FirstNode: %v", err, ferr)
 		}
-		if err == nil && first != hosts[0] {
+		if err != nil {
+			return
+		}
+		if len(hosts) == 0 || len(hosts) > maxNodes {
+			t.Fatalf("%d hosts, want 1 to %d", len(hosts), maxNodes)
+		}
+		if first != hosts[0] {
 			t.Fatalf("first host %q, FirstNode %q", hosts[0], first)
 		}
+		for _, h := range hosts {
+			if h == "" || strings.ContainsAny(h, "[],") {
+				t.Fatalf("host %q", h)
+			}
+		}
 	})
+}
+
+// TestNodeListBoundedAsAWhole: a list that names too many hosts in all is refused from its
+// ranges, fast, in a short message, without making its hosts; the first host of a long
+// valid list is taken without expanding the rest.
+func TestNodeListBoundedAsAWhole(t *testing.T) {
+	huge := []string{
+		strings.Repeat("n[0-65535],", 1500) + "n",            // 16 KB, 98 million hosts
+		"n[" + strings.Repeat("0-65535,", 1500) + "1]",       // one bracket of many ranges
+		strings.Repeat("r[0-65535]", 4),                      // a product of 2^64
+		strings.Repeat("a", 20000) + "[0-65535]," + "b[0-1]", // a long name
+	}
+	for _, list := range huge {
+		for name, fn := range map[string]func(string) error{
+			"ExpandNodeList": func(s string) error { _, err := ExpandNodeList(s); return err },
+			"FirstNode":      func(s string) error { _, err := FirstNode(s); return err },
+		} {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			err := fn(list)
+			took := time.Since(start)
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), "more than 65536 hosts") {
+				t.Errorf("%s(%.30q...): %v; want more than 65536 hosts", name, list, err)
+				continue
+			}
+			if len(err.Error()) > 300 {
+				t.Errorf("%s(%.30q...): a %d-byte message", name, list, len(err.Error()))
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 || took > 2*time.Second {
+				t.Errorf("%s(%.30q...): %d bytes allocated, %v; want the list refused from its ranges", name, list, alloc, took)
+			}
+		}
+	}
+	long := "n[00000-65535]"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	first, err := FirstNode(long)
+	runtime.ReadMemStats(&after)
+	if err != nil || first != "n00000" {
+		t.Fatalf("FirstNode(%q) = %q, %v", long, first, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<10 {
+		t.Errorf("FirstNode(%q) allocated %d bytes; want the first host without the others", long, alloc)
+	}
 }

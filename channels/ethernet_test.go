@@ -91,7 +91,7 @@ func (s *standin) connectPorts(opts ...PortOption) error {
 		return err
 	}
 	for i, p := range s.m.Peers() {
-		s.ports[p] = &cpuPort{g: s.g, h: hs[i], head: &s.head, timeout: 20 * time.Second}
+		s.ports[p] = &cpuPort{g: s.g, h: hs[i], head: &s.head, timeout: 20 * time.Second, failed: s.m.DeviceError}
 	}
 	return nil
 }
@@ -107,7 +107,9 @@ func pattern(from, to, k int, size uint64, i uint64) byte {
 // exchange has every rank put size bytes to every peer (at srcOff in its source, dstOff
 // + slot*size in the peer's destination, a slot per sender) with a signal, wait for every
 // peer's signal, check every received byte and the guard bytes around them, and flush.
-// It returns the first problem.
+// It returns the first problem. A rank that fails stops the others' waits at once (as a
+// job ends when one of its processes fails), so that a broken protocol fails the test
+// fast, not at the other ranks' timeouts.
 func exchange(ranks []*standin, boot func(r int) Bootstrap, k int, size, srcOff, dstOff uint64) error {
 	n := len(ranks)
 	errs := make([]error, n)
@@ -116,6 +118,13 @@ func exchange(ranks []*standin, boot func(r int) Bootstrap, k int, size, srcOff,
 		go func(r int) {
 			defer func() { done <- r }()
 			errs[r] = ranks[r].exchange(boot(r), k, size, srcOff, dstOff)
+			if errs[r] != nil {
+				for o := range ranks {
+					if o != r {
+						ranks[o].m.connFailed(fmt.Errorf("rank %d failed: %w", r, errs[r]))
+					}
+				}
+			}
 		}(r)
 	}
 	for range ranks {
@@ -160,6 +169,10 @@ func (s *standin) exchange(boot Bootstrap, k int, size, srcOff, dstOff uint64) e
 		if err := s.ports[p].wait(); err != nil {
 			return err
 		}
+	}
+	// As a run checks after its kernels: a failed work request, a refused message.
+	if err := s.m.DeviceError(); err != nil {
+		return err
 	}
 	for _, p := range peers {
 		at := dstOff + uint64(p)*size
@@ -448,5 +461,66 @@ func TestEthPieceSize(t *testing.T) {
 		if got := conn.pieceSize(c.size); got != c.want {
 			t.Errorf("%d sockets, %d pieces, %d-byte chunk: a %d-byte write in pieces of %d, want %d", c.sockets, c.pieces, c.chunk, c.size, got, c.want)
 		}
+	}
+}
+
+// TestEthernetPeersWithDifferentChunks: two ranks whose MSCCLPP_BENCH_ETH_CHUNK differ
+// (each sends pieces no larger than the smaller chunk, which the peer's staging slots
+// hold) put to each other at once, at sizes around both chunks and many times either;
+// every byte is checked.
+func TestEthernetPeersWithDifferentChunks(t *testing.T) {
+	for _, chunks := range [][2]uint64{{EthMinChunk, 1 << 20}, {1 << 20, EthMinChunk}, {256 << 10, 4 << 20}} {
+		t.Run(fmt.Sprintf("%d-%d", chunks[0], chunks[1]), func(t *testing.T) {
+			const most = 9<<20 + 3
+			bs := newBoots(t, 2)
+			ranks := newStandins(t, bootsOf(bs), 2*most+64, false, func(r int) MeshOptions {
+				o := ethOpts(ModeEthernet, "node")
+				o.Ethernet.Chunk = chunks[r]
+				return o
+			})
+			sizes := []uint64{1, EthMinChunk - 1, EthMinChunk + 1, 256<<10 + 4097, 1<<20 + 1, 4<<20 + 5, most}
+			for k, size := range sizes {
+				if err := exchange(ranks, func(r int) Bootstrap { return bs[r] }, k, size, uint64(k%3), 7); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestEthernetWrongByteCountFailsFast: a data message whose header gives a wrong byte count
+// (16 where 64 follow) makes the receiver read data as the next header; it must refuse it,
+// and both ranks' waits, each good for 20 s, must end at once with an error naming the
+// cause, as a kernel stops at the mesh's error word: not at their timeouts.
+func TestEthernetWrongByteCountFailsFast(t *testing.T) {
+	bs := newBoots(t, 2)
+	ranks := newStandins(t, bootsOf(bs), 1<<20, false, func(r int) MeshOptions { return ethOpts(ModeEthernet, "node") })
+	dst := (*ranks[0].m.proxy.channels.Load())[0].Dst.ID
+	c := ranks[0].m.Conns[1].(*ethConn)
+	var hdr [ethHeaderSize]byte
+	putHeader(&hdr, ethMsgData, dst, 0, 16, 0)
+	c.produce.Lock()
+	err := c.ctl.writev(hdr[:], bytes.Repeat([]byte{0xEE}, 64))
+	c.produce.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	errs := make([]error, 2)
+	onRanks(t, 2, func(r int) error {
+		if ranks[r].ports[1-r].timeout != 20*time.Second {
+			return fmt.Errorf("the port's timeout is %v, want 20 s", ranks[r].ports[1-r].timeout)
+		}
+		errs[r] = ranks[r].ports[1-r].wait()
+		return nil
+	})
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the waits ended after %v; want them stopped at once", took)
+	}
+	if errs[1] == nil || !strings.Contains(errs[1].Error(), "unexpected message type 238") {
+		t.Errorf("rank 1 (the receiver): %v; want the bad header refused", errs[1])
+	}
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), "rank 1") {
+		t.Errorf("rank 0: %v; want an error naming rank 1", errs[0])
 	}
 }

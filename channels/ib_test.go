@@ -147,3 +147,52 @@ func TestAutoModeOneHostLeavesIBAlone(t *testing.T) {
 		t.Errorf("rank 0 to rank 1: %v", tr)
 	}
 }
+
+// TestIBAtomicsOnOneSideAndDeepQueues: signals use fetch-and-add only where both HCAs do
+// atomics: with atomics on one side only, both sides signal by RDMA writes (an atomic to
+// the other side would fail there). And a write cut into more pieces than the send queue
+// holds (ibDepth) is posted as the queue drains, never past its depth.
+func TestIBAtomicsOnOneSideAndDeepQueues(t *testing.T) {
+	old := ibMaxWrite
+	ibMaxWrite = 4 << 10
+	t.Cleanup(func() { ibMaxWrite = old })
+	const deep = 2*ibDepth*(4<<10) + 3 // pieces: twice the queue's depth, and a bit
+	for _, c := range []struct {
+		atomics [2]bool
+		sizes   []uint64
+		adds    int // fetch-and-adds, over both ranks
+	}{
+		{[2]bool{true, false}, []uint64{8, 4097, 64 << 10}, 0},
+		{[2]bool{false, true}, []uint64{8, 4097, 64 << 10}, 0},
+		{[2]bool{true, true}, []uint64{deep}, 2},
+		{[2]bool{false, false}, []uint64{deep}, 0},
+		{[2]bool{true, false}, []uint64{deep, 1}, 0},
+	} {
+		t.Run(fmt.Sprintf("Atomics=%v/Sizes=%v", c.atomics, c.sizes), func(t *testing.T) {
+			bs := newBoots(t, 2)
+			fabric := newIBFabric(newMemSpace())
+			ranks := newStandinsOn(t, bootsOf(bs), 2*deep+64, false, fabric.space, func(r int) MeshOptions {
+				return ibOpts(ModeIB, fakeVerbs{f: fabric, atomics: c.atomics[r]})
+			})
+			for k, size := range c.sizes {
+				if err := exchange(ranks, func(r int) Bootstrap { return bs[r] }, k, size, uint64(k), 3); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if adds := fabric.count("fetch-add"); adds != c.adds {
+				t.Errorf("%d fetch-and-adds, want %d", adds, c.adds)
+			}
+			pieces := 0
+			for _, size := range c.sizes {
+				pieces += int((size + 4<<10 - 1) / (4 << 10))
+			}
+			want := 2 * pieces // per direction
+			if c.adds == 0 {
+				want += 2 * len(c.sizes) // the signals, as writes
+			}
+			if writes := fabric.count("write"); writes != want {
+				t.Errorf("%d RDMA writes, want %d", writes, want)
+			}
+		})
+	}
+}

@@ -309,18 +309,41 @@ type cpuPort struct {
 	expected uint64
 	timeout  time.Duration
 	spin     bool // wait polls without sleeping, as a GPU thread does
+	// failed is the rank's device error (Mesh.DeviceError), which every wait polls as a
+	// kernel polls the mesh's error word: a broken connection (a peer that sent a wrong
+	// byte count, one that stopped) ends the wait at once, not at its timeout.
+	failed func() error
+}
+
+// poll waits until done, failing on the rank's device error at once and on c.timeout.
+func (c *cpuPort) poll(done func() bool, what string, args ...any) error {
+	deadline := time.Now().Add(c.timeout)
+	for i := 0; !done(); i++ {
+		if i&31 == 31 {
+			if c.failed != nil {
+				if err := c.failed(); err != nil {
+					return fmt.Errorf("waiting for "+what+": %w", append(args, err)...)
+				}
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("timed out after %v waiting for "+what, append([]any{c.timeout}, args...)...)
+			}
+		}
+		if c.spin {
+			affinity.Yield()
+		} else {
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+	return nil
 }
 
 func (c *cpuPort) push(typ uint32, dstOff, srcOff, size uint64) (uint64, error) {
 	f := c.h.Fifo
 	tail := c.g.word(device.Ptr(f.Tail))
 	pos := c.head.Add(1) - 1
-	deadline := time.Now().Add(c.timeout)
-	for pos >= atomic.LoadUint64(tail)+uint64(f.Size) {
-		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("FIFO stayed full for %v", c.timeout)
-		}
-		time.Sleep(10 * time.Microsecond)
+	if err := c.poll(func() bool { return pos < atomic.LoadUint64(tail)+uint64(f.Size) }, "room in the FIFO"); err != nil {
+		return 0, err
 	}
 	tr := MakeTrigger(typ, c.h.ID, dstOff, srcOff, size)
 	slot := device.Ptr(f.Triggers).Add((pos & uint64(f.Size-1)) * 16)
@@ -332,7 +355,7 @@ func (c *cpuPort) push(typ uint32, dstOff, srcOff, size uint64) (uint64, error) 
 // sync waits until the proxy has consumed the trigger at pos.
 func (c *cpuPort) sync(pos uint64) error {
 	tail := c.g.word(device.Ptr(c.h.Fifo.Tail))
-	return waitFor(c.timeout, func() bool { return atomic.LoadUint64(tail) > pos }, "the proxy to take trigger %d", pos)
+	return c.poll(func() bool { return atomic.LoadUint64(tail) > pos }, "the proxy to take trigger %d", pos)
 }
 
 func (c *cpuPort) putWithSignal(dstOff, srcOff, size uint64) error {
@@ -352,11 +375,7 @@ func (c *cpuPort) flush() error {
 func (c *cpuPort) wait() error {
 	c.expected++
 	in := c.g.word(device.Ptr(c.h.Sem.Inbound))
-	if c.spin {
-		return spinFor(c.timeout, func() bool { return atomic.LoadUint64(in) >= c.expected },
-			"signal %d from rank %d (token at %d)", c.expected, c.h.Peer, atomic.LoadUint64(in))
-	}
-	return waitFor(c.timeout, func() bool { return atomic.LoadUint64(in) >= c.expected },
+	return c.poll(func() bool { return atomic.LoadUint64(in) >= c.expected },
 		"signal %d from rank %d (token at %d)", c.expected, c.h.Peer, atomic.LoadUint64(in))
 }
 
@@ -367,18 +386,6 @@ func waitFor(timeout time.Duration, done func() bool, what string, args ...any) 
 			return fmt.Errorf("timed out after %v waiting for "+what, append([]any{timeout}, args...)...)
 		}
 		time.Sleep(20 * time.Microsecond)
-	}
-	return nil
-}
-
-// spinFor is waitFor without sleeps: it yields the CPU between polls.
-func spinFor(timeout time.Duration, done func() bool, what string, args ...any) error {
-	deadline := time.Now().Add(timeout)
-	for i := 0; !done(); i++ {
-		if i&255 == 255 && time.Now().After(deadline) {
-			return fmt.Errorf("timed out after %v waiting for "+what, append([]any{timeout}, args...)...)
-		}
-		affinity.Yield()
 	}
 	return nil
 }

@@ -44,15 +44,43 @@ type Collective interface {
 }
 
 // OpLabeler is implemented by a collective without an operator whose report's redop
-// column is not "none" (hypercube: nccl-tests leaves it blank).
-type OpLabeler interface{ OpLabel() string }
+// column is not "none": OpLabel is the column for -o requested (OpNone when the caller
+// gave none). nccl-tests 2.19.6 prints sendrecv's requested operator, which it does not
+// use, and leaves hypercube's blank.
+type OpLabeler interface{ OpLabel(requested Op) string }
 
-// opLabel is the redop column of collective c run with op.
+// opLabel is the redop column of collective c run with -o op: the operator where c
+// reduces, else what nccl-tests prints there ("none" unless c is an OpLabeler).
 func opLabel(c Collective, op Op) string {
-	if l, ok := c.(OpLabeler); ok && !c.HasOp() {
-		return l.OpLabel()
+	if c.HasOp() {
+		return string(op)
 	}
-	return string(op)
+	if l, ok := c.(OpLabeler); ok {
+		return l.OpLabel(op)
+	}
+	return string(OpNone)
+}
+
+// runOps is the operators a sweep of c runs for -o ops: all of them where c reduces;
+// where it does not, -o has no effect on what runs, and one run is made per distinct
+// redop column (nccl-tests repeats sendrecv for each operator of -o all, and runs the
+// others once).
+func runOps(c Collective, ops []string) []string {
+	if len(ops) == 0 {
+		ops = []string{string(OpNone)}
+	}
+	if c.HasOp() {
+		return ops
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, op := range ops {
+		if l := opLabel(c, Op(op)); !seen[l] {
+			seen[l] = true
+			out = append(out, op)
+		}
+	}
+	return out
 }
 
 // RankChecker is implemented by a collective that runs only on some rank counts

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
@@ -107,25 +108,30 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 	for _, sz := range o.Sizes {
 		maxBytes = max(maxBytes, sz)
 	}
-	free, _, err := g.MemInfo()
-	if err != nil {
-		return nil, err
-	}
 	// In + Out + scratch of up to about the same again (and the repeat check's copy of an
 	// output), with 1 GiB to spare.
 	parts := int64(3)
 	if o.RepeatCheck {
 		parts = 4
 	}
-	if budget := (int64(free) - 1<<30) / parts; maxBytes > budget {
-		budget &^= 1<<20 - 1
-		rep.Note("Reducing maxBytes to %d due to memory limitation", budget)
+	lim, err := agreeMemoryBudget(g, m, parts)
+	if err != nil {
+		return nil, err
+	}
+	if budget := lim.budget; maxBytes > budget {
+		budget = max(budget&^(1<<20-1), 0)
 		var kept []int64
 		for _, sz := range o.Sizes {
 			if sz <= budget {
 				kept = append(kept, sz)
 			}
 		}
+		if len(kept) == 0 && len(o.Sizes) > 0 {
+			// Nothing would run: a sweep of no rows that exits 0 reads as a pass.
+			return nil, fmt.Errorf("no size of the sweep fits in GPU memory: the smallest, %d bytes (-b), is above %d, the most that rank %d's %d free bytes hold (the buffers of that size, with 1 GiB spare)",
+				slices.Min(o.Sizes), budget, lim.rank, lim.free)
+		}
+		rep.Note("Reducing maxBytes to %d due to memory limitation", budget)
 		h.Opts.Sizes, maxBytes = kept, budget
 	}
 	h.pad = uint64(o.Unalign) * maxTypeSize // room for -u's offset, for every type
@@ -159,6 +165,43 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 	h.env.Layout.MPSNetwork = o.MPSNetwork
 	h.verifier = &Verifier{GPU: g, Env: h.env, Stream: s, Wrong: wrong, Grid: sms * 4}
 	return h, nil
+}
+
+// memoryBudget is the largest message size the buffers may take on the rank with the
+// least free GPU memory: its free memory less 1 GiB, shared by the buffers of that size.
+type memoryBudget struct {
+	budget int64  // bytes; negative when even the spare GiB is not free
+	rank   int    // the rank it comes from
+	free   uint64 // that rank's free bytes
+}
+
+// agreeMemoryBudget gathers every rank's free memory and returns the smallest budget for
+// parts buffers of the message size, so that every rank keeps the same sizes (ranks that
+// kept different sweeps would wait on each other forever) and a rank short of memory
+// limits the others.
+func agreeMemoryBudget(g device.GPU, m *channels.Mesh, parts int64) (memoryBudget, error) {
+	free, _, err := g.MemInfo()
+	if err != nil {
+		return memoryBudget{}, err
+	}
+	lim := memoryBudget{budget: (int64(free) - 1<<30) / parts, rank: m.Rank, free: free}
+	if m.Boot == nil || m.NRanks < 2 {
+		return lim, nil
+	}
+	all, err := m.Boot.AllGather(binary.LittleEndian.AppendUint64(nil, free))
+	if err != nil {
+		return memoryBudget{}, fmt.Errorf("share free GPU memory: %w", err)
+	}
+	for r, b := range all {
+		if len(b) != 8 {
+			return memoryBudget{}, fmt.Errorf("share free GPU memory: rank %d sent %d bytes, want 8", r, len(b))
+		}
+		f := binary.LittleEndian.Uint64(b)
+		if budget := (int64(f) - 1<<30) / parts; r == 0 || budget < lim.budget {
+			lim = memoryBudget{budget: budget, rank: r, free: f}
+		}
+	}
+	return lim, nil
 }
 
 // Close releases the algorithm instances.
@@ -246,10 +289,7 @@ func (h *Harness) plan(dt string) ([]step, error) {
 // Run measures every type, operator, size and placement.
 func (h *Harness) Run(rep Reporter) (*Summary, error) {
 	sum := &Summary{}
-	ops := h.Opts.Ops
-	if !h.Coll.HasOp() {
-		ops = []string{string(OpNone)}
-	}
+	ops := runOps(h.Coll, h.Opts.Ops)
 	plans := make([][]step, len(h.Opts.Datatypes))
 	t := tally{sum: sum}
 	for i, dtName := range h.Opts.Datatypes {
@@ -389,7 +429,11 @@ func (h *Harness) measureRow(st step, dt Datatype, op Op, repeat bool) (results.
 	}
 	elt := uint64(dt.Size)
 	for _, inPlace := range []bool{false, true} {
-		a := &LaunchArgs{Type: dt, Op: op, Root: max(root, 0), Count: c.Send, Param: c.Param, SendBytes: uint64(c.Send) * elt,
+		launchOp := op
+		if !h.Coll.HasOp() {
+			launchOp = OpNone // -o only labels the rows of a collective that does not reduce
+		}
+		a := &LaunchArgs{Type: dt, Op: launchOp, Root: max(root, 0), Count: c.Send, Param: c.Param, SendBytes: uint64(c.Send) * elt,
 			RecvBytes: uint64(c.Recv) * elt, InPlace: inPlace,
 			SendInPlace: uint64(c.SendInPlace) * elt, RecvInPlace: uint64(c.RecvInPlace) * elt}
 		pi := inst

@@ -21,7 +21,7 @@ func (hypercube) HasRoot() bool { return false }
 
 // OpLabel: nccl-tests runs hypercube with an empty operator name, so its redop column
 // is blank.
-func (hypercube) OpLabel() string { return "" }
+func (hypercube) OpLabel(Op) string { return "" }
 
 // CheckRanks refuses a rank count that is not a power of two (nccl-tests skips the test).
 func (hypercube) CheckRanks(nranks int) error {

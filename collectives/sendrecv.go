@@ -14,9 +14,15 @@ func (sendRecv) Doc() string {
 func (sendRecv) HasOp() bool   { return false }
 func (sendRecv) HasRoot() bool { return false }
 
-// OpLabel: nccl-tests prints sendrecv's redop column as "sum" (its default operator, which
-// sendrecv does not use), so scripts that read that column see the same word from us.
-func (sendRecv) OpLabel() string { return "sum" }
+// OpLabel: nccl-tests prints sendrecv's redop column as the -o operator (default "sum"),
+// which sendrecv does not use, and repeats the sweep for each of -o all's; scripts that
+// read that column see the same words from us.
+func (sendRecv) OpLabel(requested Op) string {
+	if requested == OpNone {
+		return "sum"
+	}
+	return string(requested)
+}
 
 // Counts follows nccl-tests: the whole size, not rounded; in place, input and output both
 // start at the output buffer's start.

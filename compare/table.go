@@ -10,6 +10,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/clip"
 )
 
 // WriteTable writes res as ASCII tables: one of the collective rows
@@ -30,10 +32,12 @@ func WriteTable(w io.Writer, res *Result) error {
 			strconv.FormatInt(r.Size, 10), r.Metric + " (" + r.Unit + ")",
 			formatValue(r.Baseline), formatValue(r.Current), FormatChange(r.Change), string(r.Verdict),
 		}
+		// The names come from the files: escape sequences in them must not reach the
+		// terminal, nor newlines break the table.
 		if r.PingPong {
-			ping = append(ping, append([]string{r.Pair, r.Channel, r.Mode}, cells...))
+			ping = append(ping, append(printable(r.Pair, r.Channel, r.Mode), cells...))
 		} else {
-			coll = append(coll, append([]string{r.Collective, algorithmShown(*r), r.Type, r.Op, r.Placement}, cells...))
+			coll = append(coll, append(printable(r.Collective, algorithmShown(*r), r.Type, r.Op, r.Placement), cells...))
 		}
 	}
 	if len(coll) > 0 || len(ping) == 0 {
@@ -50,11 +54,11 @@ func WriteTable(w io.Writer, res *Result) error {
 		}
 	}
 	for _, warn := range res.Warnings {
-		fmt.Fprintf(&buf, "warning: %s\n", warn)
+		fmt.Fprintf(&buf, "warning: %s\n", clip.Printable(warn))
 	}
 	for i := range res.Rows {
 		if r := &res.Rows[i]; r.Note != "" {
-			fmt.Fprintf(&buf, "note: %s: %s\n", r.Name(), r.Note)
+			fmt.Fprintf(&buf, "note: %s: %s\n", clip.Printable(r.Name()), clip.Printable(r.Note))
 		}
 	}
 	fmt.Fprintln(&buf, res.Summary())
@@ -62,6 +66,14 @@ func WriteTable(w io.Writer, res *Result) error {
 		return fmt.Errorf("compare: write table: %w", err)
 	}
 	return nil
+}
+
+// printable returns the strings with clip.Printable applied to each.
+func printable(s ...string) []string {
+	for i := range s {
+		s[i] = clip.Printable(s[i])
+	}
+	return s
 }
 
 // renderTable renders one table into buf. The first nText columns are

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
@@ -188,5 +190,55 @@ func TestWriteTableHugeFigures(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "1e+308") {
 		t.Errorf("the figure is not shown as 1e+308:\n%s", buf.String())
+	}
+}
+
+// TestWriteTableEscapesFileStrings: names read from the files (collective, algorithm,
+// type, operator, ping-pong pair, channel and mode) reach the table, its warnings and notes
+// with control characters and bytes that are not UTF-8 escaped: a baseline cannot send
+// the terminal escape sequences or break the table's lines.
+func TestWriteTableEscapesFileStrings(t *testing.T) {
+	base := report(row("rs\x1b[2Jag", 4096, pl(10, 1), nil))
+	cur := report(row("rs\x1b[2Jag", 4096, pl(10, 1), nil))
+	base.Collective = "all\x1b]0;owned\x07_reduce_perf"
+	cur.Collective = "all\nreduce\xff_perf"
+	cur.Rows[0].Type, base.Rows[0].Type = "flo\rat", "flo\rat"
+	cur.Rows[0].OutOfPlace.Wrong = 1
+	opt := DefaultOptions()
+	opt.Force = true
+	res, err := Compare(base, cur, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ping := &results.Report{
+		Header:   results.Header{Collective: "pingpong"},
+		PingPong: []results.PingPongRow{{Pair: "0-1\x1b[A", Channel: "po\x00rt", Mode: "p\u202eut", Size: 1 << 20, BwGBs: 100}},
+	}
+	pres, err := Compare(ping, ping, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		res  *Result
+		want []string
+	}{
+		{res, []string{`rs\x1b[2Jag`, `all\nreduce\xff_perf`, `all\x1b]0;owned\a_reduce_perf`, `flo\rat`}},
+		{pres, []string{`0-1\x1b[A`, `po\x00rt`, `p\u202eut`}},
+	} {
+		var buf bytes.Buffer
+		if err := WriteTable(&buf, tt.res); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		for i, c := range out {
+			if c == utf8.RuneError || c != '\n' && (unicode.IsControl(c) || unicode.Is(unicode.Bidi_Control, c)) {
+				t.Fatalf("the table holds %q at byte %d:\n%q", c, i, out)
+			}
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("the table lacks %s:\n%s", w, out)
+			}
+		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/clip"
 )
 
 // Axis titles.
@@ -83,7 +85,7 @@ func (f *Figure) draw(dc draw.Canvas) error {
 			points.Shape = plotutil.Shape(i)
 			panel.p.Add(line, points)
 			if panel.p == tm {
-				tm.Legend.Add(s.Label, line, points)
+				tm.Legend.Add(drawable(s.Label), line, points)
 			}
 		}
 	}
@@ -101,11 +103,12 @@ func (f *Figure) draw(dc draw.Canvas) error {
 
 	area := dc
 	if f.Title != "" {
+		title := drawable(f.Title)
 		sty := bw.Title.TextStyle
 		sty.Font.Size = vg.Points(14)
 		pad := vg.Points(6)
-		h := sty.Height(f.Title)
-		dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - pad}, f.Title)
+		h := sty.Height(title)
+		dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - pad}, title)
 		area = draw.Crop(dc, 0, 0, 0, -(h + pad))
 	}
 	tiles := draw.Tiles{
@@ -119,6 +122,12 @@ func (f *Figure) draw(dc draw.Canvas) error {
 	tm.Draw(canvases[0][1])
 	return nil
 }
+
+// drawable is s as it may be drawn: titles and labels come from flags and from results
+// files, so anything may be in them, and control characters, bytes that are not UTF-8 and
+// the non-characters U+FFFE and U+FFFF may not be in an SVG (XML) document. They are drawn
+// as Go escapes (\x1b, \n, \xff; clip.Printable).
+func drawable(s string) string { return clip.Printable(s) }
 
 // pow2Range widens [lo, hi] to powers of two around it; an empty range
 // (no data) becomes [1, 1K] and a single size gets one power on each side.

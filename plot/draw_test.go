@@ -78,6 +78,21 @@ func TestWriteSVG(t *testing.T) {
 			want:   []string{`a<&>"b': ring`, `a<&>"b': tree`, "x & y", "1K", "1M"},
 		},
 		{
+			// Every string drawn comes from a flag or a file: control characters, escape
+			// sequences and bytes that are not UTF-8 are drawn escaped, so the SVG stays
+			// XML (Go's decoder refuses them raw).
+			name: "control characters in the title, labels and algorithm names",
+			inputs: []Input{{Name: "ours.json", Label: "lab\x00el\x1b[31m", Report: report("all_reduce_perf",
+				row(1024, "float", "sum", "ri\x07ng", 5, 1), row(1024, "float", "sum", "tr\xffee\u0085", 4, 2))}},
+			opt:  Options{ByAlgorithm: true, Title: "t\x1b]0;owned\x07itle\nnext\tline\uffff"},
+			want: []string{`lab\x00el\x1b[31m: ri\ang`, `lab\x00el\x1b[31m: tr\xffee\u0085`, `t\x1b]0;owned\aitle\nnext\tline\uffff`},
+		},
+		{
+			name:   "a default title from a file's collective",
+			inputs: []Input{{Name: "c.json", Report: report("all\x1b[2Jreduce_perf", row(1024, "float", "sum", "", 5, 1))}},
+			want:   []string{`all\x1b[2Jreduce: float sum, out-of-place`},
+		},
+		{
 			name:   "single size",
 			inputs: []Input{{Name: "one.json", Report: report("", row(32<<20, "float", "sum", "", 300, 100))}},
 			want:   []string{"one", "16M", "32M", "64M", "200", "500"},

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -53,6 +54,61 @@ func TestReadJSONRefusesImpossibleFigures(t *testing.T) {
 	} {
 		if _, err := ReadJSON(strings.NewReader(doc)); err != nil {
 			t.Errorf("ReadJSON(%s): %v", doc, err)
+		}
+	}
+}
+
+// TestReadJSONSaysWhatTheFileIs: a file that is not a JSON results file (nccl-tests' text
+// output, an empty or cut-short file, a picture) is refused with a message that says what
+// the file is and what is expected, not with the JSON decoder's words.
+func TestReadJSONSaysWhatTheFileIs(t *testing.T) {
+	text, err := os.ReadFile("testdata/h200x2-nccl2.28.3-mpi_all_reduce.txt") // nccl-tests' own
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, doc, want string
+	}{
+		{"nccl-tests text", string(text), "the file is text, as nccl-tests prints it (lines starting with '#'), not JSON; want the JSON results file that -J writes"},
+		{"text after blank lines", "\n\n  # nccl-tests\n", "the file is text, as nccl-tests prints it"},
+		{"empty", "", "the file is empty; want the JSON results file"},
+		{"white space", " \n\t\n", "the file is empty; want the JSON results file"},
+		{"cut short", `{"results": [{"size": 8`, "the file ends inside its JSON document (cut short?); want the JSON results file"},
+		{"an SVG", `<svg xmlns="http://www.w3.org/2000/svg"></svg>`, "the file is not JSON (byte 1: invalid character '<' looking for beginning of value); want the JSON results file"},
+	}
+	for _, tt := range tests {
+		_, err := ReadJSON(strings.NewReader(tt.doc))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: ReadJSON error = %v, want one containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestReadJSONTypeErrorsInJSONWords: a value of the wrong JSON kind is named by its key
+// and the kind wanted, never with Go's type or struct names.
+func TestReadJSONTypeErrorsInJSONWords(t *testing.T) {
+	tests := []struct {
+		doc, want string
+	}{
+		{`{"results": "x"}`, `"results" is a JSON string, want a list`},
+		{`{"results": [{"size": "x"}]}`, `"results.size" is a JSON string, want a whole number`},
+		{`{"results": [{"size": 1e30}]}`, `"results.size" is a JSON number 1e30, want a whole number in range`},
+		{`{"results": [{"out_of_place": {"time": true}}]}`, `bad number true: want a number, "nan" or "inf"`},
+		{`{"results": [{"out_of_place": {"time": "soon"}}]}`, `bad number "soon": want a number`},
+		{`{"results": [{"root": "top"}]}`, `bad root "top": want a rank`},
+		{`{"config": {"blocking_collectives": "maybe"}, "results": []}`, `bad boolean "maybe": want true or false`},
+		{`[1, 2]`, "the document is a JSON array, not an object: want the JSON results file"},
+	}
+	for _, tt := range tests {
+		_, err := ReadJSON(strings.NewReader(tt.doc))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: ReadJSON error = %v, want one containing %q", tt.doc, err, tt.want)
+			continue
+		}
+		for _, goWord := range []string{"Go ", "json:", "jsonDoc", "jsonResult", "int64", "strconv", "results."} {
+			if strings.Contains(strings.TrimPrefix(err.Error(), "results: read JSON: "), goWord) && !strings.Contains(tt.want, goWord) {
+				t.Errorf("%s: %v names Go's %q", tt.doc, err, goWord)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -8,9 +9,12 @@ import (
 	"io"
 	"math"
 	"path"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/clip"
 )
 
 // JSONVersion is the nccl-tests JSON format version we write.
@@ -92,7 +96,7 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 		default:
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil {
-				return fmt.Errorf("bad number %q: %w", s, err)
+				return fmt.Errorf("bad number %s: want a number, \"nan\" or \"inf\"", clip.Quote(s))
 			}
 			*f = jsonFloat(v)
 		}
@@ -100,7 +104,7 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 	}
 	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil {
-		return fmt.Errorf("bad number %s: %w", b, err)
+		return fmt.Errorf("bad number %s: want a number, \"nan\" or \"inf\"", clip.String(string(b)))
 	}
 	*f = jsonFloat(v)
 	return nil
@@ -125,7 +129,7 @@ func (r *jsonRoot) UnmarshalJSON(b []byte) error {
 	}
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		return fmt.Errorf("bad root %s: %w", b, err)
+		return fmt.Errorf("bad root %s: want a rank, a whole number", clip.String(string(b)))
 	}
 	*r = jsonRoot(v)
 	return nil
@@ -149,7 +153,7 @@ func (v *jsonBool) UnmarshalJSON(b []byte) error {
 	case "false", "0", "null", "":
 		*v = false
 	default:
-		return fmt.Errorf("bad boolean %s", b)
+		return fmt.Errorf("bad boolean %s: want true or false", clip.String(string(b)))
 	}
 	return nil
 }
@@ -489,9 +493,11 @@ func atEOF(dec *json.Decoder) bool {
 // name in Args if it ends in "_perf" (e.g. "./build/all_reduce_perf").
 func ReadJSON(rd io.Reader) (*Report, error) {
 	var doc jsonDoc
-	dec := json.NewDecoder(rd)
+	br := bufio.NewReader(rd)
+	head, _ := br.Peek(512) // what the file starts with, for the error message
+	dec := json.NewDecoder(br)
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("results: read JSON: %w", err)
+		return nil, fmt.Errorf("results: read JSON: %w", notResults(err, head))
 	}
 	if end := dec.InputOffset(); !atEOF(dec) {
 		return nil, fmt.Errorf("results: read JSON: unexpected data after the document's end at byte %d (two files joined, or a damaged file)", end)
@@ -586,6 +592,64 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 		})
 	}
 	return r, nil
+}
+
+// wantJSON says what a results reader expects.
+const wantJSON = "want the JSON results file that -J writes (nccl-tests' or mscclpp-bench's -J FILE.json)"
+
+// notResults turns the decoder's error for a file that starts with head into one that
+// says what the file is and what is expected.
+func notResults(err error, head []byte) error {
+	var syn *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF) && len(bytes.TrimSpace(head)) == 0:
+		return fmt.Errorf("the file is empty; %s", wantJSON)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("the file ends inside its JSON document (cut short?); %s", wantJSON)
+	case bytes.HasPrefix(bytes.TrimSpace(head), []byte("#")):
+		return fmt.Errorf("the file is text, as nccl-tests prints it (lines starting with '#'), not JSON; %s", wantJSON)
+	case errors.As(err, &syn):
+		return fmt.Errorf("the file is not JSON (byte %d: %v); %s", syn.Offset, syn, wantJSON)
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		// In JSON's words: the decoder's own names Go types ("Go struct field
+		// jsonResult.results.size of type int64").
+		if typ.Field == "" {
+			return fmt.Errorf("the document is a JSON %s, not an object: %s", typ.Value, wantJSON)
+		}
+		want := jsonKind(typ.Type)
+		if want == "a whole number" && strings.HasPrefix(typ.Value, "number") {
+			want += " in range"
+		}
+		return fmt.Errorf("%q is a JSON %s, want %s", typ.Field, typ.Value, want)
+	}
+	return err
+}
+
+// jsonKind names what JSON value a field of Go type t takes.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another kind of value"
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "another kind of value"
 }
 
 // formatTime formats t with TimeLayout; the zero time is written as "".

@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -183,6 +184,54 @@ func TestFormatMemory(t *testing.T) {
 	for _, tt := range tests {
 		if got := FormatMemory(tt.bytes); got != tt.want {
 			t.Errorf("FormatMemory(%d) = %q, want %q", tt.bytes, got, tt.want)
+		}
+	}
+}
+
+// TestIterPercentilesAtUsualCounts: nearest-rank percentiles (the ceil(p*n/100)-th smallest
+// time, nccl-tests' definition; p50 is its sorted[n/2]) at the iteration counts scripts
+// use, nccl-tests' default -n 20 first, with and without -K, the times shuffled and split
+// over two ranks. The expected figures are written out, not computed by the formula.
+func TestIterPercentilesAtUsualCounts(t *testing.T) {
+	tests := []struct {
+		n, skip       int
+		p50, p95, p99 float64
+	}{
+		{20, 0, 11, 19, 20}, // p95: the 19th of 20, p99: the 20th
+		{20, 3, 12, 20, 20}, // 17 left (4..20): p50 their 9th, p95 the 17th (ceil 16.15)
+		{50, 0, 26, 48, 50},
+		{100, 0, 51, 95, 99},
+		{10, 0, 6, 10, 10},
+		{7, 0, 4, 7, 7},
+		{2, 0, 2, 2, 2},
+		{1, 0, 1, 1, 1},
+		{200, 0, 101, 190, 198},
+	}
+	for _, tt := range tests {
+		// Iteration i takes i+1 µs, in a shuffled order; the skipped ones are the first
+		// in time order and the fastest, so that leaving them out moves every figure.
+		r := rand.New(rand.NewPCG(uint64(tt.n), 7))
+		order := r.Perm(tt.n - tt.skip)
+		rank0, rank1 := make([]float64, tt.n), make([]float64, tt.n)
+		for i := range tt.skip {
+			rank0[i] = float64(i + 1)
+		}
+		for i, v := range order {
+			rank0[tt.skip+i] = float64(tt.skip + v + 1)
+		}
+		for i := range rank1 { // rank 1 is faster except at odd iterations, where it sets the time
+			rank1[i] = rank0[i] / 2
+			if i%2 == 1 {
+				rank1[i], rank0[i] = rank0[i], rank0[i]/2
+			}
+		}
+		s, err := NewIterStats([][]float64{rank0, rank1}, tt.skip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.P50 != tt.p50 || s.P95 != tt.p95 || s.P99 != tt.p99 || s.Max != float64(tt.n) || s.Min != float64(tt.skip+1) {
+			t.Errorf("-n %d -K %d: min %g p50 %g p95 %g p99 %g max %g; want %d, %g, %g, %g, %d",
+				tt.n, tt.skip, s.Min, s.P50, s.P95, s.P99, s.Max, tt.skip+1, tt.p50, tt.p95, tt.p99, tt.n)
 		}
 	}
 }

@@ -18,6 +18,7 @@ func init() {
 }
 
 func main() {
+	os.Unsetenv(cli.FrontEndExecEnv) // the front end's mark is for a front end, not for us
 	app := cli.App{Name: "mscclpp-bench", Version: version.String(), Run: worker.Run(version.String())}
 	os.Exit(cli.MainArgv(app, os.Args))
 }

@@ -76,6 +76,11 @@ func badInputs(t *testing.T) func(string) string {
 	if err := os.Symlink(filepath.Join(dir, "cur.json"), filepath.Join(dir, "cur-link.json")); err != nil {
 		t.Fatal(err)
 	}
+	for _, f := range []string{"ro.xml", "ro.svg"} { // read-only outputs
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("keep"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return func(name string) string { return filepath.Join(dir, name) }
 }
 
@@ -104,7 +109,8 @@ func TestGPUFreeCommandsBadInput(t *testing.T) {
 		{compareCmd, []string{in("base.json"), in("dir.json")}, 2, "is a directory"},
 		{compareCmd, []string{in("base.json"), in("acceptance.json")}, 2, "acceptance report (acceptance -J), not a results file"},
 		{compareCmd, []string{in("acceptance.json"), in("base.json")}, 2, "acceptance report"},
-		{compareCmd, []string{in("base.json"), in("text.json")}, 2, "text.json"},
+		{compareCmd, []string{in("base.json"), in("text.json")}, 2, "current " + in("text.json") + ": results: read JSON: the file is text, as nccl-tests prints it (lines starting with '#'), not JSON; want the JSON results file that -J writes"},
+		{plotCmd, []string{in("text.json"), "-o", in("p.svg")}, 2, in("text.json") + ": results: read JSON: the file is text, as nccl-tests prints it"},
 		{compareCmd, []string{in("base.json"), in("joined.json")}, 2, "current " + in("joined.json") + ": results: read JSON: unexpected data after the document's end"},
 		// compare: figures no run has, in either file.
 		{compareCmd, []string{in("base.json"), in("negative-size.json")}, 2, "negative-size.json: results: read JSON: results[20] (size -8388608): size is negative"},
@@ -145,6 +151,9 @@ func TestGPUFreeCommandsBadInput(t *testing.T) {
 		{plotCmd, []string{in("nan-busbw.json"), "-o", in("p.svg")}, 2, "bus_bw NaN"},
 		{plotCmd, []string{in("negative-size.json"), "-o", in("p.svg")}, 2, "size is negative"},
 		{plotCmd, []string{in("joined.json"), "-o", in("p.svg")}, 2, "unexpected data after the document's end"},
+		// compare and plot: a read-only output is refused before any work, not replaced.
+		{compareCmd, []string{in("base.json"), in("cur.json"), "--junit", in("ro.xml")}, 2, "--junit: " + in("ro.xml") + " is read-only (mode 0444): not replaced"},
+		{plotCmd, []string{in("base.json"), "-o", in("ro.svg")}, 2, in("ro.svg") + " is read-only"},
 		// plot: a bare number is points.
 		{plotCmd, []string{in("base.json"), "-o", in("points.svg"), "--width", "720", "--height", "288"}, 0, "wrote"},
 	}
@@ -192,6 +201,11 @@ func TestGPUFreeCommandsBadInput(t *testing.T) {
 	left, _ := filepath.Glob(in(".*.tmp*"))
 	if len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+	for _, name := range []string{"ro.xml", "ro.svg"} {
+		if b, err := os.ReadFile(in(name)); err != nil || string(b) != "keep" {
+			t.Errorf("read-only %s was written: %q, %v", name, b, err)
+		}
 	}
 	if _, err := os.Stat(in("p.svg")); err == nil {
 		t.Error("a refused plot wrote its output")

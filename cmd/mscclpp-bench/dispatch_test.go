@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
@@ -75,5 +76,91 @@ func TestNCCLTestsNames(t *testing.T) {
 	}
 	if built == 0 {
 		t.Error("no nccl-tests name runs a built collective")
+	}
+}
+
+// TestWorkerIsFrontEnd: a worker path that is the front end itself (MSCCLPP_BENCH_GPU_WORKER
+// naming it, or an nccl-tests link to it, or a copy of it installed as mscclpp-bench-gpu
+// beside it) is refused at once with one line and exit 2, where the front end used to exec
+// itself forever.
+func TestWorkerIsFrontEnd(t *testing.T) {
+	front := buildFront(t)
+	dir := filepath.Dir(front)
+	link := filepath.Join(dir, "all_reduce_perf")
+	if err := os.Symlink("mscclpp-bench", link); err != nil {
+		t.Fatal(err)
+	}
+	// A second folder holding a copy of the front end under the worker's name.
+	copyDir := t.TempDir()
+	b, err := os.ReadFile(front)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyFront := filepath.Join(copyDir, "mscclpp-bench")
+	for _, p := range []string{copyFront, filepath.Join(copyDir, "mscclpp-bench-gpu")} {
+		if err := os.WriteFile(p, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, bin, worker string
+	}{
+		{"worker variable names the front end", front, front},
+		{"worker variable names an nccl-tests link", front, link},
+		{"started as a link, worker variable names the front end", link, front},
+		{"a copy of the front end beside it", copyFront, ""},
+		{"a relative worker path", front, "./mscclpp-bench"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			args := []string{"allreduce", "-b", "8", "-e", "8"}
+			if tt.bin == link {
+				args = args[1:]
+			}
+			cmd := exec.CommandContext(ctx, tt.bin, args...)
+			cmd.Dir = dir
+			cmd.Env = []string{}
+			if tt.worker != "" {
+				cmd.Env = []string{WorkerEnv + "=" + tt.worker}
+			}
+			out, err := cmd.CombinedOutput()
+			if ctx.Err() != nil {
+				t.Fatalf("still running after 10 s (it execs itself): output %.200q", out)
+			}
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			const want = "is this front end (mscclpp-bench), not the worker"
+			if code != 2 || strings.Count(string(out), "\n") != 1 || !strings.Contains(string(out), want) {
+				t.Errorf("exit %d, output %q; want exit 2 and one line saying %q", code, out, want)
+			}
+		})
+	}
+}
+
+// TestExecedAsWorker: only a mark with this process's own pid means it was exec'd as the
+// worker; a mark from another process (a front end that started this one) or junk does not.
+func TestExecedAsWorker(t *testing.T) {
+	tests := []struct {
+		mark string
+		pid  int
+		want bool
+	}{
+		{execMark(42, "/bin/x"), 42, true},
+		{execMark(41, "/bin/x"), 42, false},
+		{"", 42, false},
+		{"42", 42, false},
+		{"x:/bin/x", 42, false},
+		{"42:", 42, true},
+	}
+	for _, tt := range tests {
+		if _, got := execedAsWorker(tt.mark, tt.pid); got != tt.want {
+			t.Errorf("execedAsWorker(%q, %d) = %v; want %v", tt.mark, tt.pid, got, tt.want)
+		}
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
@@ -19,7 +22,18 @@ import (
 // WorkerEnv names an environment variable that overrides where the worker binary is.
 const WorkerEnv = "MSCCLPP_BENCH_GPU_WORKER"
 
+// execMarkEnv is set by the front end just before it execs the worker, to its pid (which
+// exec keeps) and the path it execs. A front end that starts and finds its own pid there was
+// exec'd as the worker: the worker path names the front end itself (a link, a copy, an
+// *_perf name), which would exec itself again forever. The real worker drops the mark.
+const execMarkEnv = cli.FrontEndExecEnv
+
 func main() {
+	if path, ok := execedAsWorker(os.Getenv(execMarkEnv), os.Getpid()); ok {
+		fmt.Fprintf(os.Stderr, "mscclpp-bench: the GPU worker %s is this front end (mscclpp-bench), not the worker: point %s, or the mscclpp-bench-gpu beside mscclpp-bench, at the worker binary that make builds (bin/mscclpp-bench-gpu)\n",
+			path, WorkerEnv)
+		os.Exit(cli.ExitUsage)
+	}
 	app := cli.App{Name: "mscclpp-bench", Version: version.String(), Run: execWorker, Extra: extraCommands}
 	os.Exit(cli.MainArgv(app, os.Args))
 }
@@ -32,7 +46,9 @@ func execWorker(_ context.Context, _ *cli.Config) error {
 	if err != nil {
 		return err
 	}
-	if err := syscall.Exec(path, os.Args, os.Environ()); err != nil {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, execMarkEnv+"=") })
+	env = append(env, execMarkEnv+"="+execMark(os.Getpid(), path))
+	if err := syscall.Exec(path, os.Args, env); err != nil {
 		return fmt.Errorf("start GPU worker %s: %w", path, err)
 	}
 	return nil // not reached
@@ -51,4 +67,19 @@ func workerPath() (string, error) {
 		return "", fmt.Errorf("GPU subcommands need the worker binary %s, which is missing (build it with make, or set %s)", p, WorkerEnv)
 	}
 	return p, nil
+}
+
+// execMark is the value of execMarkEnv for a front end of pid execing path.
+func execMark(pid int, path string) string { return strconv.Itoa(pid) + ":" + path }
+
+// execedAsWorker reports whether mark (execMarkEnv's value) was set by this very process,
+// pid, before an exec (so this front end was started as the worker), and the path it was
+// started as. A mark left by another process (a parent front end, say) does not count.
+func execedAsWorker(mark string, pid int) (string, bool) {
+	p, path, ok := strings.Cut(mark, ":")
+	if !ok {
+		return "", false
+	}
+	n, err := strconv.Atoi(p)
+	return path, err == nil && n == pid
 }

@@ -49,6 +49,12 @@ func badInputDir(t *testing.T) (dir string) {
 	if err := os.Symlink(filepath.Join(dir, "ok.json"), filepath.Join(dir, "link.json")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "readonly.json"), []byte("{}"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("readonly.json", filepath.Join(dir, "rolink.json")); err != nil {
+		t.Fatal(err)
+	}
 	return dir
 }
 
@@ -71,7 +77,7 @@ func TestMainBadInput(t *testing.T) {
 		{args: []string{"allreduce", "-e", "65G"}, want: []string{"--maxbytes 69793218560 is above the 64 GiB"}},
 		{args: []string{"allreduce", "-e", "99999999999999999999"}, want: []string{"--maxbytes"}},
 		{args: []string{"allreduce", "-b", "-8"}, want: []string{"--minbytes"}},
-		{args: []string{"allreduce", "-n", "99999999999999999999"}, want: []string{"invalid argument"}},
+		{args: []string{"allreduce", "-n", "99999999999999999999"}, want: []string{`-n/--iters "99999999999999999999": out of range`}},
 		{args: []string{"allreduce", "-T", "NaN"}, want: []string{"--timeout"}},
 		{args: []string{"allreduce", "-T", "+Inf"}, want: []string{"--timeout"}},
 		{args: []string{"allreduce", "-T", "-Inf"}, want: []string{"--timeout"}},
@@ -96,6 +102,10 @@ func TestMainBadInput(t *testing.T) {
 		{args: []string{"pingpong", "-J", in("fifo.json")}, want: []string{"--output_file", "named pipe"}},
 		{args: []string{"acceptance", "--spec", in("ok.json"), "-J", in("ok.json")}, want: []string{"--output_file", "is also an input"}},
 		{args: []string{"acceptance", "--spec", in("link.json"), "-J", in("ok.json")}, want: []string{"is also an input"}},
+		// A read-only -J (or a link to one) is refused before the run, not after it.
+		{args: []string{"allreduce", "-J", in("readonly.json")}, want: []string{"--output_file", "readonly.json is read-only (mode 0444): not replaced"}},
+		{args: []string{"pingpong", "-J", in("rolink.json")}, want: []string{"--output_file", "rolink.json is read-only"}},
+		{args: []string{"acceptance", "-J", in("readonly.json")}, want: []string{"--output_file", "is read-only"}},
 		// acceptance's sizes come from the spec; its size flags are refused, not ignored.
 		{args: []string{"acceptance", "-b", "1G"}, want: []string{"sizes from the spec", "-b/--minbytes"}, not: "1073741824 > 8"},
 		{args: []string{"acceptance", "-e", "1G"}, want: []string{"-e/--maxbytes"}},

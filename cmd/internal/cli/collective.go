@@ -11,7 +11,8 @@ import (
 )
 
 // collectiveFlags are a collective command's flags: the common ones plus nccl-tests'
-// collective flags. -o exists only where the collective reduces.
+// collective flags. -o exists on every collective, as in nccl-tests (scripts pass one
+// option set to every program); where the collective does not reduce it only labels rows.
 type collectiveFlags struct {
 	commonFlags
 	aggIters, blocking, graph int
@@ -44,9 +45,11 @@ func collectiveCommand(app *App, coll collectives.Collective) *cobra.Command {
 	r.add(fs, "32M", "32M", 1)
 	fs.IntVarP(&r.aggIters, "agg_iters", "m", 1, "collectives aggregated per timed iteration")
 	fs.StringVarP(&r.datatype, "datatype", "d", "float", "element type: "+strings.Join(AllDatatypes, ", ")+" or all")
-	if coll.HasOp() {
-		fs.StringVarP(&r.op, "op", "o", "sum", "reduction: "+strings.Join(AllOps, ", ")+" or all")
+	opHelp := "reduction: " + strings.Join(AllOps, ", ") + " or all"
+	if !coll.HasOp() {
+		opHelp += " (accepted as nccl-tests does; " + name + " does not reduce, so it has no effect)"
 	}
+	fs.StringVarP(&r.op, "op", "o", "sum", opHelp)
 	fs.IntVarP(&r.blocking, "blocking", "z", 0, "0: asynchronous; 1: wait and barrier after each inner iteration (-m); 2: wait only; 3: wait after each inner and barrier after each outer iteration (-n), time excludes the barrier")
 	fs.IntVarP(&r.graph, "cudagraph", "G", 0, "capture the iterations in a CUDA graph and launch it this many times (0: no graph)")
 	fs.IntVarP(&r.average, "average", "a", 1, "report time of 0: rank 0, 1: average, 2: minimum, 3: maximum over ranks")
@@ -94,11 +97,8 @@ func (r *collectiveFlags) build(coll collectives.Collective, fs *pflag.FlagSet) 
 	if c.Datatypes, err = parseList("datatype", r.datatype, AllDatatypes, datatypeAliases); err != nil {
 		return nil, err
 	}
-	c.Ops = []string{"none"}
-	if coll.HasOp() {
-		if c.Ops, err = parseList("op", r.op, AllOps, nil); err != nil {
-			return nil, err
-		}
+	if c.Ops, err = parseList("op", r.op, AllOps, nil); err != nil {
+		return nil, err
 	}
 	if err := r.nccl.build(c, fs); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -8,7 +9,7 @@ import (
 )
 
 // TestCollectiveCommandsFromRegistry: every registered collective is a subcommand with its
-// help line, its algorithms in -k's help, -o exactly where it reduces, and runs with its
+// help line, its algorithms in -k's help, -o (as on every nccl-tests program), and runs with its
 // name as the Config's command.
 func TestCollectiveCommandsFromRegistry(t *testing.T) {
 	colls := collectives.Collectives()
@@ -23,29 +24,34 @@ func TestCollectiveCommandsFromRegistry(t *testing.T) {
 				t.Errorf("root help lacks %s: %q", name, help.stdout)
 			}
 			h := mainWith(t, nil, name, "--help")
-			if h.code != ExitOK || strings.Contains(h.stdout, "--op") != c.HasOp() || !strings.Contains(h.stdout, c.TestName()) {
-				t.Errorf("%s --help (exit %d): --op shown %v, HasOp %v; names %s: %v\n%s", name, h.code, strings.Contains(h.stdout, "--op"), c.HasOp(), c.TestName(), strings.Contains(h.stdout, c.TestName()), h.stdout)
+			if h.code != ExitOK || !strings.Contains(h.stdout, "--op") || !strings.Contains(h.stdout, c.TestName()) {
+				t.Errorf("%s --help (exit %d): --op shown %v; names %s: %v\n%s", name, h.code, strings.Contains(h.stdout, "--op"), c.TestName(), strings.Contains(h.stdout, c.TestName()), h.stdout)
 			}
 			for _, a := range collectives.Algorithms(name) {
 				if !strings.Contains(h.stdout, a.Name) {
 					t.Errorf("%s --help lacks algorithm %s", name, a.Name)
 				}
 			}
-			args := []string{name, "-d", "int32", "-b", "1K", "-e", "1M", "-f", "2"}
-			if c.HasOp() {
-				args = append(args, "-o", "all")
-			}
+			// nccl-tests takes -o on every program, whether or not it reduces.
+			args := []string{name, "-d", "int32", "-b", "1K", "-e", "1M", "-f", "2", "-o", "all"}
 			r := mainWith(t, nil, args...)
 			if r.code != ExitOK || r.cfg == nil || r.cfg.Command != name {
 				t.Fatalf("%v: exit %d, stderr %q, config %+v", args, r.code, r.stderr, r.cfg)
 			}
-			if c.HasOp() && len(r.cfg.Ops) != len(AllOps) || !c.HasOp() && (len(r.cfg.Ops) != 1 || r.cfg.Ops[0] != "none") {
+			if !reflect.DeepEqual(r.cfg.Ops, AllOps) {
 				t.Errorf("%v: ops %v", args, r.cfg.Ops)
 			}
-			if !c.HasOp() {
-				if r := mainWith(t, nil, name, "-o", "sum"); r.code != ExitUsage || r.calls != 0 {
-					t.Errorf("%s -o sum: exit %d, want %d (no op for a collective that does not reduce)", name, r.code, ExitUsage)
+			for _, op := range []string{"prod", "--op=max"} {
+				a := []string{name, "-o", op}
+				if strings.HasPrefix(op, "--") {
+					a = []string{name, op}
 				}
+				if r := mainWith(t, nil, a...); r.code != ExitOK || r.calls != 1 {
+					t.Errorf("%v: exit %d, stderr %q; want it accepted as nccl-tests does", a, r.code, r.stderr)
+				}
+			}
+			if r := mainWith(t, nil, name, "-o", "bogus"); r.code != ExitUsage || r.calls != 0 {
+				t.Errorf("%s -o bogus: exit %d, want %d", name, r.code, ExitUsage)
 			}
 		})
 	}

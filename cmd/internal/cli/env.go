@@ -10,6 +10,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/clip"
 	"github.com/mscclpp-bench/mscclpp-bench/pingpong"
 )
 
@@ -150,22 +151,34 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 	if e.MinBusBw, e.CheckBusBw, err = readMinBusBw(getenv); err != nil {
 		return e, err
 	}
-	e.Put = pingpong.PutTuning{
-		Blocks:  positiveEnv(getenv, envPutBlocks),
-		Threads: positiveEnv(getenv, envPutThreads),
-		Unroll:  positiveEnv(getenv, envPutUnroll),
+	// The put kernel's knobs: unset gives 0, the kernel's default; junk is refused as
+	// for every other variable (it used to be ignored, so a typo measured the default).
+	var put [3]int64
+	for i, v := range []struct {
+		name   string
+		lo, hi int64
+	}{
+		{envPutBlocks, 1, maxPutBlocks},
+		{envPutThreads, 1, maxPutThreads},
+		{envPutUnroll, 4, 8},
+	} {
+		if put[i], err = envNumber(getenv, v.name, v.lo, v.hi, false); err != nil {
+			return e, usagef("%v", err)
+		}
 	}
+	if put[2] != 0 && put[2] != 4 && put[2] != 8 {
+		return e, usagef("%s=%s: want 4 or 8", envPutUnroll, clip.Quote(getenv(envPutUnroll)))
+	}
+	e.Put = pingpong.PutTuning{Blocks: int(put[0]), Threads: int(put[1]), Unroll: int(put[2])}
 	return e, nil
 }
 
-// positiveEnv reads a positive whole number from name; anything else gives 0 (the
-// library's default), as these experiment knobs always have.
-func positiveEnv(getenv func(string) string, name string) int {
-	if v, err := strconv.Atoi(getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return 0
-}
+// Limits of the put kernel's launch: CUDA's threads per block, and a grid far beyond any
+// GPU's SMs.
+const (
+	maxPutThreads = 1024
+	maxPutBlocks  = 1 << 16
+)
 
 // readMinBusBw reads NCCL_TESTS_MIN_BW: a finite number of GB/s, at least 0; unset or
 // blank leaves the average bus bandwidth unchecked. nccl-tests reads it with atof, so a

@@ -47,8 +47,16 @@ func TestReadEnv(t *testing.T) {
 		{"put knobs", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": "16", "MSCCLPP_BENCH_PUT_THREADS": "512", "MSCCLPP_BENCH_PUT_UNROLL": "8"}, func(e Env) bool {
 			return e.Put.Blocks == 16 && e.Put.Threads == 512 && e.Put.Unroll == 8
 		}, ""},
-		{"knobs that do not parse keep the defaults", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": "-3", "MSCCLPP_BENCH_PUT_THREADS": "x"},
+		{"put unroll 4", map[string]string{"MSCCLPP_BENCH_PUT_UNROLL": "4"}, func(e Env) bool { return e.Put.Unroll == 4 }, ""},
+		{"put knobs blank: the defaults", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": " ", "MSCCLPP_BENCH_PUT_THREADS": ""},
 			func(e Env) bool { return e.Put.Blocks == 0 && e.Put.Threads == 0 }, ""},
+		// Junk in a put knob is refused like junk in every other variable.
+		{"put blocks negative", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": "-3"}, nil, `MSCCLPP_BENCH_PUT_BLOCKS="-3": want a number from 1 to 65536`},
+		{"put blocks zero", map[string]string{"MSCCLPP_BENCH_PUT_BLOCKS": "0"}, nil, `MSCCLPP_BENCH_PUT_BLOCKS="0"`},
+		{"put threads not a number", map[string]string{"MSCCLPP_BENCH_PUT_THREADS": "x"}, nil, `MSCCLPP_BENCH_PUT_THREADS="x"`},
+		{"put threads above a block", map[string]string{"MSCCLPP_BENCH_PUT_THREADS": "2048"}, nil, `MSCCLPP_BENCH_PUT_THREADS="2048": want a number from 1 to 1024`},
+		{"put unroll 5", map[string]string{"MSCCLPP_BENCH_PUT_UNROLL": "5"}, nil, `MSCCLPP_BENCH_PUT_UNROLL="5": want 4 or 8`},
+		{"put unroll 16", map[string]string{"MSCCLPP_BENCH_PUT_UNROLL": "16"}, nil, `MSCCLPP_BENCH_PUT_UNROLL="16"`},
 		{"sockets out of range", map[string]string{"MSCCLPP_BENCH_SOCKETS": "65"}, nil, `MSCCLPP_BENCH_SOCKETS="65": want a number from 1 to 64`},
 		{"chunk not a size", map[string]string{"MSCCLPP_BENCH_ETH_CHUNK": "lots"}, nil, "MSCCLPP_BENCH_ETH_CHUNK"},
 		{"chunk not a multiple of 4096", map[string]string{"MSCCLPP_BENCH_ETH_CHUNK": "100000"}, nil, "multiple of 4096"},

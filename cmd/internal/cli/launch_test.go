@@ -48,11 +48,20 @@ func TestBadLaunchEnvIsUsage(t *testing.T) {
 		{"world size missing", with(nil, "RANK", "0"), "WORLD_SIZE is missing"},
 		{"local rank beyond the size", with(torch, "LOCAL_RANK", "5"), `LOCAL_RANK="5"`},
 		{"no master address", with(nil, "RANK", "0", "WORLD_SIZE", "2"), "MASTER_ADDR and MASTER_PORT are not"},
+		{"master address not a host name", with(torch, "MASTER_ADDR", "not a host!"), `MASTER_ADDR="not a host!": want a host name or IP address`},
+		{"master address with an interface", with(torch, "MASTER_ADDR", "eth0:10.0.0.1"), `MASTER_ADDR="eth0:10.0.0.1"`},
+		{"master address with a port", with(torch, "MASTER_ADDR", "node1:29500"), `MASTER_ADDR="node1:29500"`},
+		{"master address bracketed twice", with(torch, "MASTER_ADDR", "[::1]"), `MASTER_ADDR="[::1]"`},
+		{"master address IPv6", with(torch, "MASTER_ADDR", "fd00::1"), ""},
+		{"master address IPv4", with(torch, "MASTER_ADDR", "10.1.2.3"), ""},
+		{"slurm first host not a host name", with(slurm, "SLURM_JOB_NODELIST", "node 1,node2"), `SLURM_JOB_NODELIST's first host "node 1"`},
 		{"master port too big", with(torch, "MASTER_PORT", "70000"), `MASTER_PORT="70000"`},
 		{"master port negative", with(torch, "MASTER_PORT", "-1"), `MASTER_PORT="-1"`},
 		{"torchrun at the last port", with(torch, "TORCHELASTIC_RUN_ID", "x", "MASTER_PORT", "65535"), `MASTER_PORT="65535"`},
 		{"slurm rank not a number", with(slurm, "SLURM_PROCID", "x"), `SLURM_PROCID="x"`},
 		{"slurm node list broken", with(slurm, "SLURM_JOB_NODELIST", "node[01-"), "SLURM_JOB_NODELIST"},
+		{"slurm node list of 98 million hosts", with(slurm, "SLURM_JOB_NODELIST", strings.Repeat("n[0-65535],", 1500)+"n"), "SLURM_JOB_NODELIST"},
+		{"slurm node list of 2^64 hosts", with(slurm, "SLURM_JOB_NODELIST", strings.Repeat("r[0-65535]", 4)), "more than 65536 hosts"},
 		{"slurm root port 0", with(slurm, "MSCCLPP_BENCH_ROOT_PORT", "0"), `MSCCLPP_BENCH_ROOT_PORT="0"`},
 		{"root without a launcher", with(nil, "MSCCLPP_BENCH_ROOT", "127.0.0.1:5000"), "MSCCLPP_BENCH_ROOT is set, but no launcher"},
 		{"env incomplete", with(nil, "MSCCLPP_BENCH_RANK", "0"), "environment is incomplete"},
@@ -86,6 +95,9 @@ func checkAllreduce(t *testing.T, want string) {
 		return
 	}
 	if code != ExitUsage || !strings.Contains(errOut.String(), want) || strings.Count(errOut.String(), "\n") != 1 {
-		t.Fatalf("exit %d, stderr %q; want 2 and one line with %q", code, errOut.String(), want)
+		t.Fatalf("exit %d, stderr %.500q; want 2 and one line with %q", code, errOut.String(), want)
+	}
+	if len(errOut.String()) > 400 {
+		t.Fatalf("a %d-byte message %.500q; want long inputs shortened", len(errOut.String()), errOut.String())
 	}
 }

@@ -72,6 +72,11 @@ func args(argv []string, built func(sub string) bool) ([]string, error) {
 	return append([]string{sub}, argv[1:]...), nil
 }
 
+// FrontEndExecEnv is the variable the front end sets when it execs the GPU worker, so that
+// a front end started in the worker's place can tell (cmd/mscclpp-bench) and the worker
+// can drop it (it must not reach processes the worker starts).
+const FrontEndExecEnv = "MSCCLPP_BENCH_FRONT_END_EXEC"
+
 // MainArgv runs Main on a whole argv (program name first), dispatching on the program
 // name as Args does.
 func MainArgv(app App, argv []string) int {

@@ -144,7 +144,7 @@ func TestNCCLTestsCombinations(t *testing.T) {
 		{[]string{"-u", "4", "-d", "float,int8", "-k", "hostoneshot", "-b", "8", "-e", "1M"}, "-u 4 with int8: allreduce hostoneshot needs buffers aligned to 16 bytes, and -u puts them 4 bytes off"},
 		{[]string{"-K", "-1"}, "-K/--per_iter_skip -1"},
 		{[]string{"-R", "3"}, "-R/--local_register 3"},
-		{[]string{"-I", "x"}, "invalid argument"},
+		{[]string{"-I", "x"}, `-I/--per_iter_timing "x": want a whole number`},
 	}
 	for _, tt := range bad {
 		args := append([]string{"allreduce"}, tt.args...)

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/clip"
 )
 
 // Runner runs a validated benchmark subcommand.
@@ -49,9 +52,19 @@ func Main(app App, args []string) int {
 	if app.Stderr == nil {
 		app.Stderr = os.Stderr
 	}
+	// Every write to standard output goes through out, which keeps the first error: a
+	// report, table or version that did not reach its reader (a full disk, a closed
+	// pipe) fails the command whichever subcommand wrote it, not only those that check.
+	out := &stdoutWriter{w: app.Stdout}
+	app.Stdout = out
 	root := NewRoot(&app)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(context.WithValue(context.Background(), stdoutKey{}, io.Writer(out)))
+	if out.err != nil && (err == nil || !IsUsage(err)) {
+		// The write failed; whatever the command made of that (cobra's completion returns
+		// the error as it is), it is a failed run, not bad usage.
+		err = &runFailure{fmt.Errorf("write standard output: %w", out.err)}
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -72,7 +85,89 @@ func Failure(err error) error {
 	return &runFailure{err}
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// flagError is a flag parse error as a usage error. A value that does not parse is named
+// with its flag and what the flag takes, not with the Go parser's words (pflag's own
+// message reads "strconv.ParseInt: parsing ...").
+func flagError(err error) error {
+	var bad *pflag.InvalidValueError
+	if !errors.As(err, &bad) {
+		return usagef("%v", err)
+	}
+	f := bad.GetFlag()
+	name := "--" + f.Name
+	if f.Shorthand != "" {
+		name = "-" + f.Shorthand + "/" + name
+	}
+	var num *strconv.NumError
+	if errors.As(bad, &num) && errors.Is(num.Err, strconv.ErrRange) {
+		return usagef("%s %s: out of range", name, clip.Quote(bad.GetValue()))
+	}
+	want := map[string]string{
+		"int": "a whole number", "int64": "a whole number", "int32": "a whole number",
+		"uint": "a whole number, 0 or more", "uint64": "a whole number, 0 or more",
+		"float64": "a number", "float32": "a number", "bool": "true or false",
+		"duration": "a duration such as 30s, 1m or 500ms",
+	}[f.Value.Type()]
+	if want == "" {
+		return usagef("%s %s: %v", name, clip.Quote(bad.GetValue()), errors.Unwrap(bad))
+	}
+	return usagef("%s %s: want %s", name, clip.Quote(bad.GetValue()), want)
+}
+
+// unknownSubcommand is the usage error for a first word that is no subcommand of root.
+func unknownSubcommand(root *cobra.Command, word string) error {
+	hint := ""
+	if s := root.SuggestionsFor(word); len(s) > 0 {
+		hint = fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+	}
+	return usagef("unknown subcommand %s%s; the subcommands are %s", clip.Quote(word), hint, subcommandList(root))
+}
+
+// subcommandList lists root's subcommands, help's and completion's included.
+func subcommandList(root *cobra.Command) string {
+	var names []string
+	for _, c := range root.Commands() {
+		if c.IsAvailableCommand() || c.Name() == "help" {
+			names = append(names, c.Name())
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// stdoutWriter passes writes on to w and keeps the first error.
+type stdoutWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stdoutWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
+}
+
+type stdoutKey struct{}
+
+// Stdout is the standard output of the command running with ctx: what a runner must
+// write its report to, so that a failed write fails the command (exit 1). Outside Main it
+// is os.Stdout.
+func Stdout(ctx context.Context) io.Writer {
+	if ctx != nil {
+		if w, ok := ctx.Value(stdoutKey{}).(io.Writer); ok {
+			return w
+		}
+	}
+	return os.Stdout
+}
+
+// oneLine is an error message as Main prints it: on one line, with any long input it
+// echoes shortened (clip.Message), so that a 100 KB flag or variable is not printed back.
+func oneLine(s string) string { return clip.Message(strings.Join(strings.Fields(s), " ")) }
 
 // NewRoot builds the command tree.
 func NewRoot(app *App) *cobra.Command {
@@ -87,7 +182,29 @@ func NewRoot(app *App) *cobra.Command {
 	root.SetVersionTemplate("{{.Name}} {{.Version}}\n") // as the version command prints it
 	root.SetOut(app.Stdout)
 	root.SetErr(app.Stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		var unknown *pflag.NotExistError
+		if cmd == root && len(cmd.Flags().Args()) > 0 {
+			return unknownSubcommand(root, cmd.Flags().Args()[0]) // "all_reduce -b 8"
+		}
+		if cmd == root && errors.As(err, &unknown) {
+			// A flag before any subcommand: most likely the subcommand was forgotten.
+			return usagef("%v: flags go after a subcommand (%s SUBCOMMAND [flags]); the subcommands are %s",
+				err, root.Name(), subcommandList(root))
+		}
+		return flagError(err)
+	})
+	// A word that is no subcommand: say which exist (cobra's own message only suggests a
+	// close name, when it finds one). Runnable, root parses its arguments itself; with
+	// none it prints its help, as before.
+	root.Args = cobra.ArbitraryArgs
+	root.SuggestionsMinimumDistance = 2 // cobra's default, which it sets only on its own path
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		return unknownSubcommand(root, args[0])
+	}
 	// One command per registered collective (collective.go), then the others, each built
 	// in its own file with its own flags.
 	for _, c := range collectives.Collectives() {

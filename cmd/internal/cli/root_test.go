@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -73,7 +75,7 @@ func TestMainUsageErrors(t *testing.T) {
 		{[]string{"allgather", "-d", "nope"}, "datatype"},
 		{[]string{"allreduce", "-d", "float,complex"}, "complex"},
 		{[]string{"allreduce", "-o", "nope"}, "op"},
-		{[]string{"allgather", "-o", "sum"}, "unknown shorthand flag"},
+		{[]string{"allgather", "-o", "bogus"}, `invalid op "bogus"`},
 		{[]string{"allgather", "-k", "nope"}, "--kernel"},
 		{[]string{"allreduce", "-k", "42"}, "--kernel"},
 		{[]string{"allgather", "--transport", "tcp"}, "--transport"},
@@ -100,9 +102,15 @@ func TestMainUsageErrors(t *testing.T) {
 		{[]string{"pingpong", "--pair", "1"}, "--pair"},
 		{[]string{"pingpong", "--channel", "nvlink"}, "--channel"},
 		{[]string{"pingpong", "-d", "float"}, "unknown shorthand flag"},
-		{[]string{"nope"}, "unknown command"},
+		{[]string{"nope"}, `unknown subcommand "nope"; the subcommands are acceptance, allgather, allreduce,`},
+		// A forgotten subcommand: say which exist, not only that the flag is unknown.
+		{[]string{"-b", "8"}, "unknown shorthand flag: 'b' in -b: flags go after a subcommand (mscclpp-bench SUBCOMMAND [flags]); the subcommands are acceptance, allgather, allreduce,"},
+		{[]string{"--minbytes=8", "-e", "1G"}, "unknown flag: --minbytes: flags go after a subcommand"},
+		{[]string{"all_reduce", "-b", "8"}, `unknown subcommand "all_reduce" (did you mean allreduce?); the subcommands are`},
+		{[]string{"allreduc"}, `unknown subcommand "allreduc" (did you mean allreduce?)`},
+		{[]string{strings.Repeat("x", 100000)}, `… (100000 bytes); the subcommands are`},
 		{[]string{"allgather", "--nope"}, "unknown flag"},
-		{[]string{"allgather", "-n", "many"}, "invalid argument"},
+		{[]string{"allgather", "-n", "many"}, `-n/--iters "many": want a whole number`},
 		{[]string{"allgather", "extra-arg"}, "unknown command"},
 		{[]string{"version", "extra-arg"}, "unknown command"},
 	}
@@ -163,10 +171,7 @@ func TestMainDefaults(t *testing.T) {
 				t.Errorf("stderr %q, want empty", r.stderr)
 			}
 			c := r.cfg
-			wantOps := []string{"none"}
-			if cmd == "allreduce" {
-				wantOps = []string{"sum"}
-			}
+			wantOps := []string{"sum"} // nccl-tests' default, whether or not the collective reduces
 			checks := []struct {
 				name      string
 				got, want any
@@ -254,8 +259,9 @@ func TestMainDatatypesAndOps(t *testing.T) {
 		{[]string{"allreduce", "-d", "char"}, []string{"int8"}, []string{"sum"}},
 		{[]string{"allreduce", "-d", "bf16,fp64", "-o", "max,avg"}, []string{"bfloat16", "double"}, []string{"max", "avg"}},
 		{[]string{"allreduce", "--datatype", "int", "--op", "prod"}, []string{"int32"}, []string{"prod"}},
-		{[]string{"allgather", "-d", "all"}, AllDatatypes, []string{"none"}},
-		{[]string{"allgather", "-d", "uint,float16"}, []string{"uint32", "half"}, []string{"none"}},
+		{[]string{"allgather", "-d", "all"}, AllDatatypes, []string{"sum"}},
+		{[]string{"allgather", "-d", "uint,float16", "-o", "all"}, []string{"uint32", "half"}, AllOps},
+		{[]string{"sendrecv", "-o", "min,max"}, []string{"float"}, []string{"min", "max"}},
 	}
 	for _, tt := range tests {
 		r := mainWith(t, nil, tt.args...)
@@ -437,5 +443,127 @@ func TestTransportFlag(t *testing.T) {
 				t.Errorf("%s --transport %s: exit %d, %+v, stderr %q; want Transport %q", cmd, c.flag, r.code, r.cfg, r.stderr, c.want)
 			}
 		}
+	}
+}
+
+// fullWriter fails every write, as standard output redirected to /dev/full does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestStdoutWriteErrorFails: whatever subcommand writes to standard output, a failed
+// write fails the command with exit 1 and one line (version used to exit 0 and completion
+// 2); a runner's report written to Stdout(ctx) counts too. Usage errors stay usage errors.
+func TestStdoutWriteErrorFails(t *testing.T) {
+	report := func(ctx context.Context, _ *Config) error {
+		fmt.Fprintln(Stdout(ctx), "# a report line") // the error is left to Main, as a printer may
+		return nil
+	}
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"version"}, ExitFailure},
+		{[]string{"--version"}, ExitFailure},
+		{[]string{"--help"}, ExitFailure},
+		{[]string{"help", "allreduce"}, ExitFailure},
+		{[]string{"allgather", "--help"}, ExitFailure},
+		{[]string{"completion", "bash"}, ExitFailure},
+		{[]string{"allreduce", "-b", "8", "-e", "8"}, ExitFailure},
+		{[]string{"allreduce", "-b", "bogus"}, ExitUsage},
+	}
+	for _, tt := range tests {
+		var errOut bytes.Buffer
+		code := Main(App{Name: "mscclpp-bench", Version: "v1", Run: report, Stdout: fullWriter{}, Stderr: &errOut}, tt.args)
+		if code != tt.code {
+			t.Errorf("%v > /dev/full: exit %d, stderr %q; want %d", tt.args, code, errOut.String(), tt.code)
+			continue
+		}
+		checkOneLineError(t, tt.args, errOut.String())
+		if tt.code == ExitFailure && !strings.Contains(errOut.String(), "write standard output: no space left on device") {
+			t.Errorf("%v > /dev/full: stderr %q; want it to say the write failed", tt.args, errOut.String())
+		}
+	}
+	if w := Stdout(context.Background()); w != os.Stdout {
+		t.Errorf("Stdout outside Main = %v, want os.Stdout", w)
+	}
+}
+
+// TestFlagValueErrorsInPlainWords: a flag value that does not parse is refused naming the
+// flag and what it takes, in one line with no Go parser or type names in it.
+func TestFlagValueErrorsInPlainWords(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"allreduce", "-n", "x"}, `-n/--iters "x": want a whole number`},
+		{[]string{"allreduce", "-f", "1.5"}, `-f/--stepfactor "1.5": want a whole number`},
+		{[]string{"allreduce", "-T", "soon"}, `-T/--timeout "soon": want a number`},
+		{[]string{"allreduce", "--bootstrap-timeout", "x"}, `--bootstrap-timeout "x": want a duration such as 30s`},
+		{[]string{"allreduce", "--summary=maybe"}, `--summary "maybe": want true or false`},
+		{[]string{"pingpong", "-n", "99999999999999999999"}, `-n/--iters "99999999999999999999": out of range`},
+		{[]string{"allreduce", "-n", strings.Repeat("9", 5000)}, `… (5000 bytes): out of range`},
+	}
+	for _, tt := range tests {
+		r := mainWith(t, nil, tt.args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%.60v: exit %d, stderr %.200q; want 2 and %q", tt.args, r.code, r.stderr, tt.want)
+		}
+		checkOneLineError(t, tt.args, r.stderr)
+		for _, goWord := range []string{"strconv", "Parse", "int64", "float64", "time:"} {
+			if strings.Contains(r.stderr, goWord) {
+				t.Errorf("%.60v: stderr %.200q names Go's %q", tt.args, r.stderr, goWord)
+			}
+		}
+	}
+}
+
+// TestMainNoArgsPrintsHelp: with no subcommand and nothing else, the help is printed and
+// the exit is 0, as cobra does for a command that does not run.
+func TestMainNoArgsPrintsHelp(t *testing.T) {
+	r := mainWith(t, nil)
+	if r.code != ExitOK || !strings.Contains(r.stdout, "Available Commands:") || r.calls != 0 {
+		t.Errorf("no arguments: exit %d, stdout %.200q; want 0 and the help", r.code, r.stdout)
+	}
+}
+
+// TestLongInputsShortened: an error about a 100 KB flag value, argument or variable is
+// one short line that shows the input's start, an ellipsis and its length.
+func TestLongInputsShortened(t *testing.T) {
+	long := strings.Repeat("x", 100000)
+	digits := strings.Repeat("1", 100000)
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+	}{
+		{"an argument", nil, []string{"allreduce", long}},
+		{"a datatype", nil, []string{"allreduce", "-d", "float," + long}},
+		{"a size", nil, []string{"allreduce", "-b", digits}},
+		{"a kernel", nil, []string{"allreduce", "-k", long}},
+		{"a progress mode", nil, []string{"allreduce", "--progress", long}},
+		{"a bootstrap address", nil, []string{"allreduce", "--bootstrap-addr", long}},
+		{"a JSON path", nil, []string{"allreduce", "-J", "/nonexistent/" + long + ".json"}},
+		{"a help topic", nil, []string{"help", long}},
+		{"a completion shell", nil, []string{"completion", long}},
+		{"a variable", map[string]string{"MSCCLPP_BENCH_SOCKETS": long}, []string{"allreduce"}},
+		{"a timeout variable", map[string]string{"MSCCLPP_BENCH_BOOTSTRAP_TIMEOUT": long}, []string{"allreduce"}},
+		{"a launcher's rank", map[string]string{"RANK": long, "WORLD_SIZE": "2"}, []string{"allreduce"}},
+		{"a root port", map[string]string{"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_JOB_NODELIST": "a", "MSCCLPP_BENCH_ROOT_PORT": digits}, []string{"allreduce"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, k := range launchVars {
+				t.Setenv(k, "")
+			}
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			r := mainWith(t, nil, tt.args...)
+			if r.code != ExitUsage || len(r.stderr) > 500 || !strings.Contains(r.stderr, " bytes)") {
+				t.Errorf("exit %d, a %d-byte message %.300q; want 2 and the input shortened", r.code, len(r.stderr), r.stderr)
+			}
+			checkOneLineError(t, tt.args, r.stderr)
+		})
 	}
 }

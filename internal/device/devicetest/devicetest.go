@@ -125,6 +125,7 @@ type GPU struct {
 	info  device.Info
 
 	mu        sync.Mutex
+	free      uint64 // MemInfo's free bytes; 0: TotalMemory
 	streams   int
 	capturing map[device.Stream][]launch
 	graphs    map[device.Graph][]launch
@@ -210,9 +211,22 @@ func (g *GPU) HostRegister(host unsafe.Pointer, bytes uint64) (device.Ptr, error
 // HostUnregister implements device.GPU.
 func (g *GPU) HostUnregister(host unsafe.Pointer) error { return g.FreeMapped(host) }
 
-// MemInfo implements device.GPU.
+// MemInfo implements device.GPU: all of TotalMemory is free unless SetFree said less.
 func (g *GPU) MemInfo() (free, total uint64, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.free != 0 {
+		return g.free, g.info.TotalMemory, nil
+	}
 	return g.info.TotalMemory, g.info.TotalMemory, nil
+}
+
+// SetFree makes MemInfo report bytes free (0: all of TotalMemory), as a GPU with other
+// work on it would.
+func (g *GPU) SetFree(bytes uint64) {
+	g.mu.Lock()
+	g.free = bytes
+	g.mu.Unlock()
 }
 
 // Memset implements device.GPU.

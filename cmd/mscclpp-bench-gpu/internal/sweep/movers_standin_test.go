@@ -121,3 +121,44 @@ func TestRunMovesData(t *testing.T) {
 		}
 	}
 }
+
+// TestRunOpOnCollectivesThatDoNotReduce: -o runs on every collective, as in nccl-tests
+// 2.19.6. Where the collective does not reduce, the data moved and checked are the same
+// whatever the operator, and the redop column reads as nccl-tests prints it: sendrecv the
+// operator (one sweep per operator of -o all), hypercube nothing, the others "none" (one
+// sweep for -o all).
+func TestRunOpOnCollectivesThatDoNotReduce(t *testing.T) {
+	j := newJob(t, 2)
+	all := []string{"sum", "prod", "max", "min", "avg"}
+	for _, tt := range []struct {
+		coll, kernel string
+		ops          []string
+		want         []string // the redop column of each sweep, in order
+	}{
+		{"sendrecv", "hostsendrecv", []string{"prod"}, []string{"prod"}},
+		{"sendrecv", "hostsendrecv", all, all},
+		{"sendrecv", "hostsendrecv", []string{"none"}, []string{"sum"}},
+		{"alltoall", "hostalltoall", []string{"max"}, []string{"none"}},
+		{"alltoall", "hostalltoall", all, []string{"none"}},
+		{"allgather", "hostgather", all, []string{"none"}},
+		{"hypercube", "hosthypercube", all, []string{""}},
+	} {
+		cfg := config(tt.coll, tt.kernel, "float", 1)
+		cfg.Ops = tt.ops
+		cfg.MinBytes, cfg.MaxBytes = 96, 96*64
+		o := run(t, j, cfg)
+		for r, err := range o.errs {
+			if err != nil {
+				t.Errorf("%s -o %v, rank %d: %v", tt.coll, tt.ops, r, err)
+			}
+		}
+		if o.report == nil || len(o.report.Rows) != 2*len(tt.want) {
+			t.Fatalf("%s -o %v: report %+v, want %d rows; text:\n%s", tt.coll, tt.ops, o.report, 2*len(tt.want), o.text)
+		}
+		for i, row := range o.report.Rows {
+			if row.Op != tt.want[i/2] || row.OutOfPlace.Wrong != 0 || row.InPlace.Wrong != 0 {
+				t.Errorf("%s -o %v, row %d: redop %q, #wrong %d and %d; want %q and 0", tt.coll, tt.ops, i, row.Op, row.OutOfPlace.Wrong, row.InPlace.Wrong, tt.want[i/2])
+			}
+		}
+	}
+}

@@ -309,6 +309,56 @@ func TestRunCycles(t *testing.T) {
 	}
 }
 
+// TestRunSizesBeyondGPUMemory: the sweep is cut to what the rank with the least free GPU
+// memory can hold, on every rank alike (with nccl-tests' note); when no size fits, every
+// rank fails saying so instead of printing no row and passing.
+func TestRunSizesBeyondGPUMemory(t *testing.T) {
+	j := newJob(t, 2)
+	short := uint64(1<<30 + 3<<20) // a 1 MiB budget: (free - 1 GiB) / 3
+	tests := []struct {
+		name      string
+		free      [2]uint64 // 0: all of the stand-in's 16 GiB
+		min, max  int64
+		rows      int
+		wantError string
+	}{
+		{"everything fits", [2]uint64{}, 64, 4 << 20, 9, ""},
+		{"rank 1 short: both ranks cut at 1 MiB", [2]uint64{0, short}, 64, 4 << 20, 8, ""},
+		{"rank 0 short: both ranks cut at 1 MiB", [2]uint64{short, 0}, 64, 4 << 20, 8, ""},
+		{"rank 1 short: no size fits", [2]uint64{0, short}, 2 << 20, 4 << 20, 0, "no size of the sweep fits in GPU memory: the smallest, 2097152 bytes (-b), is above 1048576, the most that rank 1's 1076887552 free bytes hold"},
+		{"-b beyond a whole GPU", [2]uint64{}, 6 << 30, 6 << 30, 0, "no size of the sweep fits in GPU memory: the smallest, 6442450944 bytes (-b), is above 5368709120, the most that rank 0's"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for r, f := range tt.free {
+				j.gpus[r].SetFree(f)
+			}
+			t.Cleanup(func() { j.gpus[0].SetFree(0); j.gpus[1].SetFree(0) })
+			cfg := config("allreduce", "hostsum", "float", 1)
+			cfg.MinBytes, cfg.MaxBytes, cfg.StepFactor = tt.min, tt.max, 4
+			o := run(t, j, cfg)
+			for r, err := range o.errs {
+				if tt.wantError == "" && err != nil || tt.wantError != "" && (err == nil || !strings.Contains(err.Error(), tt.wantError)) {
+					t.Errorf("rank %d: error %v, want %q", r, err, tt.wantError)
+				}
+			}
+			if tt.wantError != "" {
+				if o.report != nil && len(o.report.Rows) > 0 {
+					t.Errorf("%d rows printed; want none", len(o.report.Rows))
+				}
+				return
+			}
+			if o.report == nil || len(o.report.Rows) != tt.rows {
+				t.Fatalf("report %+v, want %d rows; text:\n%s", o.report, tt.rows, o.text)
+			}
+			cut := strings.Contains(o.text, "# Reducing maxBytes to 1048576 due to memory limitation")
+			if cut != (tt.rows < 9) || o.report.Rows[len(o.report.Rows)-1].Size > 1<<20 && cut {
+				t.Errorf("note printed %v, last size %d; text:\n%s", cut, o.report.Rows[len(o.report.Rows)-1].Size, o.text)
+			}
+		})
+	}
+}
+
 // TestMinBusBw: with NCCL_TESTS_MIN_BW set, the footer says OK or FAILED after the average
 // bus bandwidth, -J's average_bus_bandwidth.okay is "true" or "false", and a sweep whose
 // average is below 90 % of it exits 1 on every rank with a line naming the variable; under

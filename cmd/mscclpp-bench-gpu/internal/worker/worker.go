@@ -146,7 +146,7 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 		}
 	}
 	if j.Rank() == 0 {
-		j.Out = os.Stdout
+		j.Out = cli.Stdout(ctx) // a failed write fails the run (cli.Main)
 	}
 	if j.Hostname, err = os.Hostname(); err != nil {
 		return nil, fmt.Errorf("rank %d: hostname: %w", j.Rank(), err)
