@@ -9,13 +9,13 @@ import (
 )
 
 // hierMPSNetwork is why the hierarchical algorithms are refused where ranks share a GPU
-// under MPS and pairs talk over a network (Layout.MPSNetwork). Every signal along the rail
-// is a token in GPU memory that the receiving rank's transport stores with a CUDA stream
-// operation while the kernel waits for it; under MPS such operations stalled behind the
-// spinning kernels (2 ranks as 2 simulated hosts on one H100: allreduce and allgather hier
-// hung in every run, with the stream write or with a copy in its place), where the other
-// algorithms across hosts, whose tokens are in host memory, mostly passed.
-const hierMPSNetwork = "under MPS its signals, which the receiving rank stores into GPU memory with CUDA stream operations, stall behind the spinning kernels (it hung in every such run: docs/gpu-testing.md)"
+// under MPS with the driver's default work queues and pairs talk over a network
+// (Layout.MPSNetwork). Every signal along the rail is a token in GPU memory that the
+// receiving rank's transport stores with a CUDA stream operation while the kernel waits for
+// it; under MPS's default work queues such operations stalled behind the spinning kernels
+// (2 ranks as 2 simulated hosts on one H100: allreduce and allgather hier hung in every
+// run). With CUDA_DEVICE_MAX_CONNECTIONS set on every rank the layout is not marked.
+const hierMPSNetwork = "under MPS with the driver's default work queues its signals, which the receiving rank stores into GPU memory with CUDA stream operations, stall behind the spinning kernels; set CUDA_DEVICE_MAX_CONNECTIONS=8 on every rank (docs/gpu-testing.md)"
 
 // hierGroups is what the hierarchical algorithms (allgather_hier.go, allreduce_hier.go,
 // kernels/hier.cu) know of the layout: my host and my index on it, the other ranks of my

@@ -53,8 +53,9 @@ type Layout struct {
 	// HostNoIPC says no pair of ranks that share a host is connected by CUDA IPC (every
 	// pair over a network transport).
 	HostNoIPC bool
-	// MPSNetwork says ranks share a GPU as clients of an MPS daemon while some pair talks
-	// over a network transport: the algorithms with a NotWithMPSNetwork reason are refused
+	// MPSNetwork says ranks share a GPU as clients of an MPS daemon with the driver's
+	// default work queues (CUDA_DEVICE_MAX_CONNECTIONS unset) while some pair talks over a
+	// network transport: the algorithms with a NotWithMPSNetwork reason are refused
 	// (docs/gpu-testing.md). The worker sets it; LayoutOf does not.
 	MPSNetwork bool
 }

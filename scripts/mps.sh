@@ -6,7 +6,8 @@
 #   `nvidia-cuda-mps-control -d` with its pipe and log folders in OUT/mps, exports
 #   CUDA_MPS_PIPE_DIRECTORY, CUDA_MPS_LOG_DIRECTORY and CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
 #   (100 / ranks per GPU: each rank's share of the SMs, so that kernels that wait for each
-#   other can all run at once), and sets MPS_MPIRUN (the -x options that pass them to the
+#   other can all run at once) and CUDA_DEVICE_MAX_CONNECTIONS (8 unless already set: MPS's
+#   default work queues let copies stall behind spinning kernels), and sets MPS_MPIRUN (the -x options that pass them to the
 #   ranks) and MPS_STATE (a phrase for the summary). MPS=0 or unset: nothing. Says why and
 #   returns 1 when MPS is bad or the daemon does not start.
 # mps_stop: quits the daemon that mps_start started, if any, and waits for it to go; call
@@ -57,8 +58,11 @@ mps_start() {
   [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ] ||
     { echo "MPS=1: the daemon made no control pipe in $CUDA_MPS_PIPE_DIRECTORY within 5 s" >&2; return 1; }
   MPS_PID=$(cat "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid" 2>/dev/null || echo started)
-  MPS_MPIRUN=(-x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE)
-  MPS_STATE="MPS on ($share ranks a GPU, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$pct, daemon folders $dir)"
+  # MPS's default hardware work queues let a rank's copies and stream writes stall behind
+  # its spinning kernels; 8 per client kept every suite running (docs/gpu-testing.md).
+  export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-8}
+  MPS_MPIRUN=(-x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE -x CUDA_DEVICE_MAX_CONNECTIONS)
+  MPS_STATE="MPS on ($share ranks a GPU, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$pct, CUDA_DEVICE_MAX_CONNECTIONS=$CUDA_DEVICE_MAX_CONNECTIONS, daemon folders $dir)"
 }
 
 mps_stop() {

@@ -48,6 +48,25 @@ func ThreadPercent(getenv func(string) string) int {
 	return max(int(v), 1)
 }
 
+// WorkQueues returns the CUDA_DEVICE_MAX_CONNECTIONS that getenv gives this process (the
+// hardware work queues it asks the driver for), or 0 when it is unset or not a number
+// above 0.
+func WorkQueues(getenv func(string) string) int {
+	v, err := strconv.Atoi(strings.TrimSpace(getenv("CUDA_DEVICE_MAX_CONNECTIONS")))
+	if err != nil || v <= 0 {
+		return 0
+	}
+	return v
+}
+
+// RecommendedWorkQueues is the CUDA_DEVICE_MAX_CONNECTIONS that ranks sharing a GPU under
+// MPS are asked to set. Measured on one H100 (driver 580, 2026-11-25): with MPS's default,
+// copies and stream writes that a rank queued while its kernels spun stalled (2 and 4
+// ranks as 2 simulated hosts hung in most steps; 3 ranks on one host hung in the port
+// algorithms); with 8 the same suites passed; with 32, 4 clients' contexts did not fit the
+// MPS server's pool (out of memory at start-up).
+const RecommendedWorkQueues = 8
+
 // Rank is what one rank tells the others of its GPU.
 type Rank struct {
 	Host    string // host name (the machine's, not a simulated host's)
@@ -56,6 +75,7 @@ type Rank struct {
 	Percent int    // its CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (ThreadPercent; 0: no limit)
 	SMs     int    // the SMs its device reports (under an MPS limit, its share)
 	GridSMs int    // the most blocks its grids take
+	Queues  int    // its CUDA_DEVICE_MAX_CONNECTIONS (WorkQueues; 0: the driver's default)
 }
 
 // Shared groups the ranks that share a GPU (same host and bus id), in order of their
@@ -95,6 +115,24 @@ func UnderMPS(ranks []Rank) bool {
 	return false
 }
 
+// DefaultQueuesUnderMPS says whether some GPU is shared by ranks that are all MPS clients,
+// one of which left CUDA_DEVICE_MAX_CONNECTIONS unset: under MPS's default, stream work that
+// a rank queues while its kernels spin (the proxy's copies, the network receivers' copies
+// and token writes) can stall behind them (RecommendedWorkQueues).
+func DefaultQueuesUnderMPS(ranks []Rank) bool {
+	for _, g := range Shared(ranks) {
+		all, unset := true, false
+		for _, r := range g {
+			all = all && ranks[r].MPS
+			unset = unset || ranks[r].Queues == 0
+		}
+		if all && unset {
+			return true
+		}
+	}
+	return false
+}
+
 // Notes returns the header lines that describe the GPUs several ranks share (ranks[r] is
 // rank r's): none when every rank has a GPU of its own. Ranks that share a GPU without MPS
 // are time-sliced; under MPS with no SM limit, a rank's kernels may take the SMs that a
@@ -121,8 +159,20 @@ func Notes(ranks []Rank) []string {
 		default:
 			notes = append(notes, fmt.Sprintf("%s under MPS, each limited to %d %% of it (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: %d SMs), grids of at most %d blocks; they share the SMs, the memory bandwidth and the copy engines", where, first.Percent, first.SMs, first.GridSMs))
 		}
+		if mps == len(g) && DefaultQueuesUnderMPS(sub(ranks, g)) {
+			notes = append(notes, fmt.Sprintf("%s under MPS with the driver's default work queues: copies and stream writes queued while kernels spin can stall behind them (a hang); give each rank CUDA_DEVICE_MAX_CONNECTIONS=%d", where, RecommendedWorkQueues))
+		}
 	}
 	return notes
+}
+
+// sub returns the ranks of g, in g's order.
+func sub(ranks []Rank, g []int) []Rank {
+	out := make([]Rank, len(g))
+	for i, r := range g {
+		out[i] = ranks[r]
+	}
+	return out
 }
 
 // List writes ranks as "0-3,6" (ascending; the argument is not changed).

@@ -79,11 +79,46 @@ func TestThreadPercent(t *testing.T) {
 func own(host, bus string) Rank { return Rank{Host: host, BusID: bus, SMs: 132, GridSMs: 132} }
 
 func shared(mps bool, percent int) Rank {
-	r := Rank{Host: "h", BusID: "0000:19:00.0", MPS: mps, Percent: percent, SMs: 132, GridSMs: 66}
+	r := Rank{Host: "h", BusID: "0000:19:00.0", MPS: mps, Percent: percent, SMs: 132, GridSMs: 66, Queues: RecommendedWorkQueues}
 	if percent > 0 {
 		r.SMs, r.GridSMs = 132*percent/100, 132*percent/200
 	}
 	return r
+}
+
+// queues returns r with CUDA_DEVICE_MAX_CONNECTIONS n (0: unset).
+func queues(r Rank, n int) Rank { r.Queues = n; return r }
+
+func TestWorkQueues(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want int
+	}{{"", 0}, {"8", 8}, {" 16 ", 16}, {"0", 0}, {"-2", 0}, {"x", 0}, {"2.5", 0}} {
+		if got := WorkQueues(func(string) string { return c.v }); got != c.want {
+			t.Errorf("WorkQueues(%q) = %d, want %d", c.v, got, c.want)
+		}
+	}
+}
+
+// TestDefaultQueuesUnderMPS: only a GPU shared by MPS clients one of which left
+// CUDA_DEVICE_MAX_CONNECTIONS unset counts; time-sliced ranks and ranks with GPUs of their
+// own do not.
+func TestDefaultQueuesUnderMPS(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		ranks []Rank
+		want  bool
+	}{
+		{"MPS, queues set", []Rank{shared(true, 50), shared(true, 50)}, false},
+		{"MPS, queues unset", []Rank{queues(shared(true, 50), 0), queues(shared(true, 50), 0)}, true},
+		{"MPS, one rank unset", []Rank{shared(true, 50), queues(shared(true, 50), 0)}, true},
+		{"time-sliced, unset", []Rank{queues(shared(false, 0), 0), queues(shared(false, 0), 0)}, false},
+		{"own GPUs, unset", []Rank{queues(own("h", "a"), 0), queues(own("h", "b"), 0)}, false},
+	} {
+		if got := DefaultQueuesUnderMPS(c.ranks); got != c.want {
+			t.Errorf("%s: DefaultQueuesUnderMPS = %v, want %v", c.name, got, c.want)
+		}
+	}
 }
 
 func TestShared(t *testing.T) {
@@ -124,6 +159,9 @@ func TestNotes(t *testing.T) {
 		{"MPS, no limit", []Rank{shared(true, 0), shared(true, 0)}, 1, []string{"under MPS with no SM limit", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50"}},
 		{"MPS, one rank limited", []Rank{shared(true, 50), shared(true, 0)}, 1, []string{"with no SM limit"}},
 		{"MPS, limited", []Rank{shared(true, 50), shared(true, 50)}, 1, []string{"each limited to 50 % of it", "66 SMs", "at most 33 blocks"}},
+		{"MPS, default queues", []Rank{queues(shared(true, 50), 0), queues(shared(true, 50), 0)}, 2, []string{"each limited to 50 %", "default work queues", "CUDA_DEVICE_MAX_CONNECTIONS=8"}},
+		{"MPS, one rank's default queues", []Rank{shared(true, 50), queues(shared(true, 50), 0)}, 2, []string{"CUDA_DEVICE_MAX_CONNECTIONS=8"}},
+		{"time-sliced, default queues", []Rank{queues(shared(false, 0), 0), queues(shared(false, 0), 0)}, 1, []string{"time-sliced"}},
 		{"four ranks", []Rank{shared(true, 0), shared(true, 0), shared(true, 0), shared(true, 0)}, 1, []string{"ranks 0-3", "PERCENTAGE=25"}},
 		{"two GPUs shared", []Rank{own("h", "a"), own("h", "b"), own("h", "a"), own("h", "b")}, 2,
 			[]string{"ranks 0,2 share GPU a", "ranks 1,3 share GPU b"}},

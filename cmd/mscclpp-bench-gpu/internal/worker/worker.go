@@ -56,7 +56,8 @@ type Job struct {
 	SMs int
 	// ShareNotes are the header lines that say how ranks share GPUs (gpushare.Notes).
 	ShareNotes []string
-	// MPSNetwork: ranks share a GPU under MPS and some pair talks over a network transport
+	// MPSNetwork: ranks share a GPU under MPS with the driver's default work queues
+	// (gpushare.DefaultQueuesUnderMPS) and some pair talks over a network transport
 	// (collectives.Layout.MPSNetwork: the algorithms known to hang so are refused).
 	MPSNetwork bool
 
@@ -276,7 +277,7 @@ func (j *Job) gatherDevices() error {
 	mine, _ := json.Marshal(rankInfo{
 		Device: results.Device{Rank: j.Rank(), Pid: os.Getpid(), Hostname: j.Hostname, Device: info.Ordinal, BusID: shortBusID(info.BusID), Name: info.Name,
 			CPUs: j.cpus.String(), ProxyCPUs: j.proxy.String()},
-		Share: gpushare.Rank{Host: j.Hostname, BusID: info.BusID, MPS: j.mps, Percent: gpushare.ThreadPercent(os.Getenv), SMs: info.SMs, GridSMs: j.SMs},
+		Share: gpushare.Rank{Host: j.Hostname, BusID: info.BusID, MPS: j.mps, Percent: gpushare.ThreadPercent(os.Getenv), SMs: info.SMs, GridSMs: j.SMs, Queues: gpushare.WorkQueues(os.Getenv)},
 	})
 	all, err := j.Boot.AllGather(mine)
 	if err != nil {
@@ -292,10 +293,10 @@ func (j *Job) gatherDevices() error {
 		j.Devices[r], share[r] = x.Device, x.Share
 	}
 	j.ShareNotes = gpushare.Notes(share)
-	if gpushare.UnderMPS(share) && j.networkPair() {
+	if gpushare.DefaultQueuesUnderMPS(share) && j.networkPair() {
 		j.MPSNetwork = true
-		j.ShareNotes = append(j.ShareNotes, "under MPS, copies that the network transport's receivers queue into GPU memory while kernels spin can stall "+
-			"(docs/gpu-testing.md): the hierarchical algorithms (hier) are off, and the other algorithms across hosts can hang too")
+		j.ShareNotes = append(j.ShareNotes, fmt.Sprintf("under MPS with the default work queues, the network receivers' copies into GPU memory can stall behind spinning kernels "+
+			"(docs/gpu-testing.md): the hierarchical algorithms (hier) are off; CUDA_DEVICE_MAX_CONNECTIONS=%d on every rank turns them back on", gpushare.RecommendedWorkQueues))
 	}
 	return nil
 }
