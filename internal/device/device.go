@@ -1,7 +1,3 @@
-// Package device declares, as plain types and one interface, the GPU operations that the
-// rest of mscclpp-bench needs. internal/gpu implements GPU with the CUDA driver; tests
-// implement parts of it in host memory. Nothing here needs a GPU or imports
-// gorgonia.org/cu, so every package that uses these types is tested on the CPU.
 package device
 
 import (
