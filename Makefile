@@ -40,7 +40,7 @@ export CGO_CFLAGS := -I$(CUDA_HOME)/include -DMB_HEADERS_CKSUM=$(HDR_HASH)
 
 .PHONY: all kernels test vet fuzz gpu-test-bin gpu-test clean nccl-tests-links
 
-# nccl-tests 2.19.6's benchmark programs (cmd/internal/cli/nccltests.go maps them).
+# nccl-tests 2.19.6's benchmark programs (cmd/internal/cli/nccltests_compat.go maps them).
 NCCL_TESTS_NAMES := all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf \
                     alltoallv_perf broadcast_perf reduce_perf gather_perf scatter_perf \
                     sendrecv_perf hypercube_perf

@@ -7,11 +7,11 @@ import (
 
 // nextSeq returns the sequence number of a new collective. All ranks call
 // collectives in the same order, so they agree on it.
-func (b *TcpBootstrap) nextSeq() uint64 { return b.seq.Add(1) }
+func (b *TCPBootstrap) nextSeq() uint64 { return b.seq.Add(1) }
 
 // collStep sends one step of a collective to `to` and receives the matching
 // step from `from`, checking that it belongs to the same collective.
-func (b *TcpBootstrap) collStep(kind collKind, seq uint64, step, to int, sendStep int, data []byte, from, wantStep int) ([]byte, error) {
+func (b *TCPBootstrap) collStep(kind collKind, seq uint64, step, to int, sendStep int, data []byte, from, wantStep int) ([]byte, error) {
 	if err := b.send(to, frameColl, int64(seq), encodeColl(kind, sendStep, data)); err != nil {
 		return nil, b.errorf("%s #%d step %d: send to rank %d (%s): %w", kind, seq, step, to, b.peers[to].addrString(), err)
 	}
@@ -33,7 +33,7 @@ func (b *TcpBootstrap) collStep(kind collKind, seq uint64, step, to int, sendSte
 // holds rank i's data (slot Rank() is a copy of mine). Contributions may
 // differ in length. It is a ring: nranks-1 steps, each bounded by the
 // timeout.
-func (b *TcpBootstrap) AllGather(mine []byte) ([][]byte, error) {
+func (b *TCPBootstrap) AllGather(mine []byte) ([][]byte, error) {
 	if err := b.checkReady("allgather"); err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (b *TcpBootstrap) AllGather(mine []byte) ([][]byte, error) {
 
 // Barrier returns once every rank has entered it. It is a dissemination
 // barrier: ceil(log2 nranks) rounds, each bounded by the timeout.
-func (b *TcpBootstrap) Barrier() error {
+func (b *TCPBootstrap) Barrier() error {
 	if err := b.checkReady("barrier"); err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (b *TcpBootstrap) Barrier() error {
 // ("" means os.Hostname()) and returns how many lower ranks share it
 // (localRank) and how many ranks share it in all (localSize). Every rank
 // must call it (it is a collective).
-func (b *TcpBootstrap) LocalRank(hostname string) (localRank, localSize int, err error) {
+func (b *TCPBootstrap) LocalRank(hostname string) (localRank, localSize int, err error) {
 	var herr error
 	if hostname == "" {
 		// On failure still take part, so the other ranks do not hang.

@@ -23,7 +23,7 @@ func TestMissingRank(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	errs := parallel(2, func(r int) error { return []*TcpBootstrap{b0, b1}[r].Initialize(context.Background(), id) })
+	errs := parallel(2, func(r int) error { return []*TCPBootstrap{b0, b1}[r].Initialize(context.Background(), id) })
 	elapsed := time.Since(start)
 	re := regexp.MustCompile(`^bootstrap: root 127\.0\.0\.1:\d+: ranks \[2\] did not connect within 1s$`)
 	if errs[0] == nil || !re.MatchString(errs[0].Error()) || !errors.Is(errs[0], ErrTimeout) {
@@ -78,7 +78,7 @@ func TestStrangersRefused(t *testing.T) {
 	logs := &logBuf{}
 	opts := Options{Timeout: 5 * time.Second, Logf: logs.logf}
 	const n = 3
-	bs := make([]*TcpBootstrap, n)
+	bs := make([]*TCPBootstrap, n)
 	for r := range bs {
 		bs[r], _ = New(r, n, opts)
 	}

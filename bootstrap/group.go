@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// PointToPoint is what a Group needs of its parent bootstrap (TcpBootstrap has it).
+// PointToPoint is what a Group needs of its parent bootstrap (TCPBootstrap has it).
 type PointToPoint interface {
 	Rank() int
 	NRanks() int

@@ -54,7 +54,7 @@ func bootstrapGoroutines() (int, string) {
 	buf = buf[:runtime.Stack(buf, true)]
 	var leaked []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "bootstrap.(*TcpBootstrap).") || strings.Contains(g, "bootstrap.(*peerConn)") {
+		if strings.Contains(g, "bootstrap.(*TCPBootstrap).") || strings.Contains(g, "bootstrap.(*peerConn)") {
 			leaked = append(leaked, g)
 		}
 	}
@@ -63,13 +63,13 @@ func bootstrapGoroutines() (int, string) {
 
 // newJob starts an n-rank job in this process through CreateUniqueID and
 // Initialize, and closes it when the test ends.
-func newJob(t *testing.T, n int, timeout time.Duration, logs *logBuf) []*TcpBootstrap {
+func newJob(t *testing.T, n int, timeout time.Duration, logs *logBuf) []*TCPBootstrap {
 	t.Helper()
 	opts := Options{Timeout: timeout, Logf: t.Logf}
 	if logs != nil {
 		opts.Logf = logs.logf
 	}
-	bs := make([]*TcpBootstrap, n)
+	bs := make([]*TCPBootstrap, n)
 	for r := range bs {
 		b, err := New(r, n, opts)
 		if err != nil {
@@ -107,7 +107,7 @@ func parallel(n int, f func(r int) error) []error {
 }
 
 // closeAll closes b and fails if Close hangs.
-func closeAll(t *testing.T, bs ...*TcpBootstrap) {
+func closeAll(t *testing.T, bs ...*TCPBootstrap) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() {

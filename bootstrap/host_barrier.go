@@ -33,7 +33,7 @@ type HostBarrier struct {
 // (hostnames, as allgathered, are equal), and returns nil with no error otherwise: callers
 // then keep b.Barrier. dir is a tmpfs every rank can open ("" = /dev/shm). Every rank must
 // call it (it is a collective).
-func NewHostBarrier(b *TcpBootstrap, hostname, dir string) (*HostBarrier, error) {
+func NewHostBarrier(b *TCPBootstrap, hostname, dir string) (*HostBarrier, error) {
 	if dir == "" {
 		dir = "/dev/shm"
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-func newHostBarriers(t *testing.T, bs []*TcpBootstrap, hosts []string) []*HostBarrier {
+func newHostBarriers(t *testing.T, bs []*TCPBootstrap, hosts []string) []*HostBarrier {
 	t.Helper()
 	dir := t.TempDir()
 	hb := make([]*HostBarrier, len(bs))

@@ -74,7 +74,7 @@ func parseIfname(spec string) (listed func(name string) bool, exclude bool, err 
 
 // LocalAddr returns the address of this rank's own listener (valid after Initialize):
 // the interface through which it reaches the root, or the one its address named.
-func (b *TcpBootstrap) LocalAddr() netip.AddrPort {
+func (b *TCPBootstrap) LocalAddr() netip.AddrPort {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.self

@@ -248,7 +248,7 @@ func TestInitializeAddr(t *testing.T) {
 	checkNoLeaks(t)
 	const n = 4
 	addr := fmt.Sprintf("lo:127.0.0.1:%d", freePort(t))
-	bs := make([]*TcpBootstrap, n)
+	bs := make([]*TCPBootstrap, n)
 	for r := range bs {
 		b, err := New(r, n, Options{Timeout: 10 * time.Second, Logf: t.Logf})
 		if err != nil {

@@ -19,7 +19,7 @@ type registration struct {
 }
 
 // acceptLoop accepts connections on this rank's listener until Close.
-func (b *TcpBootstrap) acceptLoop(ln net.Listener) {
+func (b *TCPBootstrap) acceptLoop(ln net.Listener) {
 	defer b.wg.Done()
 	backoff := 5 * time.Millisecond
 	for {
@@ -49,7 +49,7 @@ func (b *TcpBootstrap) acceptLoop(ln net.Listener) {
 // serveHandshake reads the first frame of an accepted connection and either
 // registers it (hello, root only), adopts it as a peer connection
 // (peer-hello), or refuses it.
-func (b *TcpBootstrap) serveHandshake(c net.Conn) {
+func (b *TCPBootstrap) serveHandshake(c net.Conn) {
 	defer b.wg.Done()
 	remote := c.RemoteAddr().String()
 	keep := false
@@ -130,7 +130,7 @@ func (b *TcpBootstrap) serveHandshake(c net.Conn) {
 }
 
 // register records a hello at the root. It reports whether it kept c.
-func (b *TcpBootstrap) register(c net.Conn, h hello, remote string) bool {
+func (b *TCPBootstrap) register(c net.Conn, h hello, remote string) bool {
 	var reason string
 	b.mu.Lock()
 	switch {
@@ -160,14 +160,14 @@ func (b *TcpBootstrap) register(c net.Conn, h hello, remote string) bool {
 }
 
 // reject tells the other end why it is refused. Best effort.
-func (b *TcpBootstrap) reject(c net.Conn, reason string) {
+func (b *TCPBootstrap) reject(c net.Conn, reason string) {
 	c.SetWriteDeadline(time.Now().Add(min(b.timeout, time.Second)))
 	writeFrame(c, frameReject, 0, encodeReject(reason))
 }
 
 // rejectRegistered sends reason to every rank registered so far and drops
 // their connections (init failed at the root).
-func (b *TcpBootstrap) rejectRegistered(reason string) {
+func (b *TCPBootstrap) rejectRegistered(reason string) {
 	b.mu.Lock()
 	regs := b.reg
 	b.reg = map[int]*registration{}
@@ -179,7 +179,7 @@ func (b *TcpBootstrap) rejectRegistered(reason string) {
 }
 
 // missingRanks lists the ranks the root has not heard from.
-func (b *TcpBootstrap) missingRanks() []int {
+func (b *TCPBootstrap) missingRanks() []int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var missing []int

@@ -48,7 +48,7 @@ func runHelper(role string) error {
 	}
 	opts := Options{Timeout: timeout}
 	ctx := context.Background()
-	var b *TcpBootstrap
+	var b *TCPBootstrap
 	switch os.Getenv(helperMode) {
 	case "env":
 		rank, nranks, root, ok, err := FromEnv()

@@ -18,7 +18,7 @@ const TimeoutEnv = "MSCCLPP_BENCH_BOOTSTRAP_TIMEOUT"
 // defaultTimeout applies when neither Options.Timeout nor TimeoutEnv is set.
 const defaultTimeout = 30 * time.Second
 
-// Options configures a TcpBootstrap. The zero value is ready to use.
+// Options configures a TCPBootstrap. The zero value is ready to use.
 type Options struct {
 	// Timeout bounds every blocking operation (connecting, waiting for
 	// the other ranks at init, each Send, Recv and collective step).

@@ -127,7 +127,7 @@ func (pc *peerConn) closeWrite() {
 
 // addConnLocked adopts an established connection to rank and starts its
 // reader. b.mu must be held and the bootstrap not closed.
-func (b *TcpBootstrap) addConnLocked(rank int, c net.Conn, listen netip.AddrPort) {
+func (b *TCPBootstrap) addConnLocked(rank int, c net.Conn, listen netip.AddrPort) {
 	c.SetDeadline(time.Time{})
 	p := b.peers[rank]
 	pc := &peerConn{c: c, done: make(chan struct{})}
@@ -146,7 +146,7 @@ func (b *TcpBootstrap) addConnLocked(rank int, c net.Conn, listen netip.AddrPort
 }
 
 // readLoop delivers frames from one connection until it ends.
-func (b *TcpBootstrap) readLoop(p *peer, pc *peerConn) {
+func (b *TCPBootstrap) readLoop(p *peer, pc *peerConn) {
 	defer b.wg.Done()
 	defer close(pc.done)
 	br := bufio.NewReaderSize(pc.c, 64<<10)
@@ -182,7 +182,7 @@ func (b *TcpBootstrap) readLoop(p *peer, pc *peerConn) {
 // crash or a protocol error), the peer is lost: its other connections, if
 // any, get lostGrace to deliver what is in flight and are then closed, so
 // that Recv from the peer fails promptly.
-func (b *TcpBootstrap) connDown(p *peer, pc *peerConn, gotBye bool, cause error) {
+func (b *TCPBootstrap) connDown(p *peer, pc *peerConn, gotBye bool, cause error) {
 	pc.c.Close()
 	if b.ctx.Err() != nil {
 		return // Close set p.err already
@@ -218,7 +218,7 @@ func (b *TcpBootstrap) connDown(p *peer, pc *peerConn, gotBye bool, cause error)
 }
 
 // checkReady fails unless Initialize has succeeded and Close not begun.
-func (b *TcpBootstrap) checkReady(op string) error {
+func (b *TCPBootstrap) checkReady(op string) error {
 	b.mu.Lock()
 	st := b.state
 	b.mu.Unlock()
@@ -232,7 +232,7 @@ func (b *TcpBootstrap) checkReady(op string) error {
 }
 
 // checkPeer validates a peer rank for Send/Recv.
-func (b *TcpBootstrap) checkPeer(op string, peer int) error {
+func (b *TCPBootstrap) checkPeer(op string, peer int) error {
 	if peer < 0 || peer >= b.nranks {
 		return b.errorf("%s rank %d: no such rank (nranks is %d)", op, peer, b.nranks)
 	}
@@ -243,7 +243,7 @@ func (b *TcpBootstrap) checkPeer(op string, peer int) error {
 // to the kernel (it does not wait for the peer to Recv it). Messages to one
 // peer with one tag arrive in order. Sending to oneself is allowed. data
 // is not retained.
-func (b *TcpBootstrap) Send(peer, tag int, data []byte) error {
+func (b *TCPBootstrap) Send(peer, tag int, data []byte) error {
 	if err := b.checkPeer("send to", peer); err != nil {
 		return err
 	}
@@ -259,7 +259,7 @@ func (b *TcpBootstrap) Send(peer, tag int, data []byte) error {
 // Recv returns the next message from peer with tag, waiting up to the
 // timeout. Messages with other tags are kept for later calls. It fails at
 // once if the connection to peer has dropped.
-func (b *TcpBootstrap) Recv(peer, tag int) ([]byte, error) {
+func (b *TCPBootstrap) Recv(peer, tag int) ([]byte, error) {
 	if err := b.checkPeer("recv from", peer); err != nil {
 		return nil, err
 	}
@@ -271,7 +271,7 @@ func (b *TcpBootstrap) Recv(peer, tag int) ([]byte, error) {
 }
 
 // send writes one frame to peer, connecting first if needed.
-func (b *TcpBootstrap) send(peer int, typ frameType, tag int64, payload []byte) error {
+func (b *TCPBootstrap) send(peer int, typ frameType, tag int64, payload []byte) error {
 	p := b.peers[peer]
 	if peer == b.rank {
 		p.deliver(msgKey{typ, tag}, append([]byte{}, payload...))
@@ -308,7 +308,7 @@ func (b *TcpBootstrap) send(peer int, typ frameType, tag int64, payload []byte) 
 }
 
 // recv waits for the next message under key from peer.
-func (b *TcpBootstrap) recv(peer int, key msgKey) ([]byte, error) {
+func (b *TCPBootstrap) recv(peer int, key msgKey) ([]byte, error) {
 	p := b.peers[peer]
 	var timer *time.Timer
 	for {
@@ -352,7 +352,7 @@ func (b *TcpBootstrap) recv(peer int, key msgKey) ([]byte, error) {
 
 // sendConn returns the connection to send to p on, dialing it if there is
 // none yet. Concurrent callers share one dial.
-func (b *TcpBootstrap) sendConn(p *peer) (*peerConn, error) {
+func (b *TCPBootstrap) sendConn(p *peer) (*peerConn, error) {
 	for {
 		if b.ctx.Err() != nil {
 			return nil, ErrClosed
@@ -406,7 +406,7 @@ func (b *TcpBootstrap) sendConn(p *peer) (*peerConn, error) {
 }
 
 // dialPeer connects to rank's listener and exchanges peer hellos.
-func (b *TcpBootstrap) dialPeer(rank int, addr netip.AddrPort) (net.Conn, error) {
+func (b *TCPBootstrap) dialPeer(rank int, addr netip.AddrPort) (net.Conn, error) {
 	if !addr.IsValid() {
 		return nil, fmt.Errorf("address of rank %d is unknown", rank)
 	}

@@ -26,7 +26,7 @@ var (
 	ErrPeerClosed = errors.New("peer closed its bootstrap")
 )
 
-// state is the lifecycle of a TcpBootstrap.
+// state is the lifecycle of a TCPBootstrap.
 type state int
 
 const (
@@ -37,12 +37,12 @@ const (
 	stateClosed
 )
 
-// TcpBootstrap connects the ranks of one job over TCP. Create it with New,
+// TCPBootstrap connects the ranks of one job over TCP. Create it with New,
 // then call Initialize or InitializeAddr on every rank. Send, Recv and Rank
 // may be called from several goroutines; the collectives (AllGather,
 // Barrier, LocalRank) must be called by every rank in the same order and
 // not concurrently with each other.
-type TcpBootstrap struct {
+type TCPBootstrap struct {
 	rank, nranks int
 	timeout      time.Duration
 	logf         func(format string, args ...any)
@@ -69,7 +69,7 @@ type TcpBootstrap struct {
 }
 
 // New returns a bootstrap for rank (0 <= rank < nranks). It does no I/O.
-func New(rank, nranks int, opts Options) (*TcpBootstrap, error) {
+func New(rank, nranks int, opts Options) (*TCPBootstrap, error) {
 	if nranks < 1 || nranks > MaxRanks {
 		return nil, fmt.Errorf("bootstrap: nranks %d out of range 1..%d", nranks, MaxRanks)
 	}
@@ -81,7 +81,7 @@ func New(rank, nranks int, opts Options) (*TcpBootstrap, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &TcpBootstrap{
+	b := &TCPBootstrap{
 		rank: rank, nranks: nranks, timeout: timeout, logf: logf,
 		ctx: ctx, cancel: cancel,
 		peers:      make([]*peer, nranks),
@@ -95,10 +95,10 @@ func New(rank, nranks int, opts Options) (*TcpBootstrap, error) {
 }
 
 // Rank returns this process's rank.
-func (b *TcpBootstrap) Rank() int { return b.rank }
+func (b *TCPBootstrap) Rank() int { return b.rank }
 
 // NRanks returns the number of ranks in the job.
-func (b *TcpBootstrap) NRanks() int { return b.nranks }
+func (b *TCPBootstrap) NRanks() int { return b.nranks }
 
 // CreateUniqueID is called by rank 0 only. It opens the root listener at
 // once (so the port cannot be taken between now and Initialize) and
@@ -114,7 +114,7 @@ func (b *TcpBootstrap) NRanks() int { return b.nranks }
 //	"interface:ip:port"  same as "ip:port" for rank 0
 //
 // Port 0 picks a free port.
-func (b *TcpBootstrap) CreateUniqueID(addr string) (UniqueID, error) {
+func (b *TCPBootstrap) CreateUniqueID(addr string) (UniqueID, error) {
 	if b.rank != 0 {
 		return UniqueID{}, b.errorf("CreateUniqueID is for rank 0 only")
 	}
@@ -173,7 +173,7 @@ func (b *TcpBootstrap) CreateUniqueID(addr string) (UniqueID, error) {
 // the waiting ranks with the list of missing ones; ranks other than 0 wait
 // up to min(timeout/4, 1s) longer, to receive that verdict. On failure the
 // bootstrap is closed.
-func (b *TcpBootstrap) Initialize(ctx context.Context, id UniqueID) error {
+func (b *TCPBootstrap) Initialize(ctx context.Context, id UniqueID) error {
 	root, secret, err := id.decode()
 	if err != nil {
 		b.Close()
@@ -199,7 +199,7 @@ func (b *TcpBootstrap) Initialize(ctx context.Context, id UniqueID) error {
 // if it is empty, the secret is derived from the resolved root address.
 // It is a plain hash, not authentication: anyone who can reach the root
 // and guess the string can join. On failure the bootstrap is closed.
-func (b *TcpBootstrap) InitializeAddr(ctx context.Context, addr, secret string) error {
+func (b *TCPBootstrap) InitializeAddr(ctx context.Context, addr, secret string) error {
 	spec, err := parseAddrSpec(addr)
 	if err != nil {
 		b.Close()
@@ -226,7 +226,7 @@ func (b *TcpBootstrap) InitializeAddr(ctx context.Context, addr, secret string) 
 }
 
 // initialize runs the registration protocol (see the package doc).
-func (b *TcpBootstrap) initialize(parent context.Context, root netip.AddrPort, secret [32]byte, iface string) error {
+func (b *TCPBootstrap) initialize(parent context.Context, root netip.AddrPort, secret [32]byte, iface string) error {
 	b.mu.Lock()
 	switch b.state {
 	case stateClosed:
@@ -276,7 +276,7 @@ func verdictGrace(timeout time.Duration) time.Duration {
 
 // waitErr explains why a context derived from parent, a time limit and
 // Close is done.
-func (b *TcpBootstrap) waitErr(parent context.Context, limit time.Duration) error {
+func (b *TCPBootstrap) waitErr(parent context.Context, limit time.Duration) error {
 	if b.ctx.Err() != nil {
 		return ErrClosed
 	}
@@ -288,7 +288,7 @@ func (b *TcpBootstrap) waitErr(parent context.Context, limit time.Duration) erro
 
 // listenRoot opens rank 0's listener on the root address and starts
 // accepting. With port 0 the chosen port becomes the root port.
-func (b *TcpBootstrap) listenRoot(root netip.AddrPort) error {
+func (b *TCPBootstrap) listenRoot(root netip.AddrPort) error {
 	ln, err := net.Listen("tcp", root.String())
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -310,7 +310,7 @@ func (b *TcpBootstrap) listenRoot(root netip.AddrPort) error {
 }
 
 // initRoot waits for the other ranks' hellos and sends them the table.
-func (b *TcpBootstrap) initRoot(ctx, parent context.Context) error {
+func (b *TCPBootstrap) initRoot(ctx, parent context.Context) error {
 	b.mu.Lock()
 	haveLn := b.ln != nil
 	b.mu.Unlock()
@@ -377,7 +377,7 @@ func (b *TcpBootstrap) initRoot(ctx, parent context.Context) error {
 }
 
 // initRank registers with the root and waits for the address table.
-func (b *TcpBootstrap) initRank(ctx, parent context.Context, iface string, limit time.Duration) error {
+func (b *TCPBootstrap) initRank(ctx, parent context.Context, iface string, limit time.Duration) error {
 	dctx, dcancel := context.WithTimeout(ctx, b.timeout)
 	c, err := b.dialRoot(dctx, parent)
 	dcancel()
@@ -462,7 +462,7 @@ func (b *TcpBootstrap) initRank(ctx, parent context.Context, iface string, limit
 }
 
 // initIOErr words an I/O error on the connection to the root.
-func (b *TcpBootstrap) initIOErr(ctx, parent context.Context, limit time.Duration, what string, err error) error {
+func (b *TCPBootstrap) initIOErr(ctx, parent context.Context, limit time.Duration, what string, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return b.errorf("initialize: %s root %s: %w", what, b.root, b.waitErr(parent, limit))
@@ -474,7 +474,7 @@ func (b *TcpBootstrap) initIOErr(ctx, parent context.Context, limit time.Duratio
 
 // dialRoot connects to the root, retrying until ctx is done: the root may
 // not be listening yet.
-func (b *TcpBootstrap) dialRoot(ctx, parent context.Context) (net.Conn, error) {
+func (b *TCPBootstrap) dialRoot(ctx, parent context.Context) (net.Conn, error) {
 	var d net.Dialer
 	backoff := 20 * time.Millisecond
 	var lastErr error
@@ -502,7 +502,7 @@ func (b *TcpBootstrap) dialRoot(ctx, parent context.Context) (net.Conn, error) {
 }
 
 // setTableLocked records the address table and marks the bootstrap ready.
-func (b *TcpBootstrap) setTableLocked(addrs []netip.AddrPort) {
+func (b *TCPBootstrap) setTableLocked(addrs []netip.AddrPort) {
 	for i, a := range addrs {
 		p := b.peers[i]
 		p.mu.Lock()
@@ -516,13 +516,13 @@ func (b *TcpBootstrap) setTableLocked(addrs []netip.AddrPort) {
 // briefly for them to acknowledge, closes all connections and the
 // listener, and waits for its goroutines to exit. Pending and later calls
 // fail with ErrClosed. Close is idempotent and always returns nil.
-func (b *TcpBootstrap) Close() error {
+func (b *TCPBootstrap) Close() error {
 	b.closeOnce.Do(b.close)
 	b.wg.Wait()
 	return nil
 }
 
-func (b *TcpBootstrap) close() {
+func (b *TCPBootstrap) close() {
 	b.mu.Lock()
 	b.state = stateClosed
 	b.cancel()
@@ -564,7 +564,7 @@ func (b *TcpBootstrap) close() {
 }
 
 // errorf formats an error prefixed with "bootstrap: rank N: ".
-func (b *TcpBootstrap) errorf(format string, args ...any) error {
+func (b *TCPBootstrap) errorf(format string, args ...any) error {
 	return fmt.Errorf("bootstrap: rank %d: "+format, append([]any{b.rank}, args...)...)
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // Bootstrap is the control plane the mesh exchanges set-up data over
-// (bootstrap.TcpBootstrap implements it).
+// (bootstrap.TCPBootstrap implements it).
 type Bootstrap interface {
 	Rank() int
 	NRanks() int
@@ -31,7 +31,7 @@ const tagIBQueuePair = 0x4d420001
 // when the mode may use it, so that the endpoints can say what each rank offers.
 func (m *Mesh) connect() error {
 	info := m.GPU.Info()
-	me := Endpoint{Rank: m.Rank, Transports: TransportCudaIpc, Pid: os.Getpid(), Device: info.Ordinal,
+	me := Endpoint{Rank: m.Rank, Transports: TransportCUDAIPC, Pid: os.Getpid(), Device: info.Ordinal,
 		Hostname: m.Opts.Hostname, HostID: m.Opts.HostID, BusID: info.BusID, GPUName: info.Name}
 	var nonce [8]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
@@ -68,8 +68,8 @@ func (m *Mesh) connect() error {
 	var ethPeers []int
 	for _, p := range m.Peers() {
 		switch t := m.pairs[m.Rank][p]; t {
-		case TransportCudaIpc:
-			c, err := newCudaIpcConn(m.GPU, me, m.Endpoints[p], m.Opts.Timeout)
+		case TransportCUDAIPC:
+			c, err := newCUDAIPCConn(m.GPU, me, m.Endpoints[p], m.Opts.Timeout)
 			if err != nil {
 				return err
 			}
@@ -163,7 +163,7 @@ func (m *Mesh) selectTransports() error {
 				return err
 			}
 			m.pairs[i][j], m.pairs[j][i] = t, t
-			if t != TransportCudaIpc {
+			if t != TransportCUDAIPC {
 				m.network = true
 			}
 			if i == m.Rank || j == m.Rank {

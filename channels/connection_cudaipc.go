@@ -8,11 +8,11 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-// cudaIpcConn connects two GPUs of one host: the peer's buffers and tokens are mapped
+// cudaIPCConn connects two GPUs of one host: the peer's buffers and tokens are mapped
 // here (CUDA IPC), so a write is an async copy on the copy engine, a signal a 64-bit write
 // queued behind it on the same stream (or a CPU store when the token is in host memory
 // and the stream is idle), and a flush waits for the stream.
-type cudaIpcConn struct {
+type cudaIPCConn struct {
 	gpu     device.GPU // owns stream (nil in tests that drive a fake copy engine)
 	ce      CopyEngine
 	stream  device.Stream
@@ -21,9 +21,9 @@ type cudaIpcConn struct {
 	busy bool
 }
 
-// newCudaIpcConn checks that this GPU can map the peer's (same host, a peer-to-peer path)
+// newCUDAIPCConn checks that this GPU can map the peer's (same host, a peer-to-peer path)
 // and returns the connection, with a stream of its own.
-func newCudaIpcConn(g device.GPU, local, remote Endpoint, timeout time.Duration) (*cudaIpcConn, error) {
+func newCUDAIPCConn(g device.GPU, local, remote Endpoint, timeout time.Duration) (*cudaIPCConn, error) {
 	if local.HostID != remote.HostID {
 		return nil, fmt.Errorf("connect rank %d (host %s) to rank %d (host %s): CUDA IPC connects GPUs of one host",
 			local.Rank, local.HostID, remote.Rank, remote.HostID)
@@ -40,14 +40,14 @@ func newCudaIpcConn(g device.GPU, local, remote Endpoint, timeout time.Duration)
 	if err != nil {
 		return nil, fmt.Errorf("proxy stream for rank %d: %w", remote.Rank, err)
 	}
-	return &cudaIpcConn{gpu: g, ce: g, stream: s, timeout: timeout}, nil
+	return &cudaIPCConn{gpu: g, ce: g, stream: s, timeout: timeout}, nil
 }
 
 // Transport implements Connection.
-func (c *cudaIpcConn) Transport() Transport { return TransportCudaIpc }
+func (c *cudaIPCConn) Transport() Transport { return TransportCUDAIPC }
 
 // Handle implements Connection.
-func (c *cudaIpcConn) Handle(ch *ProxyChannel, t Trigger) error {
+func (c *cudaIPCConn) Handle(ch *ProxyChannel, t Trigger) error {
 	write, signal, flush := steps(t)
 	if write {
 		if err := c.write(ch.Dst.Ptr().Add(t.DstOffset()), ch.Src.Ptr().Add(t.SrcOffset()), t.Size()); err != nil {
@@ -67,7 +67,7 @@ func (c *cudaIpcConn) Handle(ch *ProxyChannel, t Trigger) error {
 	return nil
 }
 
-func (c *cudaIpcConn) write(dst, src device.Ptr, bytes uint64) error {
+func (c *cudaIPCConn) write(dst, src device.Ptr, bytes uint64) error {
 	if err := c.ce.CopyAsync(dst, src, bytes, c.stream); err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (c *cudaIpcConn) write(dst, src device.Ptr, bytes uint64) error {
 
 // signal sets the peer's token to v behind the copies queued so far. justWrote: this
 // trigger's own copy was just queued, so the stream is certainly busy.
-func (c *cudaIpcConn) signal(tok *Region, v uint64, justWrote bool) error {
+func (c *cudaIPCConn) signal(tok *Region, v uint64, justWrote bool) error {
 	direct, err := c.storable(tok, justWrote)
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (c *cudaIpcConn) signal(tok *Region, v uint64, justWrote bool) error {
 
 // storable says whether a signal can be a CPU store: the token is in host memory and
 // the stream has nothing in flight.
-func (c *cudaIpcConn) storable(tok *Region, justWrote bool) (bool, error) {
+func (c *cudaIPCConn) storable(tok *Region, justWrote bool) (bool, error) {
 	if tok.Host == nil || justWrote {
 		return false, nil
 	}
@@ -112,7 +112,7 @@ func (c *cudaIpcConn) storable(tok *Region, justWrote bool) (bool, error) {
 	return true, nil
 }
 
-func (c *cudaIpcConn) flush() error {
+func (c *cudaIPCConn) flush() error {
 	if err := c.ce.Synchronize(c.stream, c.timeout); err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (c *cudaIpcConn) flush() error {
 }
 
 // Close implements Connection: it destroys the stream.
-func (c *cudaIpcConn) Close() error {
+func (c *cudaIPCConn) Close() error {
 	if c.gpu == nil {
 		return nil
 	}

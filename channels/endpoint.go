@@ -20,11 +20,11 @@ type Transport uint16
 
 // Transports.
 const (
-	TransportCudaIpc  Transport = 1 // NVLink or PCIe peer-to-peer between GPUs of one host
+	TransportCUDAIPC  Transport = 1 // NVLink or PCIe peer-to-peer between GPUs of one host
 	TransportIB       Transport = 2 // InfiniBand RDMA (connection_ib.go)
 	TransportEthernet Transport = 4 // TCP sockets, staged through host memory (connection_ethernet.go)
 
-	allTransports = TransportCudaIpc | TransportIB | TransportEthernet
+	allTransports = TransportCUDAIPC | TransportIB | TransportEthernet
 )
 
 // String names the transport, or the set of transports joined by "+".
@@ -33,7 +33,7 @@ func (t Transport) String() string {
 	for _, x := range []struct {
 		t    Transport
 		name string
-	}{{TransportCudaIpc, "cudaipc"}, {TransportIB, "ib"}, {TransportEthernet, "ethernet"}} {
+	}{{TransportCUDAIPC, "cudaipc"}, {TransportIB, "ib"}, {TransportEthernet, "ethernet"}} {
 		if t&x.t != 0 {
 			names = append(names, x.name)
 			t &^= x.t

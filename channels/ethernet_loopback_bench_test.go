@@ -129,7 +129,7 @@ func TestEthernetBenchPeer(t *testing.T) {
 // loopbackRank is one rank of the harness.
 type loopbackRank struct {
 	s    *standin
-	boot *bootstrap.TcpBootstrap
+	boot *bootstrap.TCPBootstrap
 	port *cpuPort
 	rank int
 }

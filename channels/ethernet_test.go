@@ -215,7 +215,7 @@ func ethOpts(mode Mode, host string) MeshOptions {
 		Ethernet: EthernetOptions{Sockets: 2, Chunk: 256 << 10, Depth: 2}}
 }
 
-func bootsOf(bs []*bootstrap.TcpBootstrap) []Bootstrap {
+func bootsOf(bs []*bootstrap.TCPBootstrap) []Bootstrap {
 	out := make([]Bootstrap, len(bs))
 	for i, b := range bs {
 		out[i] = b
@@ -324,7 +324,7 @@ func TestMixedHostsAutoMode(t *testing.T) {
 				o.HostID = hosts[r]
 				return o
 			})
-			want := map[[2]int]Transport{{0, 1}: TransportCudaIpc, {0, 2}: TransportEthernet, {1, 2}: TransportEthernet}
+			want := map[[2]int]Transport{{0, 1}: TransportCUDAIPC, {0, 2}: TransportEthernet, {1, 2}: TransportEthernet}
 			for r, s := range ranks {
 				for pair, tr := range want {
 					if got := s.m.PairTransport(pair[0], pair[1]); got != tr {

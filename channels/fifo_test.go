@@ -192,7 +192,7 @@ func TestProxyTranslatesTriggers(t *testing.T) {
 	h := newHostFifo(t, 4)
 	eng := &fakeEngine{}
 	p := NewProxyService(eng, h.fifo, time.Second)
-	conn := &cudaIpcConn{ce: eng, stream: 7, timeout: time.Second}
+	conn := &cudaIPCConn{ce: eng, stream: 7, timeout: time.Second}
 	id, err := p.AddChannel(&ProxyChannel{Peer: 1, Conn: conn, Dst: Region{Base: 0x1000, Size: 256}, Src: Region{Base: 0x2000, Size: 256}, Token: Region{Base: 0x3000, Size: 8}})
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +269,7 @@ func TestProxySignalsHostTokens(t *testing.T) {
 	var token uint64
 	eng := &fakeEngine{}
 	p := NewProxyService(eng, nil, time.Second)
-	conn := &cudaIpcConn{ce: eng, stream: 3, timeout: time.Second}
+	conn := &cudaIPCConn{ce: eng, stream: 3, timeout: time.Second}
 	tok := Region{Base: 0x3000, Size: 8, Host: unsafe.Pointer(&token)}
 	id, err := p.AddChannel(&ProxyChannel{Peer: 1, Conn: conn, Dst: Region{Base: 0x1000, Size: 256}, Src: Region{Base: 0x2000, Size: 256}, Token: tok})
 	if err != nil {

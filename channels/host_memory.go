@@ -21,7 +21,7 @@ func (m *Mesh) ShareHost(bytes uint64) (*Buffer, error) {
 	// leaves the others waiting in the exchange until the bootstrap's timeout, as Share does.
 	for i := range m.pairs {
 		for j := i + 1; j < len(m.pairs); j++ {
-			if m.pairs[i][j] == TransportCudaIpc {
+			if m.pairs[i][j] == TransportCUDAIPC {
 				return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for jobs whose every pair is connected over a network transport; ranks %d and %d are connected by CUDA IPC", m.Rank, i, j)
 			}
 		}

@@ -50,8 +50,8 @@ func ibAddr(l localMemory) uint64 {
 // dma-buf where the GPU exports one, else by address (peer memory).
 func (n *ibNet) register(g device.GPU, l localMemory) (rdma.MemoryRegion, error) {
 	if l.host == nil {
-		if x, ok := g.(device.DmaBufExporter); ok {
-			fd, off, err := x.ExportDmaBuf(l.ptr, l.size)
+		if x, ok := g.(device.DMABufExporter); ok {
+			fd, off, err := x.ExportDMABuf(l.ptr, l.size)
 			if err == nil {
 				mr, err := n.dev.Register(uint64(l.ptr), l.size, fd, off)
 				unix.Close(fd)

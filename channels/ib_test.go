@@ -143,7 +143,7 @@ func TestAutoModeOneHostLeavesIBAlone(t *testing.T) {
 	if n := opens.Load(); n != 0 {
 		t.Errorf("the HCA was looked for %d times", n)
 	}
-	if tr := ranks[0].m.Conns[1].Transport(); tr != TransportCudaIpc {
+	if tr := ranks[0].m.Conns[1].Transport(); tr != TransportCUDAIPC {
 		t.Errorf("rank 0 to rank 1: %v", tr)
 	}
 }

@@ -84,7 +84,7 @@ type memGPU struct {
 	nextStream device.Stream
 	allocs     map[device.Ptr]bool
 	mapped     map[unsafe.Pointer]device.Ptr
-	opened     map[device.Ptr]bool // IpcOpen'ed and not closed
+	opened     map[device.Ptr]bool // IPCOpen'ed and not closed
 	streamOps  atomic.Int64        // copies and writes queued on its streams
 }
 
@@ -173,13 +173,13 @@ func (g *memGPU) CopyFromDevice(dst []byte, src device.Ptr) error {
 	return nil
 }
 
-func (g *memGPU) IpcGetHandle(p device.Ptr) (device.IpcHandle, error) {
-	var h device.IpcHandle
+func (g *memGPU) IPCGetHandle(p device.Ptr) (device.IPCHandle, error) {
+	var h device.IPCHandle
 	binary.LittleEndian.PutUint64(h[:], uint64(p))
 	return h, nil
 }
 
-func (g *memGPU) IpcOpen(h device.IpcHandle) (device.Ptr, error) {
+func (g *memGPU) IPCOpen(h device.IPCHandle) (device.Ptr, error) {
 	p := device.Ptr(binary.LittleEndian.Uint64(h[:]))
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -187,7 +187,7 @@ func (g *memGPU) IpcOpen(h device.IpcHandle) (device.Ptr, error) {
 	return p, nil
 }
 
-func (g *memGPU) IpcClose(p device.Ptr) error {
+func (g *memGPU) IPCClose(p device.Ptr) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.opened[p] {

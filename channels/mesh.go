@@ -256,7 +256,7 @@ func (m *Mesh) Close() error {
 		m.hostTok = nil
 	}
 	for _, p := range m.opened {
-		keep(m.GPU.IpcClose(p))
+		keep(m.GPU.IPCClose(p))
 	}
 	m.opened = nil
 	for _, l := range m.reg.all() {

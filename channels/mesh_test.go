@@ -18,7 +18,7 @@ import (
 )
 
 // newBoots starts n connected bootstraps in this process.
-func newBoots(t testing.TB, n int) []*bootstrap.TcpBootstrap {
+func newBoots(t testing.TB, n int) []*bootstrap.TCPBootstrap {
 	t.Helper()
 	return bootstraptest.Loopback(t, n, 10*time.Second)
 }
@@ -133,7 +133,7 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 					t.Errorf("rank %d proxy's stream write goes to %v, want %v", r, chans[pc.ID].Token.Ptr(), meshes[r].hostTok.devs[p].Add(off))
 				}
 			}
-			if chans[pc.ID].Dst.Ptr() != bufs[p].Ptrs[p] || chans[pc.ID].Dst.Size != 4096 || chans[pc.ID].Src.Size != 1024 || chans[pc.ID].Conn.Transport() != TransportCudaIpc {
+			if chans[pc.ID].Dst.Ptr() != bufs[p].Ptrs[p] || chans[pc.ID].Dst.Size != 4096 || chans[pc.ID].Src.Size != 1024 || chans[pc.ID].Conn.Transport() != TransportCUDAIPC {
 				t.Errorf("rank %d proxy channel %d: %+v", r, pc.ID, chans[pc.ID])
 			}
 		}
@@ -179,7 +179,7 @@ func TestMeshRefusesUnreachablePeer(t *testing.T) {
 
 func TestMeshRefusesOtherHostAndIB(t *testing.T) {
 	space := newMemSpace()
-	_, err := newCudaIpcConn(newMemGPU(0, space), Endpoint{Rank: 0, HostID: "a"}, Endpoint{Rank: 1, HostID: "b"}, time.Second)
+	_, err := newCUDAIPCConn(newMemGPU(0, space), Endpoint{Rank: 0, HostID: "a"}, Endpoint{Rank: 1, HostID: "b"}, time.Second)
 	if err == nil || !strings.Contains(err.Error(), "host b") {
 		t.Errorf("different hosts: %v", err)
 	}

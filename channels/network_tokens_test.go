@@ -33,7 +33,7 @@ func TestNetworkHostTokens(t *testing.T) {
 			in := s.ports[p].h.Sem.Inbound
 			inHost := within(in, uint64(m.hostTok.devs[r]), tokBytes)
 			inGPU := within(in, uint64(m.tokens), tokBytes)
-			if wantHost := m.Conns[p].Transport() != TransportCudaIpc; inHost != wantHost || inGPU == wantHost {
+			if wantHost := m.Conns[p].Transport() != TransportCUDAIPC; inHost != wantHost || inGPU == wantHost {
 				t.Errorf("rank %d: token of peer %d (%v) in host memory %v, in GPU memory %v", r, p, m.Conns[p].Transport(), inHost, inGPU)
 			}
 		}

@@ -77,8 +77,8 @@ func (m *Mesh) PortChannelsTo(peers []int, remote *Buffer, local device.Ptr, loc
 			Token: m.remoteRegion(p, m.tokenMems[p], m.peerTokens[p]),
 		}
 		inbound := m.token(m.tokens, p, id)
-		if useHost || (netHost && pc.Conn.Transport() != TransportCudaIpc) {
-			if pc.Conn.Transport() == TransportCudaIpc {
+		if useHost || (netHost && pc.Conn.Transport() != TransportCUDAIPC) {
+			if pc.Conn.Transport() == TransportCUDAIPC {
 				pc.Token = Region{Base: m.hostTok.devs[p], Host: unsafe.Pointer(m.hostTok.word(p, m.Rank*m.Opts.MaxSemaphores+id))}
 			} else {
 				pc.Token = m.remoteRegion(p, m.hostTokMems[p], 0)
@@ -105,7 +105,7 @@ func (m *Mesh) PortChannelsTo(peers []int, remote *Buffer, local device.Ptr, loc
 // can name it (the receiving side stores into it).
 func (m *Mesh) setupHostTokens() error {
 	bytes := uint64(m.NRanks*m.Opts.MaxSemaphores) * 8
-	mapped := func(r int) bool { return r == m.Rank || m.Conns[r].Transport() == TransportCudaIpc }
+	mapped := func(r int) bool { return r == m.Rank || m.Conns[r].Transport() == TransportCUDAIPC }
 	t, err := newHostTokens(m.GPU, m.Boot, bytes, mapped)
 	if err != nil {
 		return err

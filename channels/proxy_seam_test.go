@@ -22,7 +22,7 @@ func (e nopEngine) StreamIdle(device.Stream) (bool, error)                      
 func TestProxyHotPathAllocatesNothing(t *testing.T) {
 	var token uint64
 	p := NewProxyService(nopEngine{idle: true}, nil, time.Second)
-	conn := &cudaIpcConn{ce: nopEngine{idle: true}, stream: 1, timeout: time.Second}
+	conn := &cudaIPCConn{ce: nopEngine{idle: true}, stream: 1, timeout: time.Second}
 	id, err := p.AddChannel(&ProxyChannel{Peer: 1, Conn: conn, Dst: Region{Base: 0x1000, Size: 1 << 20}, Src: Region{Base: 0x2000, Size: 1 << 20},
 		Token: Region{Base: 0x3000, Size: 8, Host: unsafe.Pointer(&token)}})
 	if err != nil {
@@ -43,7 +43,7 @@ func TestProxyHotPathAllocatesNothing(t *testing.T) {
 // BenchmarkProxyHandle is the proxy's cost per trigger on top of the copy engine's.
 func BenchmarkProxyHandle(b *testing.B) {
 	p := NewProxyService(nopEngine{}, nil, time.Second)
-	conn := &cudaIpcConn{ce: nopEngine{}, stream: 1, timeout: time.Second}
+	conn := &cudaIPCConn{ce: nopEngine{}, stream: 1, timeout: time.Second}
 	id, _ := p.AddChannel(&ProxyChannel{Peer: 1, Conn: conn, Dst: Region{Base: 0x1000, Size: 1 << 20}, Src: Region{Base: 0x2000, Size: 1 << 20}, Token: Region{Base: 0x3000, Size: 8}})
 	tr := MakeTrigger(TriggerData|TriggerFlag, id, 64, 128, 4096)
 	for b.Loop() {

@@ -84,13 +84,13 @@ func (m *Mesh) Register(p device.Ptr, size uint64) (RegisteredMemory, error) {
 
 func (m *Mesh) register(l localMemory) (RegisteredMemory, error) {
 	rm := RegisteredMemory{Rank: m.Rank, Size: l.size, Ptr: l.ptr}
-	if l.host == nil && (m.uses(TransportCudaIpc) || m.NRanks == 1) {
-		h, err := m.GPU.IpcGetHandle(l.ptr)
+	if l.host == nil && (m.uses(TransportCUDAIPC) || m.NRanks == 1) {
+		h, err := m.GPU.IPCGetHandle(l.ptr)
 		if err != nil {
 			return RegisteredMemory{}, fmt.Errorf("register %d bytes at %v on rank %d: %w", l.size, l.ptr, m.Rank, err)
 		}
-		rm.Transports |= TransportCudaIpc
-		rm.Ipc.Handle = h
+		rm.Transports |= TransportCUDAIPC
+		rm.IPC.Handle = h
 	}
 	if m.uses(TransportIB) {
 		mr, err := m.ib.register(m.GPU, l)
@@ -158,18 +158,18 @@ func (m *Mesh) Share(p device.Ptr, size uint64) (*Buffer, error) {
 		return nil, err
 	}
 	for r, rm := range b.Mems {
-		if r == m.Rank || m.Conns[r].Transport() != TransportCudaIpc {
+		if r == m.Rank || m.Conns[r].Transport() != TransportCUDAIPC {
 			continue
 		}
-		if rm.Transports&TransportCudaIpc == 0 {
+		if rm.Transports&TransportCUDAIPC == 0 {
 			return nil, fmt.Errorf("registered memory of rank %d has no CUDA IPC handle", r)
 		}
-		q, err := m.GPU.IpcOpen(rm.Ipc.Handle)
+		q, err := m.GPU.IPCOpen(rm.IPC.Handle)
 		if err != nil {
 			return nil, fmt.Errorf("map %d-byte buffer of rank %d (GPU %s): %w", rm.Size, r, m.Endpoints[r].BusID, err)
 		}
 		m.opened = append(m.opened, q)
-		b.Ptrs[r] = q.Add(rm.Ipc.Offset)
+		b.Ptrs[r] = q.Add(rm.IPC.Offset)
 	}
 	return b, nil
 }
@@ -179,7 +179,7 @@ func (m *Mesh) Share(p device.Ptr, size uint64) (*Buffer, error) {
 func (m *Mesh) remoteRegion(p int, rm RegisteredMemory, mapped device.Ptr) Region {
 	r := Region{Size: rm.Size, ID: rm.ID}
 	switch m.Conns[p].Transport() {
-	case TransportCudaIpc:
+	case TransportCUDAIPC:
 		r.Base = mapped
 	case TransportIB:
 		r.Base, r.Key = device.Ptr(rm.IB.Addr), rm.IB.RKey

@@ -15,15 +15,15 @@ type RegisteredMemory struct {
 	ID         uint32 // the owner's registration number: Ethernet messages name the buffer by it
 	Size       uint64
 	Transports Transport // the sections present
-	Ipc        IpcMemory // when Transports has TransportCudaIpc
+	IPC        IPCMemory // when Transports has TransportCUDAIPC
 	IB         IBMemory  // when Transports has TransportIB
 	Ptr        device.Ptr
 }
 
-// IpcMemory is the CUDA IPC section: the handle names the allocation that contains the
+// IPCMemory is the CUDA IPC section: the handle names the allocation that contains the
 // buffer, which starts Offset bytes into it.
-type IpcMemory struct {
-	Handle device.IpcHandle
+type IPCMemory struct {
+	Handle device.IPCHandle
 	Offset uint64
 }
 
@@ -48,14 +48,14 @@ const (
 	memoryVersion = 2
 
 	memoryHeaderSize = 4 + 2 + 2 + 4 + 4 + 8
-	ipcSectionSize   = 8 + device.IpcHandleSize
+	ipcSectionSize   = 8 + device.IPCHandleSize
 	ibSectionSize    = 8 + 4 + 4
 )
 
 // WireSize returns the length of the serialised memory.
 func (m RegisteredMemory) WireSize() int {
 	n := memoryHeaderSize
-	if m.Transports&TransportCudaIpc != 0 {
+	if m.Transports&TransportCUDAIPC != 0 {
 		n += ipcSectionSize
 	}
 	if m.Transports&TransportIB != 0 {
@@ -76,9 +76,9 @@ func (m RegisteredMemory) MarshalBinary() ([]byte, error) {
 	b = binary.LittleEndian.AppendUint32(b, uint32(m.Rank))
 	b = binary.LittleEndian.AppendUint32(b, m.ID)
 	b = binary.LittleEndian.AppendUint64(b, m.Size)
-	if m.Transports&TransportCudaIpc != 0 {
-		b = binary.LittleEndian.AppendUint64(b, m.Ipc.Offset)
-		b = append(b, m.Ipc.Handle[:]...)
+	if m.Transports&TransportCUDAIPC != 0 {
+		b = binary.LittleEndian.AppendUint64(b, m.IPC.Offset)
+		b = append(b, m.IPC.Handle[:]...)
 	}
 	if m.Transports&TransportIB != 0 {
 		b = binary.LittleEndian.AppendUint64(b, m.IB.Addr)
@@ -102,9 +102,9 @@ func (m *RegisteredMemory) UnmarshalBinary(b []byte) error {
 	m.Rank = int(int32(r.u32()))
 	m.ID = r.u32()
 	m.Size = r.u64()
-	if m.Transports&TransportCudaIpc != 0 {
-		m.Ipc.Offset = r.u64()
-		copy(m.Ipc.Handle[:], r.take(device.IpcHandleSize))
+	if m.Transports&TransportCUDAIPC != 0 {
+		m.IPC.Offset = r.u64()
+		copy(m.IPC.Handle[:], r.take(device.IPCHandleSize))
 	}
 	if m.Transports&TransportIB != 0 {
 		m.IB.Addr = r.u64()
@@ -122,8 +122,8 @@ func (m *RegisteredMemory) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("registered memory: transports %v", m.Transports)
 	case m.Rank < 0:
 		return fmt.Errorf("registered memory: negative rank %d", m.Rank)
-	case m.Ipc.Offset > m.Ipc.Offset+m.Size:
-		return fmt.Errorf("registered memory: offset %d + size %d overflows", m.Ipc.Offset, m.Size)
+	case m.IPC.Offset > m.IPC.Offset+m.Size:
+		return fmt.Errorf("registered memory: offset %d + size %d overflows", m.IPC.Offset, m.Size)
 	case m.IB.Addr > m.IB.Addr+m.Size:
 		return fmt.Errorf("registered memory: address 0x%x + size %d overflows", m.IB.Addr, m.Size)
 	}

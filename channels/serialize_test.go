@@ -8,7 +8,7 @@ import (
 )
 
 func TestEndpointRoundTrip(t *testing.T) {
-	in := Endpoint{Rank: 3, Transports: TransportCudaIpc | TransportEthernet, Pid: 4242, Device: 1, Sockets: 4, Chunk: 4 << 20, Nonce: 0x1234567890,
+	in := Endpoint{Rank: 3, Transports: TransportCUDAIPC | TransportEthernet, Pid: 4242, Device: 1, Sockets: 4, Chunk: 4 << 20, Nonce: 0x1234567890,
 		Hostname: "node-7", HostID: "rack2-node7", BusID: "0000:00:07.0", GPUName: "NVIDIA H200", EthAddr: "10.0.0.7:40123"}
 	b, err := in.MarshalBinary()
 	if err != nil {
@@ -29,7 +29,7 @@ func TestEndpointRoundTrip(t *testing.T) {
 }
 
 func TestEndpointRejects(t *testing.T) {
-	good, _ := Endpoint{Rank: 1, Transports: TransportCudaIpc, Hostname: "h", HostID: "h", BusID: "b", GPUName: "g"}.MarshalBinary()
+	good, _ := Endpoint{Rank: 1, Transports: TransportCUDAIPC, Hostname: "h", HostID: "h", BusID: "b", GPUName: "g"}.MarshalBinary()
 	cases := map[string][]byte{
 		"empty":     nil,
 		"magic":     append([]byte{0, 0, 0, 0}, good[4:]...),
@@ -46,7 +46,7 @@ func TestEndpointRejects(t *testing.T) {
 }
 
 func TestRegisteredMemoryRoundTrip(t *testing.T) {
-	var h device.IpcHandle
+	var h device.IPCHandle
 	for i := range h {
 		h[i] = byte(i * 3)
 	}
@@ -55,10 +55,10 @@ func TestRegisteredMemoryRoundTrip(t *testing.T) {
 		in   RegisteredMemory
 		size int
 	}{
-		{"cudaipc", RegisteredMemory{Rank: 5, ID: 3, Size: 1 << 30, Transports: TransportCudaIpc, Ipc: IpcMemory{Handle: h, Offset: 256}}, 24 + 72},
+		{"cudaipc", RegisteredMemory{Rank: 5, ID: 3, Size: 1 << 30, Transports: TransportCUDAIPC, IPC: IPCMemory{Handle: h, Offset: 256}}, 24 + 72},
 		{"ethernet", RegisteredMemory{Rank: 1, ID: 9, Size: 4096, Transports: TransportEthernet}, 24},
 		{"ib", RegisteredMemory{Rank: 2, ID: 0, Size: 64, Transports: TransportIB, IB: IBMemory{Addr: 0x7f0000001000, RKey: 0xbeef}}, 24 + 16},
-		{"all", RegisteredMemory{Rank: 7, ID: 1, Size: 8, Transports: allTransports, Ipc: IpcMemory{Handle: h}, IB: IBMemory{Addr: 64, RKey: 1}}, 24 + 72 + 16},
+		{"all", RegisteredMemory{Rank: 7, ID: 1, Size: 8, Transports: allTransports, IPC: IPCMemory{Handle: h}, IB: IBMemory{Addr: 64, RKey: 1}}, 24 + 72 + 16},
 	}
 	for _, c := range cases {
 		in := c.in
@@ -112,7 +112,7 @@ func TestRegisteredMemoryRejects(t *testing.T) {
 }
 
 func FuzzEndpointDecode(f *testing.F) {
-	good, _ := Endpoint{Rank: 1, Transports: TransportCudaIpc, Hostname: "h", HostID: "h", BusID: "b", GPUName: "g"}.MarshalBinary()
+	good, _ := Endpoint{Rank: 1, Transports: TransportCUDAIPC, Hostname: "h", HostID: "h", BusID: "b", GPUName: "g"}.MarshalBinary()
 	f.Add(good)
 	f.Add([]byte{})
 	f.Add([]byte{0x50, 0x45, 0x42, 0x4d, 1, 0})
@@ -133,7 +133,7 @@ func FuzzEndpointDecode(f *testing.F) {
 
 func FuzzRegisteredMemoryDecode(f *testing.F) {
 	for _, m := range []RegisteredMemory{
-		{Rank: 2, Size: 4096, Transports: TransportCudaIpc, Ipc: IpcMemory{Handle: device.IpcHandle{1, 2, 3}}},
+		{Rank: 2, Size: 4096, Transports: TransportCUDAIPC, IPC: IPCMemory{Handle: device.IPCHandle{1, 2, 3}}},
 		{Rank: 1, ID: 4, Size: 64, Transports: TransportEthernet},
 		{Rank: 3, ID: 2, Size: 64, Transports: allTransports, IB: IBMemory{Addr: 4096, RKey: 7}},
 	} {

@@ -52,13 +52,13 @@ func (m Mode) String() string {
 func (m Mode) wants() Transport {
 	switch m {
 	case ModeAuto:
-		return TransportCudaIpc | TransportIB | TransportEthernet
+		return TransportCUDAIPC | TransportIB | TransportEthernet
 	case ModeEthernet:
-		return TransportCudaIpc | TransportEthernet
+		return TransportCUDAIPC | TransportEthernet
 	case ModeIB:
-		return TransportCudaIpc | TransportIB
+		return TransportCUDAIPC | TransportIB
 	}
-	return TransportCudaIpc
+	return TransportCUDAIPC
 }
 
 // SelectTransport picks how ranks a and b connect under mode. Ranks share a host when
@@ -78,7 +78,7 @@ func SelectTransport(mode Mode, a, b Endpoint) (Transport, error) {
 	case ModeAuto:
 		switch {
 		case same:
-			return TransportCudaIpc, nil
+			return TransportCUDAIPC, nil
 		case both&TransportIB != 0:
 			return TransportIB, nil
 		case both&TransportEthernet != 0:
@@ -88,7 +88,7 @@ func SelectTransport(mode Mode, a, b Endpoint) (Transport, error) {
 			pair, a.Rank, a.Transports, b.Rank, b.Transports)
 	case ModeNVLink:
 		if same {
-			return TransportCudaIpc, nil
+			return TransportCUDAIPC, nil
 		}
 		return 0, fmt.Errorf("%s are on different hosts: --transport nvlink connects the GPUs of one host; use auto, ethernet or ib", pair)
 	case ModeEthernet:

@@ -11,7 +11,7 @@ import (
 func endpointsOn(hosts []string, offers []Transport) []Endpoint {
 	eps := make([]Endpoint, len(hosts))
 	for r := range hosts {
-		eps[r] = Endpoint{Rank: r, HostID: hosts[r], Transports: TransportCudaIpc | offers[r]}
+		eps[r] = Endpoint{Rank: r, HostID: hosts[r], Transports: TransportCUDAIPC | offers[r]}
 	}
 	return eps
 }
@@ -103,7 +103,7 @@ func TestParseModeAndHosts(t *testing.T) {
 	if want := [][]int{{0, 2}, {1, 4}, {3}}; !reflect.DeepEqual(hosts, want) {
 		t.Errorf("Hosts = %v, want %v", hosts, want)
 	}
-	if s := (TransportCudaIpc | TransportEthernet).String(); s != "cudaipc+ethernet" {
+	if s := (TransportCUDAIPC | TransportEthernet).String(); s != "cudaipc+ethernet" {
 		t.Errorf("transport set prints as %q", s)
 	}
 }

@@ -46,7 +46,7 @@ type Options struct {
 	// how many, and what comes next.
 	Progress func(done, total int, what string)
 
-	// nccl-tests' other options (nccltests.go).
+	// nccl-tests' other options (harness_options.go).
 	PerIter     bool // -I: time each iteration with events (not in graph mode)
 	PerIterSkip int  // -K: leading iterations left out of the statistics
 	Unalign     int  // -u: both buffers start this many elements later

@@ -255,7 +255,7 @@ func TestHierAlgorithmsOnStandin(t *testing.T) {
 				for j := i + 1; j < len(tt.hosts); j++ {
 					want := channels.TransportEthernet
 					if tt.hosts[i] == tt.hosts[j] {
-						want = channels.TransportCudaIpc
+						want = channels.TransportCUDAIPC
 					}
 					if got := envs[0].Mesh.PairTransport(i, j); got != want {
 						t.Fatalf("ranks %d and %d (hosts %s, %s) connect over %v, want %v", i, j, tt.hosts[i], tt.hosts[j], got, want)

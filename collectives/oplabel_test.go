@@ -2,9 +2,9 @@ package collectives
 
 import "testing"
 
-// TestOpLabelAsNcclTests: the redop column of every collective without an operator reads
+// TestOpLabelAsNCCLTests: the redop column of every collective without an operator reads
 // as nccl-tests 2.19.6 prints it (shared/baselines/all-collectives/*_G10_*.txt).
-func TestOpLabelAsNcclTests(t *testing.T) {
+func TestOpLabelAsNCCLTests(t *testing.T) {
 	for name, want := range map[string]string{
 		"allgather": "none", "alltoall": "none", "alltoallv": "none", "broadcast": "none",
 		"gather": "none", "scatter": "none", "hypercube": "", "sendrecv": "sum",

@@ -191,7 +191,7 @@ func TestPortDirectOnStandin(t *testing.T) {
 			const bufBytes = 1 << 20
 			envs := standinJob(t, make([]string, n), bufBytes, kernels) // one host: ""
 			for r, e := range envs {
-				if tr := e.Mesh.PairTransport(0, 1); tr != channels.TransportCudaIpc {
+				if tr := e.Mesh.PairTransport(0, 1); tr != channels.TransportCUDAIPC {
 					t.Fatalf("rank %d: ranks 0 and 1 connect over %v, want CUDA IPC", r, tr)
 				}
 			}

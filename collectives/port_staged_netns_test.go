@@ -55,7 +55,7 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 	space := devicetest.NewSpace(kernels)
 	const bufBytes = 1 << 20
 	envs := make([]*Env, len(ranks))
-	boots := make([]*bootstrap.TcpBootstrap, len(ranks))
+	boots := make([]*bootstrap.TCPBootstrap, len(ranks))
 	errs := bounded.Ranks(t, len(ranks), 60*time.Second, func(i int) error {
 		r := ranks[i]
 		b, err := bootstrap.New(r, n, bootstrap.Options{Timeout: 20 * time.Second})
@@ -88,7 +88,7 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 			}
 			want := channels.TransportEthernet
 			if sameHost(e.Layout, q, r) {
-				want = channels.TransportCudaIpc
+				want = channels.TransportCUDAIPC
 			}
 			if got := m.PairTransport(r, q); got != want {
 				return fmt.Errorf("ranks %d and %d connect over %v, want %v (%v)", r, q, got, want, e.Layout)

@@ -183,7 +183,7 @@ type jsonDoc struct {
 
 type jsonConfig struct {
 	NThreads     int          `json:"nthreads"`
-	NGpus        int          `json:"ngpus"`
+	NGPUs        int          `json:"ngpus"`
 	MinBytes     int64        `json:"minimum_bytes"`
 	MaxBytes     int64        `json:"maximum_bytes"`
 	StepFactor   *int64       `json:"step_factor,omitempty"`
@@ -406,7 +406,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Collective:     r.Collective,
 		Config: jsonConfig{
 			NThreads:     r.NThreads,
-			NGpus:        r.NGpus,
+			NGPUs:        r.NGPUs,
 			MinBytes:     r.MinBytes,
 			MaxBytes:     r.MaxBytes,
 			Warmup:       r.Warmup,
@@ -516,7 +516,7 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 			Extra:        doc.ProgramExtra,
 			Collective:   doc.Collective,
 			NThreads:     doc.Config.NThreads,
-			NGpus:        doc.Config.NGpus,
+			NGPUs:        doc.Config.NGPUs,
 			MinBytes:     doc.Config.MinBytes,
 			MaxBytes:     doc.Config.MaxBytes,
 			Warmup:       doc.Config.Warmup,

@@ -88,7 +88,7 @@ func sampleReport() *Report {
 	return &Report{
 		Header: Header{
 			Program: "mscclpp-bench", Version: "0.1.0", Extra: "cuda-driver=13000",
-			Collective: "all_reduce_perf", NThreads: 1, NGpus: 1,
+			Collective: "all_reduce_perf", NThreads: 1, NGPUs: 1,
 			MinBytes: 8, MaxBytes: 1 << 20, StepBytes: 4096,
 			Warmup: 5, Iters: 20, AggIters: 1, Check: 1, Unalign: 0,
 			Devices: []Device{
@@ -313,7 +313,7 @@ func TestReadJSONTolerant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Collective != "reduce_perf" || r.StepBytes != 8 || r.StepFactor != 0 || r.NGpus != 2 {
+	if r.Collective != "reduce_perf" || r.StepBytes != 8 || r.StepFactor != 0 || r.NGPUs != 2 {
 		t.Errorf("header = %+v", r.Header)
 	}
 	r0, r1 := r.Rows[0], r.Rows[1]

@@ -30,7 +30,7 @@ type Header struct {
 	Extra      string // free text appended to the version line, e.g. "cuda-driver=13000"
 	Collective string // nccl-tests test name, e.g. "all_reduce_perf"
 	NThreads   int    // threads per process (always 1 for us)
-	NGpus      int    // GPUs per thread (always 1 for us)
+	NGPUs      int    // GPUs per thread (always 1 for us)
 	MinBytes   int64  // smallest message size
 	MaxBytes   int64  // largest message size
 	// StepFactor > 1 selects geometric stepping ("step: 2(factor)");
@@ -179,7 +179,7 @@ func (p *TextPrinter) Header(h Header) {
 		step, unit = h.StepFactor, "factor"
 	}
 	p.printf("# nThread %d nGpus %d minBytes %d maxBytes %d step: %d(%s) warmup iters: %d iters: %d agg iters: %d validation: %d graph: %d unalign: %d\n",
-		h.NThreads, h.NGpus, h.MinBytes, h.MaxBytes, step, unit,
+		h.NThreads, h.NGPUs, h.MinBytes, h.MaxBytes, step, unit,
 		h.Warmup, h.Iters, h.AggIters, h.Check, h.Graph, h.Unalign)
 	switch h.Blocking {
 	case 1:

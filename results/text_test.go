@@ -158,7 +158,7 @@ func TestTextGoldenDataRows(t *testing.T) {
 func TestTextHeaderLines(t *testing.T) {
 	h := Header{
 		Program: "mscclpp-bench", Version: "0.1.0", Extra: "cuda-driver=13000",
-		Collective: "all_gather_perf", NThreads: 1, NGpus: 1,
+		Collective: "all_gather_perf", NThreads: 1, NGPUs: 1,
 		MinBytes: 1024, MaxBytes: 1 << 30, StepBytes: 1 << 20,
 		Warmup: 5, Iters: 20, AggIters: 1, Check: 1,
 		Devices: []Device{

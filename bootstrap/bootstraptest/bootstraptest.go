@@ -13,9 +13,9 @@ import (
 
 // Loopback returns n initialized ranks of one job on 127.0.0.1, each with the given
 // timeout (which also bounds their start), closed when the test ends.
-func Loopback(t testing.TB, n int, timeout time.Duration) []*bootstrap.TcpBootstrap {
+func Loopback(t testing.TB, n int, timeout time.Duration) []*bootstrap.TCPBootstrap {
 	t.Helper()
-	bs := make([]*bootstrap.TcpBootstrap, n)
+	bs := make([]*bootstrap.TCPBootstrap, n)
 	for r := range bs {
 		b, err := bootstrap.New(r, n, bootstrap.Options{Timeout: timeout, Logf: t.Logf})
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 // Every rank takes part in the broadcast even when its own setup failed
 // (rank 0 then broadcasts an all-zero ID), so no rank waits forever in MPI;
 // the broadcast itself is not bounded by opts.Timeout.
-func Bootstrap(ctx context.Context, opts bootstrap.Options, addr string) (*bootstrap.TcpBootstrap, error) {
+func Bootstrap(ctx context.Context, opts bootstrap.Options, addr string) (*bootstrap.TCPBootstrap, error) {
 	rank, nranks, err := worldInfo()
 	if err != nil {
 		return nil, err

@@ -1,7 +1,3 @@
-// Package device declares, as plain types and one interface, the GPU operations that the
-// rest of mscclpp-bench needs. internal/gpu implements GPU with the CUDA driver; tests
-// implement parts of it in host memory. Nothing here needs a GPU or imports
-// gorgonia.org/cu, so every package that uses these types is tested on the CPU.
 package device
 
 import (
@@ -19,11 +15,11 @@ func (p Ptr) Add(off uint64) Ptr { return p + Ptr(off) }
 // String prints the address in hex.
 func (p Ptr) String() string { return fmt.Sprintf("0x%x", uint64(p)) }
 
-// IpcHandleSize is the size of a CUDA IPC memory handle.
-const IpcHandleSize = 64
+// IPCHandleSize is the size of a CUDA IPC memory handle.
+const IPCHandleSize = 64
 
-// IpcHandle names device memory so another process on the same host can map it.
-type IpcHandle [IpcHandleSize]byte
+// IPCHandle names device memory so another process on the same host can map it.
+type IPCHandle [IPCHandleSize]byte
 
 // Stream, Event, Kernel and Graph are opaque handles owned by the GPU that made them.
 type (
@@ -83,9 +79,9 @@ type GPU interface {
 	CopyToDevice(dst Ptr, src []byte) error
 	CopyFromDevice(dst []byte, src Ptr) error
 
-	IpcGetHandle(p Ptr) (IpcHandle, error)
-	IpcOpen(h IpcHandle) (Ptr, error)
-	IpcClose(p Ptr) error
+	IPCGetHandle(p Ptr) (IPCHandle, error)
+	IPCOpen(h IPCHandle) (Ptr, error)
+	IPCClose(p Ptr) error
 	// CanAccessPeer says whether this GPU can map memory of the GPU with this PCI bus id.
 	CanAccessPeer(busID string) (bool, error)
 

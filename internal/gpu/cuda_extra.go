@@ -179,22 +179,22 @@ func (g *GPU) cctx() C.CUcontext { return *(*C.CUcontext)(unsafe.Pointer(&g.rawC
 
 func cstream(s device.Stream) C.CUstream { return *(*C.CUstream)(unsafe.Pointer(&s)) }
 
-// IpcGetHandle implements device.GPU.
-func (g *GPU) IpcGetHandle(p device.Ptr) (device.IpcHandle, error) {
-	var h device.IpcHandle
+// IPCGetHandle implements device.GPU.
+func (g *GPU) IPCGetHandle(p device.Ptr) (device.IPCHandle, error) {
+	var h device.IPCHandle
 	r := C.mbIpcGet(g.cctx(), C.CUdeviceptr(p), unsafe.Pointer(&h[0]))
 	return h, cuErr("cuIpcGetMemHandle", r)
 }
 
-// IpcOpen implements device.GPU.
-func (g *GPU) IpcOpen(h device.IpcHandle) (device.Ptr, error) {
+// IPCOpen implements device.GPU.
+func (g *GPU) IPCOpen(h device.IPCHandle) (device.Ptr, error) {
 	var p C.CUdeviceptr
 	r := C.mbIpcOpen(g.cctx(), unsafe.Pointer(&h[0]), &p)
 	return device.Ptr(p), cuErr("cuIpcOpenMemHandle", r)
 }
 
-// IpcClose implements device.GPU.
-func (g *GPU) IpcClose(p device.Ptr) error {
+// IPCClose implements device.GPU.
+func (g *GPU) IPCClose(p device.Ptr) error {
 	return cuErr("cuIpcCloseMemHandle", C.mbIpcClose(g.cctx(), C.CUdeviceptr(p)))
 }
 

@@ -34,11 +34,11 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-var _ device.DmaBufExporter = (*GPU)(nil)
+var _ device.DMABufExporter = (*GPU)(nil)
 
-// ExportDmaBuf implements device.DmaBufExporter: it exports the host pages that cover
+// ExportDMABuf implements device.DMABufExporter: it exports the host pages that cover
 // [p, p+size) and returns p's offset in them.
-func (g *GPU) ExportDmaBuf(p device.Ptr, size uint64) (int, uint64, error) {
+func (g *GPU) ExportDMABuf(p device.Ptr, size uint64) (int, uint64, error) {
 	page := uint64(os.Getpagesize())
 	start := uint64(p) &^ (page - 1)
 	end := (uint64(p) + size + page - 1) &^ (page - 1)

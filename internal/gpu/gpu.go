@@ -1,7 +1,3 @@
-// Package gpu implements device.GPU on the CUDA driver API. It is the only package that
-// imports gorgonia.org/cu, whose init calls cuInit and exits the process when no GPU is
-// present: only the GPU worker binary (cmd/mscclpp-bench-gpu) may import this package, and
-// nothing here is tested on the CPU-only CI machine.
 package gpu
 
 import (

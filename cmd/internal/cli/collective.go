@@ -19,7 +19,7 @@ type collectiveFlags struct {
 	cycles, average           int
 	datatype, op, kernel      string
 	summary, repeatCheck      bool
-	nccl                      ncclTestsFlags // nccl-tests' other options (nccltests.go)
+	nccl                      ncclTestsFlags // nccl-tests' other options (nccltests_compat.go)
 }
 
 // collectiveCommand builds the subcommand of one registered collective: its name, help

@@ -41,7 +41,7 @@ type Config struct {
 	BootstrapTimeout   time.Duration
 	BootstrapAddr      string // "[interface:]ip:port" for the root; "" = automatic
 
-	NCCLTests NCCLTestsOptions // nccl-tests' other options (nccltests.go)
+	NCCLTests NCCLTestsOptions // nccl-tests' other options (nccltests_compat.go)
 
 	// pingpong
 	Pair     string // "i,j" or "" for every pair

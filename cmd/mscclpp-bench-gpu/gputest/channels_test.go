@@ -62,11 +62,11 @@ type fixture struct {
 
 var seed uint32 = 1
 
-// needCudaIpc skips a test of memory channels when this rank's pair is connected by
+// needCUDAIPC skips a test of memory channels when this rank's pair is connected by
 // another transport (memory channels need both GPUs in one host).
-func needCudaIpc(t *testing.T) {
+func needCUDAIPC(t *testing.T) {
 	t.Helper()
-	if tr := job.Mesh.PairTransport(job.Mesh.Rank, job.Mesh.Rank^1); tr != channels.TransportCudaIpc {
+	if tr := job.Mesh.PairTransport(job.Mesh.Rank, job.Mesh.Rank^1); tr != channels.TransportCUDAIPC {
 		t.Skipf("memory channels need CUDA IPC; this pair is connected over %v", tr)
 	}
 }
@@ -190,7 +190,7 @@ func TestMemoryChannelOps(t *testing.T) {
 		{"ll16-odd", memLL16, 12345, 1},
 		{"multi-block", memMulti, 64 << 20, 0}, // grid: this rank's share of the SMs
 	}
-	needCudaIpc(t)
+	needCUDAIPC(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t, c.bytes)
@@ -287,7 +287,7 @@ func portChannelOp(t *testing.T, op int, bytes uint64, pieces int, hostTokens bo
 // TestWaitTimesOut: rank 0 of each pair waits on a channel nobody signals; the kernel must
 // give up after the device timeout and the error must name the channel and the peer.
 func TestWaitTimesOut(t *testing.T) {
-	needCudaIpc(t)
+	needCUDAIPC(t)
 	f := newFixture(t, 4096)
 	hs, err := job.Mesh.MemoryChannels(f.dstAll, f.src)
 	if err != nil {

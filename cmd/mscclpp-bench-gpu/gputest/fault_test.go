@@ -81,7 +81,7 @@ func runSweep(t *testing.T, k string) (*results.Report, error) {
 // the run fail, naming the count (summed over ranks: 1 per placement), and the report's
 // #wrong columns say 1; the same sweep with the real algorithm says 0 and passes.
 func TestInjectedWrongIsReported(t *testing.T) {
-	needCudaIpc(t) // rsag runs over memory channels
+	needCUDAIPC(t) // rsag runs over memory channels
 	rep, err := runSweep(t, "rsag")
 	if err != nil {
 		t.Fatalf("rsag: %v", err)

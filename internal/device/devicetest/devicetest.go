@@ -261,20 +261,20 @@ func (g *GPU) CopyFromDevice(dst []byte, src device.Ptr) error {
 	return nil
 }
 
-// IpcGetHandle implements device.GPU: the handle holds the address.
-func (g *GPU) IpcGetHandle(p device.Ptr) (device.IpcHandle, error) {
-	var h device.IpcHandle
+// IPCGetHandle implements device.GPU: the handle holds the address.
+func (g *GPU) IPCGetHandle(p device.Ptr) (device.IPCHandle, error) {
+	var h device.IPCHandle
 	binary.LittleEndian.PutUint64(h[:], uint64(p))
 	return h, nil
 }
 
-// IpcOpen implements device.GPU: the Space is shared, so the address is the peer's.
-func (g *GPU) IpcOpen(h device.IpcHandle) (device.Ptr, error) {
+// IPCOpen implements device.GPU: the Space is shared, so the address is the peer's.
+func (g *GPU) IPCOpen(h device.IPCHandle) (device.Ptr, error) {
 	return device.Ptr(binary.LittleEndian.Uint64(h[:])), nil
 }
 
-// IpcClose implements device.GPU.
-func (g *GPU) IpcClose(device.Ptr) error { return nil }
+// IPCClose implements device.GPU.
+func (g *GPU) IPCClose(device.Ptr) error { return nil }
 
 // CanAccessPeer implements device.GPU.
 func (g *GPU) CanAccessPeer(string) (bool, error) { return true, nil }

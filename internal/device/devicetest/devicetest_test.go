@@ -30,8 +30,8 @@ func TestMemoryIPCAndKernels(t *testing.T) {
 	if err := g0.CopyToDevice(a, []byte{5, 0, 0, 0, 0, 0, 0, 0}); err != nil {
 		t.Fatal(err)
 	}
-	h, _ := g0.IpcGetHandle(a)
-	peer, _ := g1.IpcOpen(h)
+	h, _ := g0.IPCGetHandle(a)
+	peer, _ := g1.IPCOpen(h)
 	k, err := g1.Kernel("add")
 	if err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ type Job struct {
 	Cfg      *cli.Config
 	Version  string
 	Out      io.Writer // rank 0's stdout; io.Discard elsewhere
-	Boot     *bootstrap.TcpBootstrap
+	Boot     *bootstrap.TCPBootstrap
 	GPU      *gpu.GPU
 	Mesh     *channels.Mesh
 	Stream   device.Stream
@@ -305,7 +305,7 @@ func (j *Job) gatherDevices() error {
 func (j *Job) networkPair() bool {
 	for a := 0; a < j.Mesh.NRanks; a++ {
 		for b := a + 1; b < j.Mesh.NRanks; b++ {
-			if j.Mesh.PairTransport(a, b) != channels.TransportCudaIpc {
+			if j.Mesh.PairTransport(a, b) != channels.TransportCUDAIPC {
 				return true
 			}
 		}
@@ -365,7 +365,7 @@ func (j *Job) Header(collective string) results.Header {
 	c := j.Cfg
 	return results.Header{
 		Program: "mscclpp-bench", Version: j.Version, Collective: collective,
-		NThreads: 1, NGpus: 1, MinBytes: c.MinBytes, MaxBytes: c.MaxBytes,
+		NThreads: 1, NGPUs: 1, MinBytes: c.MinBytes, MaxBytes: c.MaxBytes,
 		StepFactor: c.StepFactor, StepBytes: c.StepBytes, Warmup: c.Warmup, Iters: c.Iters,
 		AggIters: max(c.AggIters, 1), Check: c.Check, Graph: c.Graph, Devices: j.Devices,
 		Extra: "launcher=" + j.Launcher + " " + channels.DescribeTransports(j.Mesh.Endpoints, j.Mesh.PairTransport),
