@@ -312,7 +312,9 @@ func (j *Job) measureCollectives(limits []acceptance.CollectiveLimit, m *channel
 		sz := sizes[name]
 		slices.Sort(sz)
 		why := ""
-		if layout := collectives.LayoutOf(m); collectives.CheckLayout(name, "auto", layout) != nil {
+		layout := collectives.LayoutOf(m)
+		layout.MPSNetwork = j.MPSNetwork
+		if collectives.CheckLayout(name, "auto", layout) != nil {
 			why = fmt.Sprintf("no %s algorithm runs on this layout (%v)", name, layout)
 		} else if err := collectives.CheckRanks(coll, m.NRanks); err != nil {
 			why = err.Error()
@@ -325,7 +327,7 @@ func (j *Job) measureCollectives(limits []acceptance.CollectiveLimit, m *channel
 		}
 		opts := collectives.Options{
 			Sizes: sz, Iters: j.Cfg.Iters, Warmup: max(j.Cfg.Warmup, 5), AggIters: 1, Check: 1, Average: 1, Graph: 4,
-			Datatypes: []string{"float"}, Ops: []string{"sum"}, Kernel: "auto", SMs: j.SMs,
+			Datatypes: []string{"float"}, Ops: []string{"sum"}, Kernel: "auto", SMs: j.SMs, MPSNetwork: j.MPSNetwork,
 		}
 		p := results.NewTextPrinter(io.Discard)
 		h, err := collectives.NewHarness(coll, j.GPU, m, j.Stream, opts, p)
