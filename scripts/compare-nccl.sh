@@ -82,6 +82,10 @@ if [ -n "${HOSTS:-}" ]; then
 fi
 # shellcheck source=scripts/mps.sh
 . "$here/scripts/mps.sh"
+# A signal (timeout's TERM) ends the script through the EXIT trap, which bash skips for
+# an untrapped signal: the daemon must not outlive the run.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 trap 'mps_stop' EXIT
 mps_start "$NP" "$gpus" "$OUT" || exit 2
 mpi+=("${MPS_MPIRUN[@]}")

@@ -69,7 +69,7 @@ mps_stop() {
   local pid=$MPS_PID i
   [ -n "$pid" ] || return 0
   MPS_PID=
-  echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 ||
+  echo quit | timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1 ||
     echo "MPS: the daemon did not take quit (log: $CUDA_MPS_LOG_DIRECTORY)" >&2
   case $pid in
     *[!0-9]*) return 0 ;; # no pid file: nothing to wait on
