@@ -105,7 +105,7 @@ const LinkFloorBytes = 16 << 20
 var DefaultNetworkSignalUs = map[string]float64{"ethernet": 250, "ib": 50}
 
 // networkCollectives are the built-in collectives run on every rank of a job on several
-// hosts. alltoall and sendrecv are reported as SKIP where the layout has no algorithm.
+// hosts. A collective with no algorithm for the job's layout is reported as SKIP.
 func networkCollectives() []CollectiveLimit {
 	return []CollectiveLimit{
 		{Collective: AllReduce, Size: 8},
