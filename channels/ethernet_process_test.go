@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/netnstest"
 )
 
 // Environment of a helper process (the test binary re-executed as one rank).
@@ -143,57 +144,9 @@ func TestEthernetBetweenProcesses(t *testing.T) {
 // sockets cross it (the data listener picked by MSCCLPP_BENCH_SOCKET_IFNAME). It needs
 // root and iproute2; the namespaces are the test's own and are deleted at the end.
 func TestEthernetAcrossNetworkNamespaces(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create network namespaces")
-	}
-	ipCmd, err := exec.LookPath("ip")
-	if err != nil {
-		t.Skip("needs the ip command (iproute2)")
-	}
-	tag := strconv.Itoa(os.Getpid() % 100000)
-	ns := []string{"mbt" + tag + "a", "mbt" + tag + "b"}
-	veth := []string{"mbv" + tag + "a", "mbv" + tag + "b"}
-	addrs := []string{"10.213.0.1", "10.213.0.2"}
-	ip := func(args ...string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, ipCmd, args...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-		}
-		return nil
-	}
-	for _, name := range ns {
-		if err := ip("netns", "add", name); err != nil {
-			for _, made := range ns {
-				ip("netns", "del", made)
-			}
-			t.Skipf("network namespaces are not available here: %v", err)
-		}
-	}
-	t.Cleanup(func() {
-		for _, name := range ns {
-			if err := ip("netns", "del", name); err != nil {
-				t.Errorf("cleanup: %v", err)
-			}
-		}
-	})
-	steps := [][]string{{"link", "add", veth[0], "type", "veth", "peer", "name", veth[1]}}
-	for i := range ns {
-		steps = append(steps,
-			[]string{"link", "set", veth[i], "netns", ns[i]},
-			[]string{"-n", ns[i], "addr", "add", addrs[i] + "/30", "dev", veth[i]},
-			[]string{"-n", ns[i], "link", "set", "lo", "up"},
-			[]string{"-n", ns[i], "link", "set", veth[i], "up"})
-	}
-	for _, s := range steps {
-		if err := ip(s...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root := addrs[0] + ":29500" // inside the test's own namespace: nothing else listens
-	prefixes := [][]string{{ipCmd, "netns", "exec", ns[0]}, {ipCmd, "netns", "exec", ns[1]}}
-	runRanks(t, prefixes, func(r int) []string {
-		return append(rankEnv(r, 2, root, 4<<20+5), bootstrap.SocketIfnameEnv+"="+veth[r])
+	p := netnstest.New(t, "eth", "10.213.0")
+	root := p.Addrs[0] + ":29500" // inside the test's own namespace: nothing else listens
+	runRanks(t, [][]string{p.Exec(0), p.Exec(1)}, func(r int) []string {
+		return append(rankEnv(r, 2, root, 4<<20+5), bootstrap.SocketIfnameEnv+"="+p.Veth[r])
 	})
 }

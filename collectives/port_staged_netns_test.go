@@ -14,6 +14,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/netnstest"
 )
 
 // The portput algorithms between two network namespaces joined by a veth pair: one process
@@ -131,58 +132,11 @@ func sameHost(l Layout, a, b int) bool {
 // ranks per namespace; every byte of every rank's output checked. It needs root and
 // iproute2; the namespaces are the test's own and are deleted at the end.
 func TestPortStagedAcrossNetworkNamespaces(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create network namespaces")
-	}
-	ipCmd, err := exec.LookPath("ip")
-	if err != nil {
-		t.Skip("needs the ip command (iproute2)")
-	}
-	tag := strconv.Itoa(os.Getpid() % 100000)
-	ns := []string{"mbc" + tag + "a", "mbc" + tag + "b"}
-	veth := []string{"mbw" + tag + "a", "mbw" + tag + "b"}
-	addrs := []string{"10.214.0.1", "10.214.0.2"}
-	ip := func(args ...string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, ipCmd, args...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-		}
-		return nil
-	}
-	for _, name := range ns {
-		if err := ip("netns", "add", name); err != nil {
-			for _, made := range ns {
-				ip("netns", "del", made)
-			}
-			t.Skipf("network namespaces are not available here: %v", err)
-		}
-	}
-	t.Cleanup(func() {
-		for _, name := range ns {
-			if err := ip("netns", "del", name); err != nil {
-				t.Errorf("cleanup: %v", err)
-			}
-		}
-	})
-	steps := [][]string{{"link", "add", veth[0], "type", "veth", "peer", "name", veth[1]}}
-	for i := range ns {
-		steps = append(steps,
-			[]string{"link", "set", veth[i], "netns", ns[i]},
-			[]string{"-n", ns[i], "addr", "add", addrs[i] + "/30", "dev", veth[i]},
-			[]string{"-n", ns[i], "link", "set", "lo", "up"},
-			[]string{"-n", ns[i], "link", "set", veth[i], "up"})
-	}
-	for _, s := range steps {
-		if err := ip(s...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	p := netnstest.New(t, "ps", "10.214.0")
 	for port, hosts := range map[int][]string{29501: {"0", "1"}, 29502: {"0,1", "2,3"}} {
 		t.Run(fmt.Sprintf("ranks %s", strings.Join(hosts, " | ")), func(t *testing.T) {
 			n := strings.Count(strings.Join(hosts, ","), ",") + 1
-			root := fmt.Sprintf("%s:%d", addrs[0], port) // inside the test's own namespace: nothing else listens
+			root := fmt.Sprintf("%s:%d", p.Addrs[0], port) // inside the test's own namespace: nothing else listens
 			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 			defer cancel()
 			type result struct {
@@ -192,10 +146,11 @@ func TestPortStagedAcrossNetworkNamespaces(t *testing.T) {
 			done := make([]chan result, len(hosts))
 			for h, ranks := range hosts {
 				done[h] = make(chan result, 1)
-				cmd := exec.CommandContext(ctx, ipCmd, "netns", "exec", ns[h], os.Args[0],
+				args := append(p.Exec(h)[1:], os.Args[0],
 					"-test.run=^TestPortStagedNetnsHelperProcess$", "-test.count=1", "-test.v")
+				cmd := exec.CommandContext(ctx, p.IP, args...)
 				cmd.Env = append(os.Environ(), psNetnsRanks+"="+ranks, psNetnsNRanks+"="+strconv.Itoa(n),
-					psNetnsRoot+"="+root, psNetnsHost+"="+fmt.Sprintf("host%d", h), bootstrap.SocketIfnameEnv+"="+veth[h])
+					psNetnsRoot+"="+root, psNetnsHost+"="+fmt.Sprintf("host%d", h), bootstrap.SocketIfnameEnv+"="+p.Veth[h])
 				go func() {
 					out, err := cmd.CombinedOutput()
 					done[h] <- result{out, err}
