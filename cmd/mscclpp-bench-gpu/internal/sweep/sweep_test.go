@@ -230,20 +230,7 @@ func TestMainExitCode(t *testing.T) {
 			codes, stderrs := make([]int, 2), make([]string, 2)
 			bounded.Ranks(t, 2, 60*time.Second, func(r int) error {
 				var stdout, stderr bytes.Buffer
-				runner := func(_ context.Context, cfg *cli.Config) error {
-					out := io.Writer(io.Discard)
-					if r == 0 {
-						out = &stdout
-					}
-					return Run(Rank{Cfg: cfg, GPU: j.gpus[r], Mesh: j.meshes[r], Stream: 1, SMs: 4, Out: out,
-						Header: func(name string) results.Header { return results.Header{Program: "test", Collective: name} },
-						WriteJSON: func(rep *results.Report) error {
-							if r != 0 {
-								return nil
-							}
-							return safefile.Write(cfg.JSONPath, func(w io.Writer) error { return results.WriteJSON(w, rep) })
-						}})
-				}
+				runner := j.runner(r, &stdout)
 				codes[r] = cli.Main(cli.App{Name: "mscclpp-bench", Version: "test", Run: runner, Stdout: &stdout, Stderr: &stderr}, args)
 				stderrs[r] = stderr.String()
 				return nil
@@ -388,20 +375,7 @@ func TestMinBusBw(t *testing.T) {
 			codes, stderrs, stdouts := make([]int, 2), make([]string, 2), make([]string, 2)
 			bounded.Ranks(t, 2, 60*time.Second, func(r int) error {
 				var stdout, stderr bytes.Buffer
-				runner := func(_ context.Context, cfg *cli.Config) error {
-					out := io.Writer(io.Discard)
-					if r == 0 {
-						out = &stdout
-					}
-					return Run(Rank{Cfg: cfg, GPU: j.gpus[r], Mesh: j.meshes[r], Stream: 1, SMs: 4, Out: out,
-						Header: func(name string) results.Header { return results.Header{Program: "test", Collective: name} },
-						WriteJSON: func(rep *results.Report) error {
-							if r != 0 {
-								return nil
-							}
-							return safefile.Write(cfg.JSONPath, func(w io.Writer) error { return results.WriteJSON(w, rep) })
-						}})
-				}
+				runner := j.runner(r, &stdout)
 				codes[r] = cli.MainArgv(cli.App{Name: "mscclpp-bench", Version: "test", Run: runner, Stdout: &stdout, Stderr: &stderr}, argv)
 				stderrs[r], stdouts[r] = stderr.String(), stdout.String()
 				return nil
@@ -431,5 +405,24 @@ func TestMinBusBw(t *testing.T) {
 				t.Errorf("-J average_bus_bandwidth %s, want %s", obj, tt.okay)
 			}
 		})
+	}
+}
+
+// runner is what the worker binary runs for rank r of j: the sweep on the stand-in GPU, with
+// rank 0's report into stdout and its -J file written (the other ranks print nothing).
+func (j *job) runner(r int, stdout io.Writer) func(context.Context, *cli.Config) error {
+	return func(_ context.Context, cfg *cli.Config) error {
+		out := io.Discard
+		if r == 0 {
+			out = stdout
+		}
+		return Run(Rank{Cfg: cfg, GPU: j.gpus[r], Mesh: j.meshes[r], Stream: 1, SMs: 4, Out: out,
+			Header: func(name string) results.Header { return results.Header{Program: "test", Collective: name} },
+			WriteJSON: func(rep *results.Report) error {
+				if r != 0 {
+					return nil
+				}
+				return safefile.Write(cfg.JSONPath, func(w io.Writer) error { return results.WriteJSON(w, rep) })
+			}})
 	}
 }
