@@ -45,7 +45,7 @@ func (f *Fifo) slot(pos uint64) *[2]uint64 {
 }
 
 // Poll returns the trigger at the tail, if one has been published: both of its words
-// carry the valid bit.
+// have the valid bit set.
 func (f *Fifo) Poll() (Trigger, bool) {
 	s := f.slot(f.tail)
 	snd := atomic.LoadUint64(&s[1])

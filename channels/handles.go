@@ -84,7 +84,7 @@ func MakeTrigger(typ uint32, channel uint32, dstOffset, srcOffset, size uint64) 
 	}
 }
 
-// Valid reports whether both words carry the valid bit (an empty slot is zero).
+// Valid reports whether both words have the valid bit set (an empty slot is zero).
 func (t Trigger) Valid() bool { return t.Fst&t.Snd&triggerValid != 0 }
 
 // Type returns the trigger's type bits.
