@@ -45,13 +45,13 @@ func newAllgatherHier(env *Env) (Instance, error) {
 		return nil, err
 	}
 	me := env.Rank
-	if a.localChans, err = b.localChannels(a.hierGroups, env.Out, env.Out.Ptrs[me]); err != nil {
+	if a.localChans, err = localChannels(b, a.hierGroups, env.Out, env.Out.Ptrs[me]); err != nil {
 		return nil, err
 	}
-	if a.fromIn, err = b.railChannels(a.hierGroups, env.Out, env.In.Ptrs[me], env.InBytes); err != nil {
+	if a.fromIn, err = railChannels(b, a.hierGroups, env.Out, env.In.Ptrs[me], env.InBytes); err != nil {
 		return nil, err
 	}
-	if a.fromOut, err = b.railChannels(a.hierGroups, env.Out, env.Out.Ptrs[me], env.OutBytes); err != nil {
+	if a.fromOut, err = railChannels(b, a.hierGroups, env.Out, env.Out.Ptrs[me], env.OutBytes); err != nil {
 		return nil, err
 	}
 	a.ranks, err = env.Mesh.Upload(rankTable(env.Layout))

@@ -51,10 +51,10 @@ func newAllreduceHier(env *Env) (Instance, error) {
 		return nil, err
 	}
 	me := env.Rank
-	if a.inChans, err = b.localChannels(a.hierGroups, env.In, env.In.Ptrs[me]); err != nil {
+	if a.inChans, err = localChannels(b, a.hierGroups, env.In, env.In.Ptrs[me]); err != nil {
 		return nil, err
 	}
-	if a.outChans, err = b.localChannels(a.hierGroups, env.Out, env.Out.Ptrs[me]); err != nil {
+	if a.outChans, err = localChannels(b, a.hierGroups, env.Out, env.Out.Ptrs[me]); err != nil {
 		return nil, err
 	}
 	// a sub-shard is at most 16 bytes over an even share at each of the two splits
@@ -64,10 +64,10 @@ func newAllreduceHier(env *Env) (Instance, error) {
 		return nil, err
 	}
 	a.scratch = scratch
-	if a.rs, err = b.railChannels(a.hierGroups, buf, env.Out.Ptrs[me], env.OutBytes); err != nil {
+	if a.rs, err = railChannels(b, a.hierGroups, buf, env.Out.Ptrs[me], env.OutBytes); err != nil {
 		return nil, err
 	}
-	a.ag, err = b.railChannels(a.hierGroups, env.Out, env.Out.Ptrs[me], env.OutBytes)
+	a.ag, err = railChannels(b, a.hierGroups, env.Out, env.Out.Ptrs[me], env.OutBytes)
 	return a, err
 }
 

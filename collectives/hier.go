@@ -63,7 +63,7 @@ func rankTable(l Layout) []byte {
 }
 
 // localChannels makes memory channels to the other ranks of my host (0: none).
-func (b *base) localChannels(g hierGroups, remote *channels.Buffer, local device.Ptr) (device.Ptr, error) {
+func localChannels(b *base, g hierGroups, remote *channels.Buffer, local device.Ptr) (device.Ptr, error) {
 	if len(g.locals) == 0 {
 		return 0, nil
 	}
@@ -76,7 +76,7 @@ func (b *base) localChannels(g hierGroups, remote *channels.Buffer, local device
 
 // railChannels makes port channels from local[0, localBytes) to my rail's copies of
 // remote (0: no other host).
-func (b *base) railChannels(g hierGroups, remote *channels.Buffer, local device.Ptr, localBytes uint64) (device.Ptr, error) {
+func railChannels(b *base, g hierGroups, remote *channels.Buffer, local device.Ptr, localBytes uint64) (device.Ptr, error) {
 	if len(g.rail) == 0 {
 		return 0, nil
 	}
