@@ -1,10 +1,5 @@
 package collectives
 
-import (
-	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
-)
-
 // allToAll is the all-to-all collective: every rank's input holds nranks chunks of Param
 // elements, and chunk q of rank r's input goes to chunk r of rank q's output.
 // Algorithms: alltoall_*.go.
@@ -66,15 +61,4 @@ func (allToAll) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
 		}
 	}
 	return nil
-}
-
-// checkPatternOf counts the wrong elements of bytes at p that must hold pattern id's bytes
-// (FillPattern with rank id).
-func (v *Verifier) checkPatternOf(p device.Ptr, bytes uint64, id int, seed uint32, eltSize int) error {
-	k, err := v.kernels()
-	if err != nil {
-		return err
-	}
-	return k.checkPattern.Launch(v.dim(), v.Stream, &params.CheckPatternArgs{Buf: p, ChunkBytes: bytes,
-		NChunks: 1, FirstRank: uint32(id), Seed: seed, EltSize: uint32(eltSize), Wrong: v.Wrong})
 }

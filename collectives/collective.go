@@ -230,3 +230,14 @@ func (v *Verifier) CheckValues(p device.Ptr, dt Datatype, op Op, count, first in
 	}
 	return check.Launch(v.dim(), v.Stream, &params.CheckArgs{Buf: p, Count: uint64(count), First: uint64(first), NRanks: uint32(v.Env.NRanks), Seed: seed, Wrong: v.Wrong})
 }
+
+// checkPatternOf counts the wrong elements of bytes at p that must hold pattern id's bytes
+// (FillPattern with rank id).
+func (v *Verifier) checkPatternOf(p device.Ptr, bytes uint64, id int, seed uint32, eltSize int) error {
+	k, err := v.kernels()
+	if err != nil {
+		return err
+	}
+	return k.checkPattern.Launch(v.dim(), v.Stream, &params.CheckPatternArgs{Buf: p, ChunkBytes: bytes,
+		NChunks: 1, FirstRank: uint32(id), Seed: seed, EltSize: uint32(eltSize), Wrong: v.Wrong})
+}
