@@ -1,40 +1,40 @@
 package collectives
 
-// allGather is the all-gather collective: every rank contributes Send elements and
+// AllGather is the all-gather collective: every rank contributes Send elements and
 // receives every rank's, rank r's at slot r. Algorithms: allgather_*.go.
-type allGather struct{}
+type AllGather struct{}
 
-func init() { RegisterCollective(allGather{}) }
+func init() { RegisterCollective(AllGather{}) }
 
-func (allGather) Name() string     { return "allgather" }
-func (allGather) TestName() string { return "all_gather_perf" }
-func (allGather) Doc() string      { return "All-gather: every rank receives every rank's buffer" }
-func (allGather) HasOp() bool      { return false }
-func (allGather) HasRoot() bool    { return false }
+func (AllGather) Name() string     { return "allgather" }
+func (AllGather) TestName() string { return "all_gather_perf" }
+func (AllGather) Doc() string      { return "All-gather: every rank receives every rank's buffer" }
+func (AllGather) HasOp() bool      { return false }
+func (AllGather) HasRoot() bool    { return false }
 
 // UniformOutput says every rank ends with the same output (the repeat check compares ranks).
-func (allGather) UniformOutput() bool { return true }
+func (AllGather) UniformOutput() bool { return true }
 
 // Counts follows nccl-tests: the per-rank count is the size's share, rounded down to a
 // multiple of 16 bytes.
-func (allGather) Counts(size int64, dt Datatype, nranks int) Counts {
+func (AllGather) Counts(size int64, dt Datatype, nranks int) Counts {
 	count := size / int64(dt.Size)
 	base := (count / int64(nranks)) &^ (16/int64(dt.Size) - 1)
 	return Counts{Send: base, Recv: base * int64(nranks), Param: base, SendInPlace: base}
 }
 
 // Bandwidth: every rank receives Param elements from each of n ranks; bus factor (n-1)/n.
-func (allGather) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return scaledBw(c, eltSize, sec, int64(nranks), ringFactor(nranks))
+func (AllGather) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return ScaledBw(c, eltSize, sec, int64(nranks), RingFactor(nranks))
 }
 
-func (allGather) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
+func (AllGather) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 	if err := v.Poison(v.Env.OutPtr(a, v.Env.Rank), a.RecvBytes); err != nil {
 		return err
 	}
 	return v.FillPattern(v.Env.InPtr(a, v.Env.Rank), a.SendBytes, v.Env.Rank, seed)
 }
 
-func (allGather) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
+func (AllGather) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
 	return v.CheckPattern(v.Env.OutPtr(a, v.Env.Rank), a.SendBytes, v.Env.NRanks, seed, a.Type.Size)
 }

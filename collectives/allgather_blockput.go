@@ -18,33 +18,33 @@ func init() {
 }
 
 type allgatherBlockput struct {
-	*base
+	*Base
 	k     params.Kernel[params.AllgatherBlockputArgs]
 	chans device.Ptr // [block][peer]
 }
 
-// blockputBytesPerBlock is how many bytes of the gathered output one block moves: a grid
+// BlockputBytesPerBlock is how many bytes of the gathered output one block moves: a grid
 // fills the GPU from 8 MiB (132 SMs); fewer blocks were slower at every size measured.
-const blockputBytesPerBlock = 64 << 10
+const BlockputBytesPerBlock = 64 << 10
 
 func newAllgatherBlockput(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &allgatherBlockput{base: b}
+	a := &allgatherBlockput{Base: b}
 	if a.k, err = params.AllgatherBlockput.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	a.chans, err = b.blockChannels()
+	a.chans, err = b.BlockChannels()
 	return a, err
 }
 
 func (a *allgatherBlockput) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	grid, local := a.putGrid(a.blocks(l.SendBytes*uint64(e.NRanks), blockputBytesPerBlock), l.InPlace)
+	e := a.Env
+	grid, local := a.PutGrid(a.Blocks(l.SendBytes*uint64(e.NRanks), BlockputBytesPerBlock), l.InPlace)
 	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AllgatherBlockputArgs{
 		OutChans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), OutOff: l.OutOff, Chunk: l.SendBytes,
-		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), LocalBlocks: uint32(local), State: a.state,
+		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), LocalBlocks: uint32(local), State: a.State,
 	})
 }

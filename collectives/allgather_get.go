@@ -17,38 +17,38 @@ func init() {
 }
 
 type allgatherGet struct {
-	*base
+	*Base
 	k                            params.Kernel[params.AllgatherGetArgs]
 	inChans, outChans, syncChans device.Ptr
 }
 
 func newAllgatherGet(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &allgatherGet{base: b}
+	a := &allgatherGet{Base: b}
 	if a.k, err = params.AllgatherGet.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	if a.inChans, err = b.memoryChannels(env.In, env.In.Ptrs[env.Rank]); err != nil {
+	if a.inChans, err = b.MemoryChannels(env.In, env.In.Ptrs[env.Rank]); err != nil {
 		return nil, err
 	}
-	if a.outChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[env.Rank]); err != nil {
+	if a.outChans, err = b.MemoryChannels(env.Out, env.Out.Ptrs[env.Rank]); err != nil {
 		return nil, err
 	}
-	a.syncChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[env.Rank])
+	a.syncChans, err = b.MemoryChannels(env.Out, env.Out.Ptrs[env.Rank])
 	return a, err
 }
 
 func (a *allgatherGet) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
+	e := a.Env
 	chans, peerOff := a.inChans, l.InOff
 	if l.InPlace {
 		chans, peerOff = a.outChans, l.OutOff
 	}
-	return a.k.Launch(device.Dim{Grid: a.blocks(l.SendBytes, 16<<10), Block: 1024}, s, &params.AllgatherGetArgs{
+	return a.k.Launch(device.Dim{Grid: a.Blocks(l.SendBytes, 16<<10), Block: 1024}, s, &params.AllgatherGetArgs{
 		InChans: chans, SyncChans: a.syncChans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), PeerInOff: peerOff,
-		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), InPlace: b2u(l.InPlace), State: a.state,
+		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), InPlace: B2U(l.InPlace), State: a.State,
 	})
 }

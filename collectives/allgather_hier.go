@@ -18,56 +18,56 @@ func init() {
 		Doc:      "hierarchical: port puts to my rank on every other host, NVLink copies inside a host",
 		MinRanks: 2, Needs: HostGroups,
 		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 10, AutoOn: Layout.Hierarchical,
-		NotWithMPSNetwork: hierMPSNetwork,
-		New:               newAllgatherHier,
+		NotWithMPSNetwork: HierMPSNetwork,
+		New:               NewAllgatherHier,
 	})
 }
 
 type allgatherHier struct {
-	*base
-	hierGroups
+	*Base
+	HierGroups
 	k               params.Kernel[params.AllgatherHierArgs]
 	localChans      device.Ptr // memory channels to my host's other ranks' outputs
 	fromIn, fromOut device.Ptr // port channels from my input / output to my rail's outputs
 	ranks           device.Ptr // rankTable
 }
 
-func newAllgatherHier(env *Env) (Instance, error) {
-	b, err := newBase(env)
+func NewAllgatherHier(env *Env) (Instance, error) {
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &allgatherHier{base: b}
-	if a.hierGroups, err = newHierGroups(env.Layout, env.Rank); err != nil {
+	a := &allgatherHier{Base: b}
+	if a.HierGroups, err = NewHierGroups(env.Layout, env.Rank); err != nil {
 		return nil, err
 	}
 	if a.k, err = params.AllgatherHier.Load(env.GPU); err != nil {
 		return nil, err
 	}
 	me := env.Rank
-	if a.localChans, err = localChannels(b, a.hierGroups, env.Out, env.Out.Ptrs[me]); err != nil {
+	if a.localChans, err = LocalChannels(b, a.HierGroups, env.Out, env.Out.Ptrs[me]); err != nil {
 		return nil, err
 	}
-	if a.fromIn, err = railChannels(b, a.hierGroups, env.Out, env.In.Ptrs[me], env.InBytes); err != nil {
+	if a.fromIn, err = RailChannels(b, a.HierGroups, env.Out, env.In.Ptrs[me], env.InBytes); err != nil {
 		return nil, err
 	}
-	if a.fromOut, err = railChannels(b, a.hierGroups, env.Out, env.Out.Ptrs[me], env.OutBytes); err != nil {
+	if a.fromOut, err = RailChannels(b, a.HierGroups, env.Out, env.Out.Ptrs[me], env.OutBytes); err != nil {
 		return nil, err
 	}
-	a.ranks, err = env.Mesh.Upload(rankTable(env.Layout))
+	a.ranks, err = env.Mesh.Upload(RankTable(env.Layout))
 	return a, err
 }
 
 func (a *allgatherHier) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
+	e := a.Env
 	rail := a.fromIn
 	if l.InPlace {
 		rail = a.fromOut
 	}
-	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 1<<20), Block: 1024}, s, &params.AllgatherHierArgs{
+	return a.k.Launch(device.Dim{Grid: a.Blocks(l.RecvBytes, 1<<20), Block: 1024}, s, &params.AllgatherHierArgs{
 		LocalChans: a.localChans, RailChans: rail, SigChans: a.fromIn, Ranks: a.ranks,
 		In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: l.InOff, OutOff: l.OutOff, Chunk: l.SendBytes,
-		Rank: uint32(e.Rank), Host: uint32(a.host), Local: uint32(a.local), NHosts: uint32(a.nhosts), NLocal: uint32(a.nlocal),
-		State: a.state,
+		Rank: uint32(e.Rank), Host: uint32(a.Host), Local: uint32(a.Local), NHosts: uint32(a.NHosts), NLocal: uint32(a.NLocal),
+		State: a.State,
 	})
 }

@@ -16,37 +16,37 @@ func init() {
 	Register(&Algorithm{
 		Collective: "allgather", Name: "hostput", Number: 7,
 		Doc:      "host-resident buffers (every peer over a network): put of my chunk from host memory into every peer's; small messages",
-		MinRanks: 2, Needs: NoIPC, MaxBytes: hostAllgatherMax,
-		AutoMin: 0, AutoMax: hostAllgatherMax, AutoPriority: 12,
-		New: newAllgatherHostput,
+		MinRanks: 2, Needs: NoIPC, MaxBytes: HostAllgatherMax,
+		AutoMin: 0, AutoMax: HostAllgatherMax, AutoPriority: 12,
+		New: NewAllgatherHostput,
 	})
 }
 
 type allgatherHostput struct {
-	*base
+	*Base
 	k params.Kernel[params.AllgatherHostputArgs]
-	hostScatter
+	HostScatter
 }
 
-func newAllgatherHostput(env *Env) (Instance, error) {
-	b, err := newBase(env)
+func NewAllgatherHostput(env *Env) (Instance, error) {
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &allgatherHostput{base: b}
+	a := &allgatherHostput{Base: b}
 	if a.k, err = params.AllgatherHostput.Load(env.GPU); err != nil {
 		return nil, err
 	}
 	// A rank's chunk is at most the gathered size over the rank count.
-	a.hostScatter, err = newHostScatter(b, roundUp(max(limit(hostAllgatherMax, env.MaxBytes)/uint64(env.NRanks), 16), 256))
+	a.HostScatter, err = NewHostScatter(b, RoundUp(max(Limit(HostAllgatherMax, env.MaxBytes)/uint64(env.NRanks), 16), 256))
 	return a, err
 }
 
 func (a *allgatherHostput) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 64<<10), Block: 1024}, s, &params.AllgatherHostputArgs{
+	e := a.Env
+	return a.k.Launch(device.Dim{Grid: a.Blocks(l.RecvBytes, 64<<10), Block: 1024}, s, &params.AllgatherHostputArgs{
 		// in place, my chunk is already in my output (In points there)
-		Chans: a.chans, Outbox: a.outbox, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
-		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		Chans: a.Chans, Outbox: a.Outbox, Scratch: a.Scratch, SlotBytes: a.SlotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

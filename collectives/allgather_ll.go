@@ -18,7 +18,7 @@ func init() {
 }
 
 type allgatherLL struct {
-	*base
+	*Base
 	k         params.Kernel[params.AllgatherLL16Args]
 	chans     device.Ptr // to the peers' scratch
 	scratch   device.Ptr
@@ -26,32 +26,32 @@ type allgatherLL struct {
 }
 
 func newAllgatherLL(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	maxChunk := roundUp(limit(32<<20, env.MaxBytes)/uint64(env.NRanks), 16)
-	a := &allgatherLL{base: b, slotBytes: 2 * maxChunk}
+	maxChunk := RoundUp(Limit(32<<20, env.MaxBytes)/uint64(env.NRanks), 16)
+	a := &allgatherLL{Base: b, slotBytes: 2 * maxChunk}
 	if a.k, err = params.AllgatherLL16.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	scratch, buf, err := b.shareScratch(2 * uint64(env.NRanks) * a.slotBytes)
+	scratch, buf, err := b.ShareScratch(2 * uint64(env.NRanks) * a.slotBytes)
 	if err != nil {
 		return nil, err
 	}
 	a.scratch = scratch
-	if a.chans, err = b.memoryChannels(buf, scratch); err != nil {
+	if a.chans, err = b.MemoryChannels(buf, scratch); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
 func (a *allgatherLL) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
+	e := a.Env
 	packets := l.SendBytes / 8
-	grid := a.blocks(packets, 512)
+	grid := a.Blocks(packets, 512)
 	return a.k.Launch(device.Dim{Grid: grid, Block: 512}, s, &params.AllgatherLL16Args{
 		ScratchChans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
-		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

@@ -18,35 +18,35 @@ func init() {
 }
 
 type allgatherPort struct {
-	*base
+	*Base
 	k               params.Kernel[params.AllgatherPortArgs]
 	fromIn, fromOut device.Ptr // port channels whose source is my input / output buffer
 	syncChans       device.Ptr
 }
 
 func newAllgatherPort(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &allgatherPort{base: b}
+	a := &allgatherPort{Base: b}
 	if a.k, err = params.AllgatherPort.Load(env.GPU); err != nil {
 		return nil, err
 	}
 	me := env.Rank
-	if a.fromIn, err = b.portChannelSets(1, env.Out, env.In.Ptrs[me], env.InBytes); err != nil {
+	if a.fromIn, err = b.PortChannelSets(1, env.Out, env.In.Ptrs[me], env.InBytes); err != nil {
 		return nil, err
 	}
-	if a.fromOut, err = b.portChannelSets(1, env.Out, env.Out.Ptrs[me], env.OutBytes); err != nil {
+	if a.fromOut, err = b.PortChannelSets(1, env.Out, env.Out.Ptrs[me], env.OutBytes); err != nil {
 		return nil, err
 	}
-	a.syncChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[me])
+	a.syncChans, err = b.MemoryChannels(env.Out, env.Out.Ptrs[me])
 	return a, err
 }
 
 func (a *allgatherPort) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	chans, grid := a.fromIn, 1+a.blocks(l.SendBytes, 1<<20)
+	e := a.Env
+	chans, grid := a.fromIn, 1+a.Blocks(l.SendBytes, 1<<20)
 	if l.InPlace {
 		chans, grid = a.fromOut, 1
 	}
@@ -55,6 +55,6 @@ func (a *allgatherPort) Launch(l *LaunchArgs, s device.Stream) error {
 	}
 	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AllgatherPortArgs{
 		PortChans: chans, SyncChans: a.syncChans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: l.InOff,
-		OutOff: l.OutOff, Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		OutOff: l.OutOff, Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

@@ -18,42 +18,42 @@ func init() {
 		Doc:      "port channels only (any hosts): put-with-signal of my chunk to every peer",
 		MinRanks: 2, Needs: AnyLayout,
 		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 20,
-		New: newAllgatherPortput,
+		New: NewAllgatherPortput,
 	})
 }
 
 type allgatherPortput struct {
-	*base
+	*Base
 	k           params.Kernel[params.AllgatherPortputArgs]
-	portScatter // one slot: the big region, then two halves; fromIn carries every signal
+	PortScatter // one slot: the big region, then two halves; fromIn carries every signal
 	big, half   uint64
 }
 
-// portHalfBytes is the largest gathered message that goes through the scratch's halves
+// PortHalfBytes is the largest gathered message that goes through the scratch's halves
 // (a variable so that tests can mix both kinds of launch at small sizes).
-var portHalfBytes uint64 = 1 << 20
+var PortHalfBytes uint64 = 1 << 20
 
-func newAllgatherPortput(env *Env) (Instance, error) {
-	b, err := newBase(env)
+func NewAllgatherPortput(env *Env) (Instance, error) {
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &allgatherPortput{base: b}
+	a := &allgatherPortput{Base: b}
 	if a.k, err = params.AllgatherPortput.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	big := roundUp(uint64(max(env.MaxBytes, 16)), 256)
-	a.half = min(big, portHalfBytes)
-	a.portScatter, err = newPortScatter(b, big+2*a.half, 1, channels.NetworkHostTokens)
+	big := RoundUp(uint64(max(env.MaxBytes, 16)), 256)
+	a.half = min(big, PortHalfBytes)
+	a.PortScatter, err = NewPortScatter(b, big+2*a.half, 1, channels.NetworkHostTokens)
 	a.big = big
 	return a, err
 }
 
 func (a *allgatherPortput) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 1<<20), Block: 1024}, s, &params.AllgatherPortputArgs{
+	e := a.Env
+	return a.k.Launch(device.Dim{Grid: a.Blocks(l.RecvBytes, 1<<20), Block: 1024}, s, &params.AllgatherPortputArgs{
 		// in place, l.InOff is my slot's offset in the output buffer
-		Chans: a.from(l), SigChans: a.fromIn, Scratch: a.scratch, BigBytes: a.big, HalfBytes: a.half, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: l.InOff,
-		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		Chans: a.From(l), SigChans: a.FromIn, Scratch: a.Scratch, BigBytes: a.big, HalfBytes: a.half, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: l.InOff,
+		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

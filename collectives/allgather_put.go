@@ -17,28 +17,28 @@ func init() {
 }
 
 type allgatherPut struct {
-	*base
+	*Base
 	k        params.Kernel[params.AllgatherPutArgs]
 	outChans device.Ptr
 }
 
 func newAllgatherPut(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &allgatherPut{base: b}
+	a := &allgatherPut{Base: b}
 	if a.k, err = params.AllgatherPut.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	a.outChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[env.Rank])
+	a.outChans, err = b.MemoryChannels(env.Out, env.Out.Ptrs[env.Rank])
 	return a, err
 }
 
 func (a *allgatherPut) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	return a.k.Launch(device.Dim{Grid: a.blocks(l.SendBytes, 16<<10), Block: 1024}, s, &params.AllgatherPutArgs{
+	e := a.Env
+	return a.k.Launch(device.Dim{Grid: a.Blocks(l.SendBytes, 16<<10), Block: 1024}, s, &params.AllgatherPutArgs{
 		OutChans: a.outChans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), OutOff: l.OutOff, Chunk: l.SendBytes,
-		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

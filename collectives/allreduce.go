@@ -24,7 +24,7 @@ func (allReduce) Counts(size int64, dt Datatype, _ int) Counts {
 
 // Bandwidth: Param elements; bus factor 2(n-1)/n.
 func (allReduce) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return scaledBw(c, eltSize, sec, 1, 2*ringFactor(nranks))
+	return ScaledBw(c, eltSize, sec, 1, 2*RingFactor(nranks))
 }
 
 // InitData fills the input; out of place it also poisons the output (in place the output

@@ -22,68 +22,68 @@ func init() {
 		Doc:      "hierarchical: NVLink reduce-scatter in a host, port-channel all-reduce of my shard across hosts, NVLink all-gather",
 		MinRanks: 2, Needs: HostGroups,
 		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 10, AutoOn: Layout.Hierarchical,
-		NotWithMPSNetwork: hierMPSNetwork,
-		New:               newAllreduceHier,
+		NotWithMPSNetwork: HierMPSNetwork,
+		New:               NewAllreduceHier,
 	})
 }
 
 type allreduceHier struct {
-	*base // state: LaunchState[2], the launches' and the grid barriers'
-	hierGroups
-	k                 *typedKernels[params.AllreduceHierArgs]
+	*Base // state: LaunchState[2], the launches' and the grid barriers'
+	HierGroups
+	k                 *TypedKernels[params.AllreduceHierArgs]
 	inChans, outChans device.Ptr // memory channels to my host's other ranks' inputs and outputs
 	scratch           device.Ptr // one slot per host
 	slotBytes         uint64
 	rs, ag            device.Ptr // port channels from my output to my rail's scratch and outputs
 }
 
-func newAllreduceHier(env *Env) (Instance, error) {
+func NewAllreduceHier(env *Env) (Instance, error) {
 	states, err := env.Mesh.Alloc(2 * uint64(unsafe.Sizeof(channels.LaunchState{})))
 	if err != nil {
 		return nil, err
 	}
-	b := &base{env: env, state: states}
-	a := &allreduceHier{base: b}
-	if a.hierGroups, err = newHierGroups(env.Layout, env.Rank); err != nil {
+	b := &Base{Env: env, State: states}
+	a := &allreduceHier{Base: b}
+	if a.HierGroups, err = NewHierGroups(env.Layout, env.Rank); err != nil {
 		return nil, err
 	}
-	if a.k, err = loadTyped(env.GPU, params.AllreduceHier, nil); err != nil {
+	if a.k, err = LoadTyped(env.GPU, params.AllreduceHier, nil); err != nil {
 		return nil, err
 	}
 	me := env.Rank
-	if a.inChans, err = localChannels(b, a.hierGroups, env.In, env.In.Ptrs[me]); err != nil {
+	if a.inChans, err = LocalChannels(b, a.HierGroups, env.In, env.In.Ptrs[me]); err != nil {
 		return nil, err
 	}
-	if a.outChans, err = localChannels(b, a.hierGroups, env.Out, env.Out.Ptrs[me]); err != nil {
+	if a.outChans, err = LocalChannels(b, a.HierGroups, env.Out, env.Out.Ptrs[me]); err != nil {
 		return nil, err
 	}
 	// a sub-shard is at most 16 bytes over an even share at each of the two splits
-	a.slotBytes = roundUp(uint64(env.MaxBytes)/uint64(a.nlocal*a.nhosts)+32, 256)
-	scratch, buf, err := b.shareScratch(uint64(a.nhosts) * a.slotBytes)
+	a.slotBytes = RoundUp(uint64(env.MaxBytes)/uint64(a.NLocal*a.NHosts)+32, 256)
+	scratch, buf, err := b.ShareScratch(uint64(a.NHosts) * a.slotBytes)
 	if err != nil {
 		return nil, err
 	}
 	a.scratch = scratch
-	if a.rs, err = railChannels(b, a.hierGroups, buf, env.Out.Ptrs[me], env.OutBytes); err != nil {
+	if a.rs, err = RailChannels(b, a.HierGroups, buf, env.Out.Ptrs[me], env.OutBytes); err != nil {
 		return nil, err
 	}
-	a.ag, err = railChannels(b, a.hierGroups, env.Out, env.Out.Ptrs[me], env.OutBytes)
+	a.ag, err = RailChannels(b, a.HierGroups, env.Out, env.Out.Ptrs[me], env.OutBytes)
 	return a, err
 }
 
 func (a *allreduceHier) Launch(l *LaunchArgs, s device.Stream) error {
-	k, err := a.k.get(l.Type, l.Op)
+	k, err := a.k.Get(l.Type, l.Op)
 	if err != nil {
 		return err
 	}
-	e := a.env
+	e := a.Env
 	in := a.inChans
 	if l.InPlace {
 		in = a.outChans
 	}
-	return k.Launch(device.Dim{Grid: a.blocks(l.SendBytes/uint64(a.nlocal), 64<<10), Block: 1024}, s, &params.AllreduceHierArgs{
+	return k.Launch(device.Dim{Grid: a.Blocks(l.SendBytes/uint64(a.NLocal), 64<<10), Block: 1024}, s, &params.AllreduceHierArgs{
 		InChans: in, OutChans: a.outChans, RSChans: a.rs, AGChans: a.ag, Scratch: a.scratch, SlotBytes: a.slotBytes,
 		In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: l.InOff, OutOff: l.OutOff, Count: uint64(l.Count),
-		Host: uint32(a.host), Local: uint32(a.local), NHosts: uint32(a.nhosts), NLocal: uint32(a.nlocal), States: a.state,
+		Host: uint32(a.Host), Local: uint32(a.Local), NHosts: uint32(a.NHosts), NLocal: uint32(a.NLocal), States: a.State,
 	})
 }

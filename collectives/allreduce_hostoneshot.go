@@ -16,39 +16,39 @@ func init() {
 	Register(&Algorithm{
 		Collective: "allreduce", Name: "hostoneshot", Number: 8,
 		Doc:      "host-resident buffers (every peer over a network): put of my input from host memory into every peer's, every rank reduces; small messages",
-		MinRanks: 2, Needs: NoIPC, MaxBytes: hostAllreduceMax,
-		AutoMin: 0, AutoMax: hostAllreduceMax, AutoPriority: 12,
-		New: newAllreduceHostOneShot,
+		MinRanks: 2, Needs: NoIPC, MaxBytes: HostAllreduceMax,
+		AutoMin: 0, AutoMax: HostAllreduceMax, AutoPriority: 12,
+		New: NewAllreduceHostOneShot,
 	})
 }
 
 type allreduceHostOneShot struct {
-	*base
-	k *typedKernels[params.AllreduceHostOneShotArgs]
-	hostScatter
+	*Base
+	k *TypedKernels[params.AllreduceHostOneShotArgs]
+	HostScatter
 }
 
-func newAllreduceHostOneShot(env *Env) (Instance, error) {
-	b, err := newBase(env)
+func NewAllreduceHostOneShot(env *Env) (Instance, error) {
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &allreduceHostOneShot{base: b}
-	if a.k, err = loadTyped(env.GPU, params.AllreduceHostOneShot, nil); err != nil {
+	a := &allreduceHostOneShot{Base: b}
+	if a.k, err = LoadTyped(env.GPU, params.AllreduceHostOneShot, nil); err != nil {
 		return nil, err
 	}
-	a.hostScatter, err = newHostScatter(b, roundUp(max(limit(hostAllreduceMax, env.MaxBytes), 16), 256))
+	a.HostScatter, err = NewHostScatter(b, RoundUp(max(Limit(HostAllreduceMax, env.MaxBytes), 16), 256))
 	return a, err
 }
 
 func (a *allreduceHostOneShot) Launch(l *LaunchArgs, s device.Stream) error {
-	k, err := a.k.get(l.Type, l.Op)
+	k, err := a.k.Get(l.Type, l.Op)
 	if err != nil {
 		return err
 	}
-	e := a.env
-	return k.Launch(device.Dim{Grid: a.blocks(l.SendBytes, 64<<10), Block: 1024}, s, &params.AllreduceHostOneShotArgs{
-		Chans: a.chans, Outbox: a.outbox, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
-		Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	e := a.Env
+	return k.Launch(device.Dim{Grid: a.Blocks(l.SendBytes, 64<<10), Block: 1024}, s, &params.AllreduceHostOneShotArgs{
+		Chans: a.Chans, Outbox: a.Outbox, Scratch: a.Scratch, SlotBytes: a.SlotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

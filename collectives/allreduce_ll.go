@@ -41,8 +41,8 @@ func ll8Types() []string {
 }
 
 type allreduceLL struct {
-	*base
-	k         *typedKernels[params.AllreduceLLArgs]
+	*Base
+	k         *TypedKernels[params.AllreduceLLArgs]
 	unit      uint64 // data bytes per packet
 	chans     device.Ptr
 	scratch   device.Ptr
@@ -50,33 +50,33 @@ type allreduceLL struct {
 }
 
 func newAllreduceLL(env *Env, kernels params.Family[params.AllreduceLLArgs], types []string, unit uint64, algMax int64) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
 	// A packet is twice its data; slots hold one rank's whole buffer as packets.
-	a := &allreduceLL{base: b, unit: unit, slotBytes: roundUp(2*limit(algMax, env.MaxBytes)+32, 256)}
-	if a.k, err = loadTyped(env.GPU, kernels, types); err != nil {
+	a := &allreduceLL{Base: b, unit: unit, slotBytes: RoundUp(2*Limit(algMax, env.MaxBytes)+32, 256)}
+	if a.k, err = LoadTyped(env.GPU, kernels, types); err != nil {
 		return nil, err
 	}
-	scratch, buf, err := b.shareScratch(2 * uint64(env.NRanks) * a.slotBytes)
+	scratch, buf, err := b.ShareScratch(2 * uint64(env.NRanks) * a.slotBytes)
 	if err != nil {
 		return nil, err
 	}
 	a.scratch = scratch
-	a.chans, err = b.memoryChannels(buf, scratch)
+	a.chans, err = b.MemoryChannels(buf, scratch)
 	return a, err
 }
 
 func (a *allreduceLL) Launch(l *LaunchArgs, s device.Stream) error {
-	k, err := a.k.get(l.Type, l.Op)
+	k, err := a.k.Get(l.Type, l.Op)
 	if err != nil {
 		return err
 	}
-	e := a.env
+	e := a.Env
 	units := (l.SendBytes + a.unit - 1) / a.unit
-	return k.Launch(device.Dim{Grid: a.blocks(units, 512), Block: 512}, s, &params.AllreduceLLArgs{
+	return k.Launch(device.Dim{Grid: a.Blocks(units, 512), Block: 512}, s, &params.AllreduceLLArgs{
 		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
-		Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

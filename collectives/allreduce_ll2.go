@@ -18,42 +18,42 @@ func init() {
 }
 
 type allreduceLL2 struct {
-	*base
-	k         *typedKernels[params.AllreduceLLArgs]
+	*Base
+	k         *TypedKernels[params.AllreduceLLArgs]
 	chans     device.Ptr
 	scratch   device.Ptr
 	slotBytes uint64
 }
 
 func newAllreduceLL2(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
 	n := uint64(env.NRanks)
-	maxChunk := roundUp(limit(32<<20, env.MaxBytes)/n+8, 8)
-	a := &allreduceLL2{base: b, slotBytes: roundUp(2*maxChunk, 256)}
-	if a.k, err = loadTyped(env.GPU, params.AllreduceLL16x2, nil); err != nil {
+	maxChunk := RoundUp(Limit(32<<20, env.MaxBytes)/n+8, 8)
+	a := &allreduceLL2{Base: b, slotBytes: RoundUp(2*maxChunk, 256)}
+	if a.k, err = LoadTyped(env.GPU, params.AllreduceLL16x2, nil); err != nil {
 		return nil, err
 	}
-	scratch, buf, err := b.shareScratch(2 * 2 * n * a.slotBytes)
+	scratch, buf, err := b.ShareScratch(2 * 2 * n * a.slotBytes)
 	if err != nil {
 		return nil, err
 	}
 	a.scratch = scratch
-	a.chans, err = b.memoryChannels(buf, scratch)
+	a.chans, err = b.MemoryChannels(buf, scratch)
 	return a, err
 }
 
 func (a *allreduceLL2) Launch(l *LaunchArgs, s device.Stream) error {
-	k, err := a.k.get(l.Type, l.Op)
+	k, err := a.k.Get(l.Type, l.Op)
 	if err != nil {
 		return err
 	}
-	e := a.env
+	e := a.Env
 	units := (l.SendBytes/uint64(e.NRanks) + 7) / 8
-	return k.Launch(device.Dim{Grid: a.blocks(units, 512), Block: 512}, s, &params.AllreduceLLArgs{
+	return k.Launch(device.Dim{Grid: a.Blocks(units, 512), Block: 512}, s, &params.AllreduceLLArgs{
 		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
-		Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

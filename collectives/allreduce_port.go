@@ -20,25 +20,25 @@ func init() {
 }
 
 type allreducePort struct {
-	*base
-	k           *typedKernels[params.AllreducePortArgs]
-	portScatter            // the reduce-scatter: scratch, channels into the peers' from my input / output
+	*Base
+	k           *TypedKernels[params.AllreducePortArgs]
+	PortScatter            // the reduce-scatter: scratch, channels into the peers' from my input / output
 	outChans    device.Ptr // memory channels to the peers' outputs
 }
 
 func newAllreducePort(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &allreducePort{base: b}
-	if a.k, err = loadTyped(env.GPU, params.AllreducePort, nil); err != nil {
+	a := &allreducePort{Base: b}
+	if a.k, err = LoadTyped(env.GPU, params.AllreducePort, nil); err != nil {
 		return nil, err
 	}
-	if a.portScatter, err = newPortScatter(b, roundUp(uint64(env.MaxBytes)/uint64(env.NRanks)+16, 256), env.NRanks); err != nil {
+	if a.PortScatter, err = NewPortScatter(b, RoundUp(uint64(env.MaxBytes)/uint64(env.NRanks)+16, 256), env.NRanks); err != nil {
 		return nil, err
 	}
-	a.outChans, err = b.memoryChannels(env.Out, env.Out.Ptrs[env.Rank])
+	a.outChans, err = b.MemoryChannels(env.Out, env.Out.Ptrs[env.Rank])
 	return a, err
 }
 
@@ -51,19 +51,19 @@ func newAllreducePort(env *Env) (Instance, error) {
 // and last pieces around 16 MiB ones were slower (774–801). 2 GiB with 64 MiB pieces was
 // 3 % slower than with 16 MiB.
 func PieceBytes(chunk uint64) uint64 {
-	p := roundUp(chunk/8, 16)
+	p := RoundUp(chunk/8, 16)
 	return min(max(p, 8<<20), 16<<20)
 }
 
 func (a *allreducePort) Launch(l *LaunchArgs, s device.Stream) error {
-	k, err := a.k.get(l.Type, l.Op)
+	k, err := a.k.Get(l.Type, l.Op)
 	if err != nil {
 		return err
 	}
-	e := a.env
+	e := a.Env
 	return k.Launch(device.Dim{Grid: e.SMs, Block: 1024}, s, &params.AllreducePortArgs{
-		RSChans: a.from(l), OutChans: a.outChans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		RSChans: a.From(l), OutChans: a.outChans, Scratch: a.Scratch, SlotBytes: a.SlotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
 		InOff: l.InOff, OutOff: l.OutOff, Count: uint64(l.Count), PieceBytes: PieceBytes(l.SendBytes / uint64(e.NRanks)),
-		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

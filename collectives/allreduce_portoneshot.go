@@ -19,7 +19,7 @@ func init() {
 		// Auto up to 64 KiB: on 2×H200 as 2 simulated hosts it won to 32 KiB (46.6 µs) and
 		// lost to portrsag at 128 KiB (205 vs 113 µs; 2026-11-23, docs/performance.md).
 		AutoMin: 0, AutoMax: 64 << 10, AutoPriority: 15,
-		New: newAllreducePortOneShot,
+		New: NewAllreducePortOneShot,
 	})
 }
 
@@ -27,33 +27,33 @@ func init() {
 const portOneShotMax = 1 << 20
 
 type allreducePortOneShot struct {
-	*base
-	k           *typedKernels[params.AllreducePortOneShotArgs]
-	portScatter // two halves of nranks slots
+	*Base
+	k           *TypedKernels[params.AllreducePortOneShotArgs]
+	PortScatter // two halves of nranks slots
 }
 
-func newAllreducePortOneShot(env *Env) (Instance, error) {
-	b, err := newBase(env)
+func NewAllreducePortOneShot(env *Env) (Instance, error) {
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &allreducePortOneShot{base: b}
-	if a.k, err = loadTyped(env.GPU, params.AllreducePortOneShot, nil); err != nil {
+	a := &allreducePortOneShot{Base: b}
+	if a.k, err = LoadTyped(env.GPU, params.AllreducePortOneShot, nil); err != nil {
 		return nil, err
 	}
-	slot := roundUp(max(limit(portOneShotMax, env.MaxBytes), 16), 256)
-	a.portScatter, err = newPortScatter(b, slot, 2*env.NRanks, channels.NetworkHostTokens)
+	slot := RoundUp(max(Limit(portOneShotMax, env.MaxBytes), 16), 256)
+	a.PortScatter, err = NewPortScatter(b, slot, 2*env.NRanks, channels.NetworkHostTokens)
 	return a, err
 }
 
 func (a *allreducePortOneShot) Launch(l *LaunchArgs, s device.Stream) error {
-	k, err := a.k.get(l.Type, l.Op)
+	k, err := a.k.Get(l.Type, l.Op)
 	if err != nil {
 		return err
 	}
-	e := a.env
-	return k.Launch(device.Dim{Grid: a.blocks(l.SendBytes, 256<<10), Block: 1024}, s, &params.AllreducePortOneShotArgs{
-		Chans: a.from(l), Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
-		InOff: l.InOff, Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	e := a.Env
+	return k.Launch(device.Dim{Grid: a.Blocks(l.SendBytes, 256<<10), Block: 1024}, s, &params.AllreducePortOneShotArgs{
+		Chans: a.From(l), Scratch: a.Scratch, SlotBytes: a.SlotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		InOff: l.InOff, Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

@@ -17,41 +17,41 @@ func init() {
 		Doc:      "port channels only (any hosts): reduce-scatter by puts, GPU reduction, all-gather by puts",
 		MinRanks: 2, Needs: AnyLayout,
 		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 20,
-		New: newAllreducePortRSAG,
+		New: NewAllreducePortRSAG,
 	})
 }
 
 type allreducePortRSAG struct {
-	*base
-	k           *typedKernels[params.AllreducePortRSAGArgs]
-	portScatter            // the reduce-scatter: scratch, channels into the peers' from my input / output
+	*Base
+	k           *TypedKernels[params.AllreducePortRSAGArgs]
+	PortScatter            // the reduce-scatter: scratch, channels into the peers' from my input / output
 	ag          device.Ptr // port channels from my output to the peers' outputs
 }
 
-func newAllreducePortRSAG(env *Env) (Instance, error) {
-	b, err := newBase(env)
+func NewAllreducePortRSAG(env *Env) (Instance, error) {
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &allreducePortRSAG{base: b}
-	if a.k, err = loadTyped(env.GPU, params.AllreducePortRSAG, nil); err != nil {
+	a := &allreducePortRSAG{Base: b}
+	if a.k, err = LoadTyped(env.GPU, params.AllreducePortRSAG, nil); err != nil {
 		return nil, err
 	}
-	if a.portScatter, err = newPortScatter(b, roundUp(uint64(env.MaxBytes)/uint64(env.NRanks)+16, 256), env.NRanks, channels.NetworkHostTokens); err != nil {
+	if a.PortScatter, err = NewPortScatter(b, RoundUp(uint64(env.MaxBytes)/uint64(env.NRanks)+16, 256), env.NRanks, channels.NetworkHostTokens); err != nil {
 		return nil, err
 	}
-	a.ag, err = b.portChannelSets(1, env.Out, env.Out.Ptrs[env.Rank], env.OutBytes, channels.NetworkHostTokens)
+	a.ag, err = b.PortChannelSets(1, env.Out, env.Out.Ptrs[env.Rank], env.OutBytes, channels.NetworkHostTokens)
 	return a, err
 }
 
 func (a *allreducePortRSAG) Launch(l *LaunchArgs, s device.Stream) error {
-	k, err := a.k.get(l.Type, l.Op)
+	k, err := a.k.Get(l.Type, l.Op)
 	if err != nil {
 		return err
 	}
-	e := a.env
-	return k.Launch(device.Dim{Grid: a.blocks(l.SendBytes/uint64(e.NRanks), 256<<10), Block: 1024}, s, &params.AllreducePortRSAGArgs{
-		RSChans: a.from(l), AGChans: a.ag, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
-		InOff: l.InOff, OutOff: l.OutOff, Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	e := a.Env
+	return k.Launch(device.Dim{Grid: a.Blocks(l.SendBytes/uint64(e.NRanks), 256<<10), Block: 1024}, s, &params.AllreducePortRSAGArgs{
+		RSChans: a.From(l), AGChans: a.ag, Scratch: a.Scratch, SlotBytes: a.SlotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		InOff: l.InOff, OutOff: l.OutOff, Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

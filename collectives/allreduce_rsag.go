@@ -19,34 +19,34 @@ func init() {
 }
 
 type allreduceRSAG struct {
-	*base
-	peerBuffers
-	k *typedKernels[params.AllreduceRSAGArgs]
+	*Base
+	PeerBuffers
+	k *TypedKernels[params.AllreduceRSAGArgs]
 }
 
 func newAllreduceRSAG(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &allreduceRSAG{base: b}
-	if a.k, err = loadTyped(env.GPU, params.AllreduceRSAG, nil); err != nil {
+	a := &allreduceRSAG{Base: b}
+	if a.k, err = LoadTyped(env.GPU, params.AllreduceRSAG, nil); err != nil {
 		return nil, err
 	}
-	a.peerBuffers, err = b.peerBuffers()
+	a.PeerBuffers, err = b.PeerBuffers()
 	return a, err
 }
 
 func (a *allreduceRSAG) Launch(l *LaunchArgs, s device.Stream) error {
-	k, err := a.k.get(l.Type, l.Op)
+	k, err := a.k.Get(l.Type, l.Op)
 	if err != nil {
 		return err
 	}
-	e := a.env
-	in, inOff := a.inputs(l), l.InOff
-	grid := a.blocks(l.SendBytes/uint64(e.NRanks), 16<<10)
+	e := a.Env
+	in, inOff := a.Inputs(l), l.InOff
+	grid := a.Blocks(l.SendBytes/uint64(e.NRanks), 16<<10)
 	return k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AllreduceRSAGArgs{
-		InChans: in, OutChans: a.outChans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: inOff, OutOff: l.OutOff,
-		Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		InChans: in, OutChans: a.OutChans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: inOff, OutOff: l.OutOff,
+		Count: uint64(l.Count), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

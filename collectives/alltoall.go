@@ -1,41 +1,41 @@
 package collectives
 
-// allToAll is the all-to-all collective: every rank's input holds nranks chunks of Param
+// AllToAll is the all-to-all collective: every rank's input holds nranks chunks of Param
 // elements, and chunk q of rank r's input goes to chunk r of rank q's output.
 // Algorithms: alltoall_*.go.
-type allToAll struct{}
+type AllToAll struct{}
 
-func init() { RegisterCollective(allToAll{}) }
+func init() { RegisterCollective(AllToAll{}) }
 
-func (allToAll) Name() string     { return "alltoall" }
-func (allToAll) TestName() string { return "alltoall_perf" }
-func (allToAll) Doc() string {
+func (AllToAll) Name() string     { return "alltoall" }
+func (AllToAll) TestName() string { return "alltoall_perf" }
+func (AllToAll) Doc() string {
 	return "All-to-all: every rank sends a distinct block of its buffer to each rank"
 }
-func (allToAll) HasOp() bool   { return false }
-func (allToAll) HasRoot() bool { return false }
+func (AllToAll) HasOp() bool   { return false }
+func (AllToAll) HasRoot() bool { return false }
 
 // Counts follows nccl-tests: the chunk for each rank is the size's share, rounded down to a
 // multiple of 16 bytes; every rank sends and receives nranks chunks; in place, input and
 // output both start at the output buffer's start on every rank.
-func (allToAll) Counts(size int64, dt Datatype, nranks int) Counts {
+func (AllToAll) Counts(size int64, dt Datatype, nranks int) Counts {
 	count := size / int64(dt.Size)
 	chunk := (count / int64(nranks)) &^ (16/int64(dt.Size) - 1)
 	return Counts{Send: chunk * int64(nranks), Recv: chunk * int64(nranks), Param: chunk}
 }
 
 // Bandwidth: every rank sends Param elements to each of n ranks; bus factor (n-1)/n.
-func (allToAll) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return scaledBw(c, eltSize, sec, int64(nranks), ringFactor(nranks))
+func (AllToAll) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return ScaledBw(c, eltSize, sec, int64(nranks), RingFactor(nranks))
 }
 
-// patternID is the pattern that chunk `to` of rank from's input holds: a distinct pattern
+// PatternID is the pattern that chunk `to` of rank from's input holds: a distinct pattern
 // for every (sender, receiver) pair, so a chunk delivered to the wrong rank or slot is caught.
-func patternID(from, to, nranks int) int { return from*nranks + to }
+func PatternID(from, to, nranks int) int { return from*nranks + to }
 
 // InitData poisons the output, then fills input chunk q with the pattern of (me, q). In
 // place the fills replace the poison.
-func (allToAll) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
+func (AllToAll) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 	me, n := v.Env.Rank, v.Env.NRanks
 	if err := v.Poison(v.Env.OutPtr(a, me), a.RecvBytes); err != nil {
 		return err
@@ -43,7 +43,7 @@ func (allToAll) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 	chunk := a.SendBytes / uint64(n)
 	in := v.Env.InPtr(a, me)
 	for q := 0; q < n; q++ {
-		if err := v.FillPattern(in.Add(uint64(q)*chunk), chunk, patternID(me, q, n), seed); err != nil {
+		if err := v.FillPattern(in.Add(uint64(q)*chunk), chunk, PatternID(me, q, n), seed); err != nil {
 			return err
 		}
 	}
@@ -51,12 +51,12 @@ func (allToAll) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 }
 
 // Check counts the elements of output chunk q that do not hold the pattern of (q, me).
-func (allToAll) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
+func (AllToAll) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
 	me, n := v.Env.Rank, v.Env.NRanks
 	chunk := a.RecvBytes / uint64(n)
 	out := v.Env.OutPtr(a, me)
 	for q := 0; q < n; q++ {
-		if err := v.checkPatternOf(out.Add(uint64(q)*chunk), chunk, patternID(q, me, n), seed, a.Type.Size); err != nil {
+		if err := v.CheckPatternOf(out.Add(uint64(q)*chunk), chunk, PatternID(q, me, n), seed, a.Type.Size); err != nil {
 			return err
 		}
 	}

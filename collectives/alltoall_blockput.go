@@ -19,30 +19,30 @@ func init() {
 }
 
 type alltoallBlockput struct {
-	*base
+	*Base
 	k     params.Kernel[params.AlltoallArgs]
 	chans device.Ptr // [block][peer] to the peers' outputs
 }
 
 func newAlltoallBlockput(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &alltoallBlockput{base: b}
+	a := &alltoallBlockput{Base: b}
 	if a.k, err = params.AlltoallBlockput.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	a.chans, err = b.blockChannels()
+	a.chans, err = b.BlockChannels()
 	return a, err
 }
 
 func (a *alltoallBlockput) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	grid, local := a.putGrid(a.blocks(l.SendBytes, blockputBytesPerBlock), l.InPlace)
+	e := a.Env
+	grid, local := a.PutGrid(a.Blocks(l.SendBytes, BlockputBytesPerBlock), l.InPlace)
 	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.AlltoallArgs{
 		Chans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
 		Chunk: l.SendBytes / uint64(e.NRanks), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
-		InPlace: b2u(l.InPlace), LocalBlocks: uint32(local), State: a.state,
+		InPlace: B2U(l.InPlace), LocalBlocks: uint32(local), State: a.State,
 	})
 }

@@ -18,32 +18,32 @@ func init() {
 	})
 }
 
-type alltoallLL struct {
-	*base
-	llScratch
-	k params.Kernel[params.AlltoallLL16Args]
+type AlltoallLL struct {
+	*Base
+	LLScratch
+	K params.Kernel[params.AlltoallLL16Args]
 }
 
 func newAlltoallLL(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &alltoallLL{base: b}
-	if a.k, err = params.AlltoallLL16.Load(env.GPU); err != nil {
+	a := &AlltoallLL{Base: b}
+	if a.K, err = params.AlltoallLL16.Load(env.GPU); err != nil {
 		return nil, err
 	}
 	// two halves of a slot per rank, each for one rank's largest chunk
 	n := uint64(env.NRanks)
-	a.llScratch, err = b.llScratch(limit(32<<20, env.MaxBytes)/n, 2*n, false)
+	a.LLScratch, err = b.LLScratch(Limit(32<<20, env.MaxBytes)/n, 2*n, false)
 	return a, err
 }
 
-func (a *alltoallLL) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
+func (a *AlltoallLL) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.Env
 	chunk := l.SendBytes / uint64(e.NRanks)
-	return a.k.Launch(a.llGrid(chunk), s, &params.AlltoallLL16Args{
-		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
-		Chunk: chunk, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	return a.K.Launch(a.LLGrid(chunk), s, &params.AlltoallLL16Args{
+		Chans: a.Chans, Scratch: a.Scratch, SlotBytes: a.SlotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Chunk: chunk, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

@@ -31,8 +31,8 @@ func TestMoverCounts(t *testing.T) {
 		{"sendrecv", 1 << 30, "bfloat16", 2, 1 << 29, 1 << 29},
 	}
 	for _, tt := range tests {
-		dt := mustType(t, tt.dtype)
-		got := mustLookup(t, tt.coll).Counts(tt.size, dt, tt.nranks)
+		dt := MustType(t, tt.dtype)
+		got := MustLookup(t, tt.coll).Counts(tt.size, dt, tt.nranks)
 		want := Counts{Send: tt.send, Recv: tt.send, Param: tt.param}
 		if got != want {
 			t.Errorf("%s Counts(%d, %s, %d) = %+v, want %+v", tt.coll, tt.size, tt.dtype, tt.nranks, got, want)
@@ -53,7 +53,7 @@ func TestMoverRegistry(t *testing.T) {
 		{"alltoall", "alltoall_perf", "blockput"},
 		{"sendrecv", "sendrecv_perf", "put"},
 	} {
-		c := mustLookup(t, tt.coll)
+		c := MustLookup(t, tt.coll)
 		if c.HasOp() || c.HasRoot() || c.TestName() != tt.testName || c.Doc() == "" {
 			t.Errorf("%s: HasOp %v, HasRoot %v, TestName %s, Doc %q", tt.coll, c.HasOp(), c.HasRoot(), c.TestName(), c.Doc())
 		}
@@ -83,7 +83,7 @@ func TestPatternIDs(t *testing.T) {
 		seen := map[int]bool{}
 		for from := 0; from < n; from++ {
 			for to := 0; to < n; to++ {
-				id := patternID(from, to, n)
+				id := PatternID(from, to, n)
 				if seen[id] {
 					t.Errorf("%d ranks: pattern %d of (%d, %d) is used twice", n, id, from, to)
 				}
@@ -91,7 +91,7 @@ func TestPatternIDs(t *testing.T) {
 			}
 		}
 	}
-	if got := []int{prevRank(0, 3), prevRank(1, 3), prevRank(2, 3), prevRank(0, 1)}; got[0] != 2 || got[1] != 0 || got[2] != 1 || got[3] != 0 {
+	if got := []int{PrevRank(0, 3), PrevRank(1, 3), PrevRank(2, 3), PrevRank(0, 1)}; got[0] != 2 || got[1] != 0 || got[2] != 1 || got[3] != 0 {
 		t.Errorf("prevRank on 3 ranks and on 1 = %v, want [2 0 1 0]", got)
 	}
 }

@@ -19,13 +19,11 @@ func (allToAllV) Doc() string {
 func (allToAllV) HasOp() bool   { return false }
 func (allToAllV) HasRoot() bool { return false }
 
-
-
 // Counts follows nccl-tests: the printed count is alltoall's chunk; every rank sends and
 // receives the sum of its segments (the pattern is symmetric: a rank receives from the
 // ranks behind it what it sends to those ahead); in place both start the output buffer.
 func (allToAllV) Counts(size int64, dt Datatype, nranks int) Counts {
-	param := allToAll{}.Counts(size, dt, nranks).Param
+	param := AllToAll{}.Counts(size, dt, nranks).Param
 	total := param * int64(nranks) * int64(dt.Size) // alltoallvTotal
 	var send int64
 	for j := 0; j < nranks; j++ {
@@ -37,23 +35,23 @@ func (allToAllV) Counts(size int64, dt Datatype, nranks int) Counts {
 // Bandwidth: the larger of the elements a rank sends and receives; bus factor (n-1)/n.
 func (allToAllV) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
 	alg := results.AlgBw(max(c.Send, c.Recv)*int64(eltSize), sec)
-	return alg, alg * ringFactor(nranks)
+	return alg, alg * RingFactor(nranks)
 }
 
 // segment is one rank's segment for another: where it starts in the sender's input and
 // in the receiver's output, and its bytes.
-type segment struct{ from, to, bytes uint64 }
+type segment struct{ From, To, Bytes uint64 }
 
-// alltoallvSegment is the segment rank from sends rank to.
-func alltoallvSegment(from, to, nranks int, total int64) segment {
+// AlltoallvSegment is the segment rank from sends rank to.
+func AlltoallvSegment(from, to, nranks int, total int64) segment {
 	var s segment
 	for k := 0; k < to; k++ {
-		s.from += uint64(AlltoallvPeerBytes(from, k, nranks, total))
+		s.From += uint64(AlltoallvPeerBytes(from, k, nranks, total))
 	}
 	for k := 0; k < from; k++ {
-		s.to += uint64(AlltoallvPeerBytes(k, to, nranks, total))
+		s.To += uint64(AlltoallvPeerBytes(k, to, nranks, total))
 	}
-	s.bytes = uint64(AlltoallvPeerBytes(from, to, nranks, total))
+	s.Bytes = uint64(AlltoallvPeerBytes(from, to, nranks, total))
 	return s
 }
 
@@ -65,10 +63,10 @@ func (allToAllV) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 	if err := v.Poison(v.Env.OutPtr(a, me), a.RecvBytes); err != nil {
 		return err
 	}
-	in, total := v.Env.InPtr(a, me), alltoallvTotal(a, n)
+	in, total := v.Env.InPtr(a, me), AlltoallvTotal(a, n)
 	for q := 0; q < n; q++ {
-		if s := alltoallvSegment(me, q, n, total); s.bytes > 0 {
-			if err := v.FillPattern(in.Add(s.from), s.bytes, patternID(me, q, n), seed); err != nil {
+		if s := AlltoallvSegment(me, q, n, total); s.Bytes > 0 {
+			if err := v.FillPattern(in.Add(s.From), s.Bytes, PatternID(me, q, n), seed); err != nil {
 				return err
 			}
 		}
@@ -80,10 +78,10 @@ func (allToAllV) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 // of (q, me); the segments cover the whole output.
 func (allToAllV) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
 	me, n := v.Env.Rank, v.Env.NRanks
-	out, total := v.Env.OutPtr(a, me), alltoallvTotal(a, n)
+	out, total := v.Env.OutPtr(a, me), AlltoallvTotal(a, n)
 	for q := 0; q < n; q++ {
-		if s := alltoallvSegment(q, me, n, total); s.bytes > 0 {
-			if err := v.checkPatternOf(out.Add(s.to), s.bytes, patternID(q, me, n), seed, a.Type.Size); err != nil {
+		if s := AlltoallvSegment(q, me, n, total); s.Bytes > 0 {
+			if err := v.CheckPatternOf(out.Add(s.To), s.Bytes, PatternID(q, me, n), seed, a.Type.Size); err != nil {
 				return err
 			}
 		}

@@ -15,7 +15,7 @@ func AlltoallvPeerBytes(from, to, nranks int, total int64) int64 {
 	return int64(uint64(float64(distance)*float64(total)/float64(sum))) &^ 15
 }
 
-// alltoallvTotal is the total that sizes launch a's pattern: nranks of alltoall's chunks.
-func alltoallvTotal(a *LaunchArgs, nranks int) int64 {
+// AlltoallvTotal is the total that sizes launch a's pattern: nranks of alltoall's chunks.
+func AlltoallvTotal(a *LaunchArgs, nranks int) int64 {
 	return a.Param * int64(nranks) * int64(a.Type.Size)
 }

@@ -18,44 +18,44 @@ func init() {
 	})
 }
 
-type alltoallvRead struct {
-	*base
-	k            params.Kernel[params.AlltoallvArgs]
-	inChans      device.Ptr // to the peers' inputs
-	scratch      device.Ptr // a copy of my input, in place
-	scratchChans device.Ptr // to the peers' scratch
+type AlltoallvReadInstance struct {
+	*Base
+	K            params.Kernel[params.AlltoallvArgs]
+	InChans      device.Ptr // to the peers' inputs
+	Scratch      device.Ptr // a copy of my input, in place
+	ScratchChans device.Ptr // to the peers' scratch
 }
 
 func newAlltoallvRead(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &alltoallvRead{base: b}
-	if a.k, err = params.AlltoallvRead.Load(env.GPU); err != nil {
+	a := &AlltoallvReadInstance{Base: b}
+	if a.K, err = params.AlltoallvRead.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	if a.inChans, err = b.memoryChannels(env.In, env.In.Ptrs[env.Rank]); err != nil {
+	if a.InChans, err = b.MemoryChannels(env.In, env.In.Ptrs[env.Rank]); err != nil {
 		return nil, err
 	}
-	p, buf, err := b.shareScratch(roundUp(uint64(max(env.MaxBytes, 16)), 256))
+	p, buf, err := b.ShareScratch(RoundUp(uint64(max(env.MaxBytes, 16)), 256))
 	if err != nil {
 		return nil, err
 	}
-	a.scratch = p
-	a.scratchChans, err = b.memoryChannels(buf, p)
+	a.Scratch = p
+	a.ScratchChans, err = b.MemoryChannels(buf, p)
 	return a, err
 }
 
-func (a *alltoallvRead) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	chans, srcOff := a.inChans, l.InOff
+func (a *AlltoallvReadInstance) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.Env
+	chans, srcOff := a.InChans, l.InOff
 	if l.InPlace {
-		chans, srcOff = a.scratchChans, 0
+		chans, srcOff = a.ScratchChans, 0
 	}
-	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 16<<10), Block: 1024}, s, &params.AlltoallvArgs{
-		Chans: chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Scratch: a.scratch, SrcOff: srcOff,
-		Total: uint64(alltoallvTotal(l, e.NRanks)), SendBytes: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
-		InPlace: b2u(l.InPlace), State: a.state,
+	return a.K.Launch(device.Dim{Grid: a.Blocks(l.RecvBytes, 16<<10), Block: 1024}, s, &params.AlltoallvArgs{
+		Chans: chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Scratch: a.Scratch, SrcOff: srcOff,
+		Total: uint64(AlltoallvTotal(l, e.NRanks)), SendBytes: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
+		InPlace: B2U(l.InPlace), State: a.State,
 	})
 }

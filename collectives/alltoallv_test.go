@@ -51,8 +51,8 @@ func TestAlltoallvCounts(t *testing.T) {
 		{17, "int8", 1, 16, 16},
 	}
 	for _, tt := range tests {
-		dt := mustType(t, tt.dtype)
-		got := mustLookup(t, "alltoallv").Counts(tt.size, dt, tt.nranks)
+		dt := MustType(t, tt.dtype)
+		got := MustLookup(t, "alltoallv").Counts(tt.size, dt, tt.nranks)
 		want := Counts{Send: tt.send, Recv: tt.send, Param: tt.param}
 		if got != want {
 			t.Errorf("Counts(%d, %s, %d) = %+v, want %+v", tt.size, tt.dtype, tt.nranks, got, want)
@@ -66,19 +66,19 @@ func TestAlltoallvCounts(t *testing.T) {
 func TestAlltoallvSegments(t *testing.T) {
 	for _, n := range []int{2, 3, 5, 8} {
 		for _, size := range []int64{0, 96, 1000, 1 << 20, 3<<30 + 48} {
-			dt := mustType(t, "float")
-			c := mustLookup(t, "alltoallv").Counts(size, dt, n)
+			dt := MustType(t, "float")
+			c := MustLookup(t, "alltoallv").Counts(size, dt, n)
 			a := &LaunchArgs{Type: dt, Param: c.Param}
-			total := alltoallvTotal(a, n)
+			total := AlltoallvTotal(a, n)
 			for me := 0; me < n; me++ {
 				var sent, recv uint64
 				for q := 0; q < n; q++ {
-					out, in := alltoallvSegment(me, q, n, total), alltoallvSegment(q, me, n, total)
-					if out.from != sent || in.to != recv {
-						t.Fatalf("%d ranks, %d B: rank %d's segment for %d starts at %d (want %d), from %d at %d (want %d)", n, size, me, q, out.from, sent, q, in.to, recv)
+					out, in := AlltoallvSegment(me, q, n, total), AlltoallvSegment(q, me, n, total)
+					if out.From != sent || in.To != recv {
+						t.Fatalf("%d ranks, %d B: rank %d's segment for %d starts at %d (want %d), from %d at %d (want %d)", n, size, me, q, out.From, sent, q, in.To, recv)
 					}
-					sent += out.bytes
-					recv += in.bytes
+					sent += out.Bytes
+					recv += in.Bytes
 				}
 				if sent != uint64(c.Send*4) || recv != uint64(c.Recv*4) {
 					t.Errorf("%d ranks, %d B, rank %d: sends %d and receives %d bytes; Counts says %d, %d", n, size, me, sent, recv, c.Send*4, c.Recv*4)

@@ -15,7 +15,7 @@ import (
 // (0) for the rooted ones and -1 for the others, the redop column is what nccl-tests
 // prints, and Bandwidth turns the row's times into its algbw and busbw.
 func TestCountsAndBandwidthAsBaselines(t *testing.T) {
-	float := mustType(t, "float")
+	float := MustType(t, "float")
 	for _, name := range []string{"gather", "scatter", "alltoallv", "hypercube"} {
 		t.Run(name, func(t *testing.T) {
 			path := fmt.Sprintf("../results/testdata/h200x2-nccl2.28.3-mpi-G0_%s.json", name)
@@ -28,7 +28,7 @@ func TestCountsAndBandwidthAsBaselines(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
-			c := mustLookup(t, name)
+			c := MustLookup(t, name)
 			if len(r.Rows) != 15 {
 				t.Fatalf("%d rows, want 15", len(r.Rows))
 			}
@@ -45,8 +45,8 @@ func TestCountsAndBandwidthAsBaselines(t *testing.T) {
 				if got := counts.SizeBytes(float.Size); got != row.Size || counts.Param != row.Count {
 					t.Errorf("requested %d B: size %d, count %d; nccl-tests printed %d, %d", size, got, counts.Param, row.Size, row.Count)
 				}
-				if row.Root != wantRoot || row.Op != wantOp || opLabel(c, OpNone) != wantOp {
-					t.Errorf("requested %d B: nccl-tests printed root %d, redop %q; want %d, %q (ours %q)", size, row.Root, row.Op, wantRoot, wantOp, opLabel(c, OpNone))
+				if row.Root != wantRoot || row.Op != wantOp || OpLabel(c, OpNone) != wantOp {
+					t.Errorf("requested %d B: nccl-tests printed root %d, redop %q; want %d, %q (ours %q)", size, row.Root, row.Op, wantRoot, wantOp, OpLabel(c, OpNone))
 				}
 				for _, p := range []*results.Placement{row.OutOfPlace, row.InPlace} {
 					alg, bus := c.Bandwidth(counts, float.Size, p.TimeUs/1e6, 2)

@@ -1,36 +1,36 @@
 package collectives
 
-// broadcast is the broadcast collective: every rank's output receives the root's input
+// Broadcast is the broadcast collective: every rank's output receives the root's input
 // (-r). Algorithms: broadcast_*.go.
-type broadcast struct{}
+type Broadcast struct{}
 
-func init() { RegisterCollective(broadcast{}) }
+func init() { RegisterCollective(Broadcast{}) }
 
-func (broadcast) Name() string     { return "broadcast" }
-func (broadcast) TestName() string { return "broadcast_perf" }
-func (broadcast) Doc() string      { return "Broadcast: every rank receives the root's buffer (-r)" }
-func (broadcast) HasOp() bool      { return false }
-func (broadcast) HasRoot() bool    { return true }
+func (Broadcast) Name() string     { return "broadcast" }
+func (Broadcast) TestName() string { return "broadcast_perf" }
+func (Broadcast) Doc() string      { return "Broadcast: every rank receives the root's buffer (-r)" }
+func (Broadcast) HasOp() bool      { return false }
+func (Broadcast) HasRoot() bool    { return true }
 
 // UniformOutput says every rank ends with the same output (the repeat check compares ranks).
-func (broadcast) UniformOutput() bool { return true }
+func (Broadcast) UniformOutput() bool { return true }
 
 // Counts follows nccl-tests: every rank sends and receives the whole size (only the
 // root's input is read); in place, input and output both start the output buffer.
-func (broadcast) Counts(size int64, dt Datatype, nranks int) Counts {
+func (Broadcast) Counts(size int64, dt Datatype, nranks int) Counts {
 	count := size / int64(dt.Size)
 	return Counts{Send: count, Recv: count, Param: count}
 }
 
 // Bandwidth: the root's Param elements reach every rank; bus factor 1.
-func (broadcast) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return scaledBw(c, eltSize, sec, 1, 1)
+func (Broadcast) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return ScaledBw(c, eltSize, sec, 1, 1)
 }
 
 // InitData poisons the output, then fills the input with this rank's pattern: only the
 // root's must arrive, so a rank that kept its own (in place) or read another's is wrong.
 // In place the fill replaces the poison, as the input is the output.
-func (broadcast) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
+func (Broadcast) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 	if err := v.Poison(v.Env.OutPtr(a, v.Env.Rank), a.RecvBytes); err != nil {
 		return err
 	}
@@ -39,6 +39,6 @@ func (broadcast) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 
 // Check counts the elements of my output that differ from the root's pattern
 // (checkPatternOf: alltoall.go).
-func (broadcast) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
-	return v.checkPatternOf(v.Env.OutPtr(a, v.Env.Rank), a.RecvBytes, a.Root, seed, a.Type.Size)
+func (Broadcast) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
+	return v.CheckPatternOf(v.Env.OutPtr(a, v.Env.Rank), a.RecvBytes, a.Root, seed, a.Type.Size)
 }

@@ -19,30 +19,30 @@ func init() {
 	})
 }
 
-type broadcastLL struct {
-	*base
-	llScratch
-	k params.Kernel[params.BroadcastLL16Args]
+type BroadcastLL struct {
+	*Base
+	LLScratch
+	K params.Kernel[params.BroadcastLL16Args]
 }
 
 func newBroadcastLL(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &broadcastLL{base: b}
-	if a.k, err = params.BroadcastLL16.Load(env.GPU); err != nil {
+	a := &BroadcastLL{Base: b}
+	if a.K, err = params.BroadcastLL16.Load(env.GPU); err != nil {
 		return nil, err
 	}
 	// credits, then llSlots slots of the root's packets
-	a.llScratch, err = b.llScratch(limit(2<<20, env.MaxBytes), llSlots, true)
+	a.LLScratch, err = b.LLScratch(Limit(2<<20, env.MaxBytes), LLSlots, true)
 	return a, err
 }
 
-func (a *broadcastLL) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	return a.k.Launch(a.llCreditGrid(l.RecvBytes), s, &params.BroadcastLL16Args{
-		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
-		Bytes: l.RecvBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+func (a *BroadcastLL) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.Env
+	return a.K.Launch(a.LLCreditGrid(l.RecvBytes), s, &params.BroadcastLL16Args{
+		Chans: a.Chans, Scratch: a.Scratch, SlotBytes: a.SlotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Bytes: l.RecvBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

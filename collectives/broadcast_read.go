@@ -17,29 +17,29 @@ func init() {
 	})
 }
 
-type broadcastRead struct {
-	*base
-	peerBuffers
-	k params.Kernel[params.BroadcastReadArgs]
+type BroadcastReadInstance struct {
+	*Base
+	PeerBuffers
+	K params.Kernel[params.BroadcastReadArgs]
 }
 
 func newBroadcastRead(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &broadcastRead{base: b}
-	if a.k, err = params.BroadcastRead.Load(env.GPU); err != nil {
+	a := &BroadcastReadInstance{Base: b}
+	if a.K, err = params.BroadcastRead.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	a.peerBuffers, err = b.peerBuffers()
+	a.PeerBuffers, err = b.PeerBuffers()
 	return a, err
 }
 
-func (a *broadcastRead) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 16<<10), Block: 1024}, s, &params.BroadcastReadArgs{
-		Chans: a.inputs(l), In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), RootInOff: l.InOffOf(l.Root),
-		Bytes: l.RecvBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+func (a *BroadcastReadInstance) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.Env
+	return a.K.Launch(device.Dim{Grid: a.Blocks(l.RecvBytes, 16<<10), Block: 1024}, s, &params.BroadcastReadArgs{
+		Chans: a.Inputs(l), In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), RootInOff: l.InOffOf(l.Root),
+		Bytes: l.RecvBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func mustLookup(t *testing.T, name string) Collective {
+func MustLookup(t *testing.T, name string) Collective {
 	t.Helper()
 	c, err := Lookup(name)
 	if err != nil {
@@ -15,7 +15,7 @@ func mustLookup(t *testing.T, name string) Collective {
 	return c
 }
 
-func mustType(t *testing.T, name string) Datatype {
+func MustType(t *testing.T, name string) Datatype {
 	t.Helper()
 	dt, err := LookupDatatype(name)
 	if err != nil {
@@ -34,7 +34,7 @@ func TestLookupCollective(t *testing.T) {
 		{"reducescatter", "reduce_scatter_perf", true},
 	}
 	for _, tt := range tests {
-		c := mustLookup(t, tt.name)
+		c := MustLookup(t, tt.name)
 		if c.Name() != tt.name || c.TestName() != tt.testName || c.HasOp() != tt.hasOp {
 			t.Errorf("Lookup(%s) = %s, %s, HasOp %v", tt.name, c.Name(), c.TestName(), c.HasOp())
 		}
@@ -70,9 +70,9 @@ func TestAllgatherCounts(t *testing.T) {
 		{7, "int8", 1, 0},
 		{17, "int8", 1, 16},
 	}
-	c := mustLookup(t, "allgather")
+	c := MustLookup(t, "allgather")
 	for _, tt := range tests {
-		dt := mustType(t, tt.dtype)
+		dt := MustType(t, tt.dtype)
 		got := c.Counts(tt.size, dt, tt.nranks)
 		// nccl-tests: in place, rank r's input is r blocks into the output
 		want := Counts{Send: tt.send, Recv: tt.send * int64(tt.nranks), Param: tt.send, SendInPlace: tt.send}
@@ -105,9 +105,9 @@ func TestAllreduceCounts(t *testing.T) {
 		{32 << 20, "float", 8, 8 << 20},
 		{32 << 20, "bfloat16", 1, 16 << 20},
 	}
-	c := mustLookup(t, "allreduce")
+	c := MustLookup(t, "allreduce")
 	for _, tt := range tests {
-		got := c.Counts(tt.size, mustType(t, tt.dtype), tt.nranks)
+		got := c.Counts(tt.size, MustType(t, tt.dtype), tt.nranks)
 		if want := (Counts{Send: tt.count, Recv: tt.count, Param: tt.count}); got != want {
 			t.Errorf("allreduce Counts(%d, %s, %d) = %+v, want %+v", tt.size, tt.dtype, tt.nranks, got, want)
 		}

@@ -19,12 +19,12 @@ func (gather) HasRoot() bool { return true }
 // to a multiple of 16 bytes, and the root receives nranks of them; in place, rank r's
 // input is slot r of its output buffer).
 func (gather) Counts(size int64, dt Datatype, nranks int) Counts {
-	return allGather{}.Counts(size, dt, nranks)
+	return AllGather{}.Counts(size, dt, nranks)
 }
 
 // Bandwidth: nranks slots of Param elements reach the root; bus factor (n-1)/n.
 func (gather) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return scaledBw(c, eltSize, sec, int64(nranks), ringFactor(nranks))
+	return ScaledBw(c, eltSize, sec, int64(nranks), RingFactor(nranks))
 }
 
 // untouchedID is the pattern a rank that receives nothing puts in its output before the
@@ -63,7 +63,7 @@ func (gather) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
 		if a.InPlace && q == me {
 			id = me
 		}
-		if err := v.checkPatternOf(out.Add(uint64(q)*a.SendBytes), a.SendBytes, id, seed, a.Type.Size); err != nil {
+		if err := v.CheckPatternOf(out.Add(uint64(q)*a.SendBytes), a.SendBytes, id, seed, a.Type.Size); err != nil {
 			return err
 		}
 	}

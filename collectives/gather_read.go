@@ -17,37 +17,37 @@ func init() {
 	})
 }
 
-type gatherRead struct {
-	*base
-	peerBuffers
-	k params.Kernel[params.GatherReadArgs]
+type GatherReadInstance struct {
+	*Base
+	PeerBuffers
+	K params.Kernel[params.GatherReadArgs]
 }
 
 func newGatherRead(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &gatherRead{base: b}
-	if a.k, err = params.GatherRead.Load(env.GPU); err != nil {
+	a := &GatherReadInstance{Base: b}
+	if a.K, err = params.GatherRead.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	a.peerBuffers, err = b.peerBuffers()
+	a.PeerBuffers, err = b.PeerBuffers()
 	return a, err
 }
 
-func (a *gatherRead) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
+func (a *GatherReadInstance) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.Env
 	grid := 1 // the other ranks only meet the root
 	if e.Rank == l.Root {
-		grid = a.blocks(l.RecvBytes, 16<<10)
+		grid = a.Blocks(l.RecvBytes, 16<<10)
 	}
 	var stride uint64 // rank r's input is slot r of its output in place
 	if l.InPlace {
 		stride = l.SendInPlace
 	}
-	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.GatherReadArgs{
-		Chans: a.inputs(l), In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: l.InOffOf(0), InStride: stride,
-		Bytes: l.SendBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	return a.K.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.GatherReadArgs{
+		Chans: a.Inputs(l), In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: l.InOffOf(0), InStride: stride,
+		Bytes: l.SendBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

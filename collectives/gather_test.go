@@ -27,14 +27,14 @@ func TestSlotCounts(t *testing.T) {
 		{17, "int8", 1, 16},
 	}
 	for _, tt := range tests {
-		dt := mustType(t, tt.dtype)
+		dt := MustType(t, tt.dtype)
 		n := int64(tt.nranks)
 		for coll, want := range map[string]Counts{
 			"gather":    {Send: tt.slot, Recv: tt.slot * n, Param: tt.slot, SendInPlace: tt.slot},
 			"hypercube": {Send: tt.slot, Recv: tt.slot * n, Param: tt.slot, SendInPlace: tt.slot},
 			"scatter":   {Send: tt.slot * n, Recv: tt.slot, Param: tt.slot, RecvInPlace: tt.slot},
 		} {
-			got := mustLookup(t, coll).Counts(tt.size, dt, tt.nranks)
+			got := MustLookup(t, coll).Counts(tt.size, dt, tt.nranks)
 			if got != want {
 				t.Errorf("%s Counts(%d, %s, %d) = %+v, want %+v", coll, tt.size, tt.dtype, tt.nranks, got, want)
 			}
@@ -59,7 +59,7 @@ func TestNewCollectivesRegistry(t *testing.T) {
 		{"alltoallv", "alltoallv_perf", "read", false},
 		{"hypercube", "hypercube_perf", "put", false},
 	} {
-		c := mustLookup(t, tt.coll)
+		c := MustLookup(t, tt.coll)
 		if c.HasOp() || c.HasRoot() != tt.root || c.TestName() != tt.testName || c.Doc() == "" {
 			t.Errorf("%s: HasOp %v, HasRoot %v, TestName %s, Doc %q", tt.coll, c.HasOp(), c.HasRoot(), c.TestName(), c.Doc())
 		}
@@ -80,20 +80,20 @@ func TestNewCollectivesRegistry(t *testing.T) {
 		if tt.coll == "hypercube" {
 			wantOp = ""
 		}
-		if got := opLabel(c, OpNone); got != wantOp {
+		if got := OpLabel(c, OpNone); got != wantOp {
 			t.Errorf("%s: redop column %q, want %q", tt.coll, got, wantOp)
 		}
 	}
 	for n, ok := range map[int]bool{1: true, 2: true, 3: false, 4: true, 6: false, 8: true, 12: false, 16: true, 0: false} {
-		err := CheckRanks(mustLookup(t, "hypercube"), n)
+		err := CheckRanks(MustLookup(t, "hypercube"), n)
 		if ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "power-of-two")) {
 			t.Errorf("hypercube CheckRanks(%d) = %v, want ok %v", n, err, ok)
 		}
-		if err := CheckRanks(mustLookup(t, "gather"), n); err != nil {
+		if err := CheckRanks(MustLookup(t, "gather"), n); err != nil {
 			t.Errorf("gather CheckRanks(%d) = %v", n, err)
 		}
 	}
-	if got := opLabel(mustLookup(t, "allreduce"), OpMax); got != "max" {
+	if got := OpLabel(MustLookup(t, "allreduce"), OpMax); got != "max" {
 		t.Errorf("allreduce's redop column %q, want max", got)
 	}
 }
@@ -148,30 +148,30 @@ func TestNewCollectivesLaunch(t *testing.T) {
 	} {
 		g := &launchRecorder{}
 		env := &Env{GPU: g, Rank: tt.rank, NRanks: tt.nranks, SMs: 132, In: fakeBuffers(tt.nranks, 1<<40), Out: fakeBuffers(tt.nranks, 2<<40)}
-		b, p := &base{env: env, state: state}, peerBuffers{inChans: inChans, outChans: outChans}
+		b, p := &Base{Env: env, State: state}, PeerBuffers{InChans: inChans, OutChans: outChans}
 		var inst Instance
 		var err error
 		switch tt.coll {
 		case "gather":
 			k, lerr := params.GatherRead.Load(g)
-			inst, err = &gatherRead{base: b, peerBuffers: p, k: k}, lerr
+			inst, err = &GatherReadInstance{Base: b, PeerBuffers: p, K: k}, lerr
 		case "scatter":
 			k, lerr := params.BroadcastRead.Load(g)
-			inst, err = &scatterRead{base: b, peerBuffers: p, k: k}, lerr
+			inst, err = &ScatterRead{Base: b, PeerBuffers: p, K: k}, lerr
 		case "hypercube":
 			k, lerr := params.HypercubePut.Load(g)
-			inst, err = &hypercubePut{base: b, k: k, chans: blockChans}, lerr
+			inst, err = &HypercubePutInstance{Base: b, K: k, Chans: blockChans}, lerr
 		case "alltoallv":
 			k, lerr := params.AlltoallvRead.Load(g)
-			inst, err = &alltoallvRead{base: b, k: k, inChans: inChans, scratch: scratch, scratchChans: scratchChans}, lerr
+			inst, err = &AlltoallvReadInstance{Base: b, K: k, InChans: inChans, Scratch: scratch, ScratchChans: scratchChans}, lerr
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		dt := mustType(t, "float")
-		c := mustLookup(t, tt.coll).Counts(tt.size, dt, tt.nranks)
-		h := &Harness{env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: 4 << 30}}
-		l := h.at(&LaunchArgs{Type: dt, Root: tt.root, Count: c.Send, Param: c.Param, SendBytes: uint64(c.Send) * 4,
+		dt := MustType(t, "float")
+		c := MustLookup(t, tt.coll).Counts(tt.size, dt, tt.nranks)
+		h := &Harness{Env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: 4 << 30}}
+		l := h.At(&LaunchArgs{Type: dt, Root: tt.root, Count: c.Send, Param: c.Param, SendBytes: uint64(c.Send) * 4,
 			RecvBytes: uint64(c.Recv) * 4, InPlace: tt.inPlace, SendInPlace: uint64(c.SendInPlace) * 4, RecvInPlace: uint64(c.RecvInPlace) * 4}, 1)
 		if err := inst.Launch(l, 0); err != nil {
 			t.Fatal(err)

@@ -80,11 +80,11 @@ type Harness struct {
 	Stream device.Stream
 	Opts   Options
 
-	env       *Env
+	Env       *Env
 	verifier  *Verifier
 	instances map[*Algorithm]Instance
 	seed      uint32
-	pad       uint64         // bytes kept free at the end of each buffer for -u
+	Pad       uint64         // bytes kept free at the end of each buffer for -u
 	events    []device.Event // -I's events, made at first use
 	rep       *repeatState   // --repeat-check's memory, made at first use
 }
@@ -134,8 +134,8 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 		rep.Note("Reducing maxBytes to %d due to memory limitation", budget)
 		h.Opts.Sizes, maxBytes = kept, budget
 	}
-	h.pad = uint64(o.Unalign) * maxTypeSize // room for -u's offset, for every type
-	bufBytes := roundUp(uint64(max(maxBytes, 16))+h.pad, 256)
+	h.Pad = uint64(o.Unalign) * MaxTypeSize // room for -u's offset, for every type
+	bufBytes := RoundUp(uint64(max(maxBytes, 16))+h.Pad, 256)
 	in, err := m.Alloc(bufBytes)
 	if err != nil {
 		return nil, err
@@ -160,10 +160,10 @@ func NewHarness(c Collective, g device.GPU, m *channels.Mesh, s device.Stream, o
 	if o.SMs > 0 && o.SMs < sms {
 		sms = o.SMs
 	}
-	h.env = &Env{GPU: g, Mesh: m, Rank: m.Rank, NRanks: m.NRanks, SMs: sms, MaxBytes: maxBytes,
+	h.Env = &Env{GPU: g, Mesh: m, Rank: m.Rank, NRanks: m.NRanks, SMs: sms, MaxBytes: maxBytes,
 		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes, Layout: LayoutOf(m)}
-	h.env.Layout.MPSNetwork = o.MPSNetwork
-	h.verifier = &Verifier{GPU: g, Env: h.env, Stream: s, Wrong: wrong, Grid: sms * 4}
+	h.Env.Layout.MPSNetwork = o.MPSNetwork
+	h.verifier = &Verifier{GPU: g, Env: h.Env, Stream: s, Wrong: wrong, Grid: sms * 4}
 	return h, nil
 }
 
@@ -224,7 +224,7 @@ func (h *Harness) instance(a *Algorithm) (Instance, error) {
 	if inst, ok := h.instances[a]; ok {
 		return inst, nil
 	}
-	inst, err := a.New(h.env)
+	inst, err := a.New(h.Env)
 	if err != nil {
 		return nil, fmt.Errorf("set up %s %s: %w", a.Collective, a.Name, err)
 	}
@@ -259,7 +259,7 @@ func (h *Harness) plan(dt string) ([]step, error) {
 	if h.Opts.Kernel == "all" {
 		for _, a := range Algorithms(h.Coll.Name()) {
 			for _, sz := range h.Opts.Sizes {
-				if a.supportsAt(sz, h.env.Layout, dt, off) == nil {
+				if a.SupportsAt(sz, h.Env.Layout, dt, off) == nil {
 					out = append(out, step{size: sz, alg: a})
 				}
 			}
@@ -267,13 +267,13 @@ func (h *Harness) plan(dt string) ([]step, error) {
 		return out, nil
 	}
 	for _, sz := range h.Opts.Sizes {
-		algs, err := SelectAt(h.Coll.Name(), h.Opts.Kernel, sz, h.env.Layout, dt, false, off)
+		algs, err := SelectAt(h.Coll.Name(), h.Opts.Kernel, sz, h.Env.Layout, dt, false, off)
 		if err != nil {
 			return nil, err
 		}
 		st := step{size: sz, alg: algs[0]}
 		if h.Opts.Kernel == "auto" {
-			in, err := SelectAt(h.Coll.Name(), "auto", sz, h.env.Layout, dt, true, off)
+			in, err := SelectAt(h.Coll.Name(), "auto", sz, h.Env.Layout, dt, true, off)
 			if err != nil {
 				return nil, err
 			}
@@ -289,7 +289,7 @@ func (h *Harness) plan(dt string) ([]step, error) {
 // Run measures every type, operator, size and placement.
 func (h *Harness) Run(rep Reporter) (*Summary, error) {
 	sum := &Summary{}
-	ops := runOps(h.Coll, h.Opts.Ops)
+	ops := RunOps(h.Coll, h.Opts.Ops)
 	plans := make([][]step, len(h.Opts.Datatypes))
 	t := tally{sum: sum}
 	for i, dtName := range h.Opts.Datatypes {
@@ -324,7 +324,7 @@ func (h *Harness) Run(rep Reporter) (*Summary, error) {
 // warmupStep is the first step whose row moves data (the first step if none does).
 func (h *Harness) warmupStep(steps []step, dt Datatype) step {
 	for _, st := range steps {
-		if h.Coll.Counts(st.size, dt, h.env.NRanks).SizeBytes(dt.Size) > 0 {
+		if h.Coll.Counts(st.size, dt, h.Env.NRanks).SizeBytes(dt.Size) > 0 {
 			return st
 		}
 	}
@@ -409,13 +409,13 @@ func (h *Harness) measureOnly(st step, dt Datatype, op Op) (results.Row, []repea
 
 func (h *Harness) measureRow(st step, dt Datatype, op Op, repeat bool) (results.Row, []repeatDiff, error) {
 	var diffs []repeatDiff
-	n := h.env.NRanks
+	n := h.Env.NRanks
 	c := h.Coll.Counts(st.size, dt, n)
 	root := -1
 	if h.Coll.HasRoot() {
 		root = h.Opts.Root
 	}
-	row := results.Row{Size: c.SizeBytes(dt.Size), Count: c.Param, Type: dt.Name, Op: opLabel(h.Coll, op), Root: root, Algorithm: st.alg.Name}
+	row := results.Row{Size: c.SizeBytes(dt.Size), Count: c.Param, Type: dt.Name, Op: OpLabel(h.Coll, op), Root: root, Algorithm: st.alg.Name}
 	inst, err := h.instance(st.alg)
 	if err != nil {
 		return row, nil, err
@@ -446,7 +446,7 @@ func (h *Harness) measureRow(st step, dt Datatype, op Op, repeat bool) (results.
 		}
 		if repeat {
 			what := ""
-			if !empty(a) {
+			if !Empty(a) {
 				if what, err = h.repeatCheck(pi, a); err != nil {
 					return row, nil, fmt.Errorf("%s: repeat check: %w", placementName(inPlace), err)
 				}
@@ -481,28 +481,28 @@ func placementName(inPlace bool) string {
 	return "out of place"
 }
 
-// at sets the offsets of iteration iter: like nccl-tests, successive iterations use
+// At sets the offsets of iteration iter: like nccl-tests, successive iterations use
 // successive regions of the buffers (so they do not all hit the same cache lines), here in
 // 256-byte aligned steps so vector paths stay aligned; -u adds its offset to every one.
-func (h *Harness) at(a *LaunchArgs, iter int) *LaunchArgs {
+func (h *Harness) At(a *LaunchArgs, iter int) *LaunchArgs {
 	b := *a
-	unit := roundUp(max(a.SendBytes, a.RecvBytes, 1), 256)
-	steps := (h.env.OutBytes - h.pad) / unit
+	unit := RoundUp(max(a.SendBytes, a.RecvBytes, 1), 256)
+	steps := (h.Env.OutBytes - h.Pad) / unit
 	if steps < 1 {
 		steps = 1
 	}
 	// -u: both buffers start Unalign elements later, as nccl-tests shifts its pointers.
 	b.Shift = unit*(uint64(iter)%steps) + uint64(h.Opts.Unalign)*uint64(a.Type.Size)
-	b.InOff, b.OutOff = b.InOffOf(h.env.Rank), b.OutOffOf(h.env.Rank)
+	b.InOff, b.OutOff = b.InOffOf(h.Env.Rank), b.OutOffOf(h.Env.Rank)
 	return &b
 }
 
-// empty reports a call with nothing to move (a count of 0), which enqueues nothing, as
+// Empty reports a call with nothing to move (a count of 0), which enqueues nothing, as
 // NCCL does.
-func empty(a *LaunchArgs) bool { return a.SendBytes == 0 && a.RecvBytes == 0 }
+func Empty(a *LaunchArgs) bool { return a.SendBytes == 0 && a.RecvBytes == 0 }
 
 func (h *Harness) launch(inst Instance, a *LaunchArgs) error {
-	if empty(a) {
+	if Empty(a) {
 		return nil
 	}
 	return inst.Launch(a, h.Stream)
@@ -516,7 +516,7 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 	// No garbage collection inside timed loops: each launch allocates a little, and a
 	// collection's pause landed in one 20-iteration loop now and then (a 7 µs row read 14 µs).
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	if empty(base) {
+	if Empty(base) {
 		// An empty collective enqueues nothing (as NCCL does for a count of 0): there is no
 		// graph to capture and nothing to wait for, so its time is the empty loop's, and
 		// -I's iterations are timed on the host.
@@ -548,7 +548,7 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 		return p, nil
 	}
 	for w := 0; w < o.Warmup; w++ {
-		if err := h.launch(inst, h.at(base, w)); err != nil {
+		if err := h.launch(inst, h.At(base, w)); err != nil {
 			return nil, err
 		}
 	}
@@ -566,7 +566,7 @@ func (h *Harness) measurePlacement(inst Instance, base *LaunchArgs) (*results.Pl
 		}
 		var capErr error
 		for i := 0; i < o.Iters*agg && capErr == nil; i++ {
-			capErr = h.launch(inst, h.at(base, i))
+			capErr = h.launch(inst, h.At(base, i))
 		}
 		g, err := h.GPU.EndCapture(h.Stream)
 		if capErr != nil {
@@ -687,7 +687,7 @@ func CombineTimes(vals []float64, average int) float64 {
 // verify runs the collective Check times on fresh known inputs (poisoned outputs) and
 // returns the number of wrong elements summed over all ranks.
 func (h *Harness) verify(inst Instance, base *LaunchArgs) (int64, error) {
-	a := h.at(base, 0)
+	a := h.At(base, 0)
 	var total int64
 	for c := 0; c < h.Opts.Check; c++ {
 		h.seed++

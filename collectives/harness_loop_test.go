@@ -67,7 +67,7 @@ func TestTimedLoopBlockingModes(t *testing.T) {
 				time.Sleep(pause)
 				return nil
 			}}
-		h, err := NewHarness(mustLookup(t, "allreduce"), g, m, s, opts, quietReporter{})
+		h, err := NewHarness(MustLookup(t, "allreduce"), g, m, s, opts, quietReporter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func TestVerifySumsWrongOverRanks(t *testing.T) {
 				return err
 			}
 			opts := Options{Sizes: []int64{64}, Iters: 1, Check: tt.check, Datatypes: []string{"float"}, Ops: []string{"sum"}}
-			h, err := NewHarness(wrongCounter{mustLookup(t, "allreduce"), tt.wrong, checks}, gpus[r], meshes[r], s, opts, quietReporter{})
+			h, err := NewHarness(wrongCounter{MustLookup(t, "allreduce"), tt.wrong, checks}, gpus[r], meshes[r], s, opts, quietReporter{})
 			if err != nil {
 				return err
 			}

@@ -56,7 +56,7 @@ func (h *Harness) timedLoop(inst Instance, base *LaunchArgs) (elapsed, cpu time.
 			return 0, 0, nil, err
 		}
 		for j := 0; j < agg; j++ {
-			if err := h.launch(inst, h.at(base, i*agg+j)); err != nil {
+			if err := h.launch(inst, h.At(base, i*agg+j)); err != nil {
 				return 0, 0, nil, err
 			}
 			if o.Blocking == 0 {

@@ -37,10 +37,10 @@ func TestHarnessAtOffsets(t *testing.T) {
 		{"sendrecv", 1 << 20, "float", 2, 1, 1 << 20},
 	}
 	for _, tt := range tests {
-		coll := mustLookup(t, tt.coll)
-		dt := mustType(t, tt.dtype)
+		coll := MustLookup(t, tt.coll)
+		dt := MustType(t, tt.dtype)
 		c := coll.Counts(tt.size, dt, tt.nranks)
-		h := &Harness{Coll: coll, env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: outBytes, InBytes: outBytes}}
+		h := &Harness{Coll: coll, Env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: outBytes, InBytes: outBytes}}
 		steps := uint64(outBytes) / tt.unit
 		elt := uint64(dt.Size)
 		for _, inPlace := range []bool{false, true} {
@@ -49,7 +49,7 @@ func TestHarnessAtOffsets(t *testing.T) {
 			orig := *base
 			seen := map[uint64]bool{}
 			for iter := 0; iter < int(3*steps)+5; iter++ {
-				a := h.at(base, iter)
+				a := h.At(base, iter)
 				if a == base {
 					t.Fatalf("%s %d: at returned its argument, not a copy", tt.coll, tt.size)
 				}
@@ -84,7 +84,7 @@ func TestHarnessAtOffsets(t *testing.T) {
 					t.Errorf("%s %d iter %d: in-place input [%d, +%d) or output [%d, +%d) is outside [%d, %d)", tt.coll, tt.size, iter, a.InOff, a.SendBytes, a.OutOff, a.RecvBytes, shift, span)
 				}
 				// cycle: the offsets repeat with period steps, and are all different within one
-				if b := h.at(base, iter+int(steps)); b.OutOff != a.OutOff || b.InOff != a.InOff {
+				if b := h.At(base, iter+int(steps)); b.OutOff != a.OutOff || b.InOff != a.InOff {
 					t.Errorf("%s %d: iterations %d and %d have different offsets", tt.coll, tt.size, iter, iter+int(steps))
 				}
 				if uint64(iter) < steps {
@@ -103,10 +103,10 @@ func TestHarnessAtOffsets(t *testing.T) {
 
 // A message larger than the buffer (never made by NewHarness) still stays at offset 0.
 func TestHarnessAtOversize(t *testing.T) {
-	h := &Harness{Coll: mustLookup(t, "allreduce"), env: &Env{Rank: 0, NRanks: 2, OutBytes: 4096}}
-	base := &LaunchArgs{Type: mustType(t, "float"), Count: 2048, SendBytes: 8192, RecvBytes: 8192}
+	h := &Harness{Coll: MustLookup(t, "allreduce"), Env: &Env{Rank: 0, NRanks: 2, OutBytes: 4096}}
+	base := &LaunchArgs{Type: MustType(t, "float"), Count: 2048, SendBytes: 8192, RecvBytes: 8192}
 	for iter := 0; iter < 4; iter++ {
-		if a := h.at(base, iter); a.OutOff != 0 || a.InOff != 0 {
+		if a := h.At(base, iter); a.OutOff != 0 || a.InOff != 0 {
 			t.Errorf("iter %d: offsets %d, %d; want 0, 0", iter, a.InOff, a.OutOff)
 		}
 	}
@@ -116,7 +116,7 @@ func TestRoundUpAndLimit(t *testing.T) {
 	for _, tt := range []struct{ v, to, want uint64 }{
 		{0, 256, 0}, {1, 256, 256}, {256, 256, 256}, {257, 256, 512}, {1000, 16, 1008},
 	} {
-		if got := roundUp(tt.v, tt.to); got != tt.want {
+		if got := RoundUp(tt.v, tt.to); got != tt.want {
 			t.Errorf("roundUp(%d, %d) = %d, want %d", tt.v, tt.to, got, tt.want)
 		}
 	}
@@ -126,7 +126,7 @@ func TestRoundUpAndLimit(t *testing.T) {
 	}{
 		{0, 1 << 30, 1 << 30}, {32 << 20, 1 << 30, 32 << 20}, {32 << 20, 1 << 20, 1 << 20},
 	} {
-		if got := limit(tt.algMax, tt.runMax); got != tt.want {
+		if got := Limit(tt.algMax, tt.runMax); got != tt.want {
 			t.Errorf("limit(%d, %d) = %d, want %d", tt.algMax, tt.runMax, got, tt.want)
 		}
 	}
@@ -149,8 +149,8 @@ func TestHarnessPlanPlacement(t *testing.T) {
 		{"allgather", "auto", 1 << 30, "port (#3)", false},
 	}
 	for _, tt := range tests {
-		h := &Harness{Coll: mustLookup(t, tt.coll), Opts: Options{Kernel: tt.k, Sizes: []int64{tt.size}},
-			env: &Env{Rank: 0, NRanks: 2, Layout: OneHostLayout(2)}}
+		h := &Harness{Coll: MustLookup(t, tt.coll), Opts: Options{Kernel: tt.k, Sizes: []int64{tt.size}},
+			Env: &Env{Rank: 0, NRanks: 2, Layout: OneHostLayout(2)}}
 		steps, err := h.plan("float")
 		if err != nil || len(steps) != 1 {
 			t.Fatalf("%s -k %s %d: plan = %v, %v", tt.coll, tt.k, tt.size, steps, err)
@@ -159,8 +159,8 @@ func TestHarnessPlanPlacement(t *testing.T) {
 			t.Errorf("%s -k %s %d: label %q (in place %v), want %q", tt.coll, tt.k, tt.size, got, steps[0].inPlace != nil, tt.label)
 		}
 	}
-	h := &Harness{Coll: mustLookup(t, "alltoall"), Opts: Options{Kernel: "all", Sizes: []int64{1 << 30}},
-		env: &Env{Rank: 0, NRanks: 2, Layout: OneHostLayout(2)}}
+	h := &Harness{Coll: MustLookup(t, "alltoall"), Opts: Options{Kernel: "all", Sizes: []int64{1 << 30}},
+		Env: &Env{Rank: 0, NRanks: 2, Layout: OneHostLayout(2)}}
 	steps, err := h.plan("float")
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func TestWarmupStep(t *testing.T) {
 		{"allgather", []int64{0, 4}, 0}, // nothing moves data: the first step
 	}
 	for _, tt := range tests {
-		h := &Harness{Coll: mustLookup(t, tt.coll), env: &Env{Rank: 0, NRanks: 2}}
+		h := &Harness{Coll: MustLookup(t, tt.coll), Env: &Env{Rank: 0, NRanks: 2}}
 		var steps []step
 		for _, sz := range tt.sizes {
 			steps = append(steps, step{size: sz, alg: a})

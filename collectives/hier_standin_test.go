@@ -262,7 +262,7 @@ func TestHierAlgorithmsOnStandin(t *testing.T) {
 					}
 				}
 			}
-			checkGatherReduce(t, envs, newAllgatherHier, newAllreduceHier)
+			checkGatherReduce(t, envs, NewAllgatherHier, NewAllreduceHier)
 		})
 	}
 }

@@ -101,7 +101,7 @@ func TestHostAlgorithmsAcrossHostsOnStandin(t *testing.T) {
 			if !envs[0].Layout.NetworkOnly() {
 				t.Fatalf("layout %v: want no pair over CUDA IPC", envs[0].Layout)
 			}
-			checkGatherReduce(t, envs, newAllgatherHostput, newAllreduceHostOneShot)
+			checkGatherReduce(t, envs, NewAllgatherHostput, NewAllreduceHostOneShot)
 		})
 	}
 }
@@ -123,7 +123,7 @@ func TestHostAlgorithmsRefuseCUDAIPC(t *testing.T) {
 		}
 	}
 	onAll(t, envs, func(e *Env) error {
-		_, err := newAllgatherHostput(e)
+		_, err := NewAllgatherHostput(e)
 		if err == nil || !strings.Contains(err.Error(), "CUDA IPC") {
 			return fmt.Errorf("set-up on rank %d: %v, want an error naming CUDA IPC", e.Rank, err)
 		}

@@ -33,20 +33,20 @@ func (hypercube) CheckRanks(nranks int) error {
 
 // Counts follows nccl-tests: all-gather's.
 func (hypercube) Counts(size int64, dt Datatype, nranks int) Counts {
-	return allGather{}.Counts(size, dt, nranks)
+	return AllGather{}.Counts(size, dt, nranks)
 }
 
 // Bandwidth: every rank receives Param elements from each of the n-1 others; bus factor 1.
 func (hypercube) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return scaledBw(c, eltSize, sec, int64(max(nranks, 1)-1), 1)
+	return ScaledBw(c, eltSize, sec, int64(max(nranks, 1)-1), 1)
 }
 
 // InitData and Check are all-gather's: slot r of every rank's output must hold rank r's
 // input once the exchanges are done.
 func (hypercube) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
-	return allGather{}.InitData(v, a, seed)
+	return AllGather{}.InitData(v, a, seed)
 }
 
 func (hypercube) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
-	return allGather{}.Check(v, a, seed)
+	return AllGather{}.Check(v, a, seed)
 }

@@ -18,29 +18,29 @@ func init() {
 	})
 }
 
-type hypercubePut struct {
-	*base
-	k     params.Kernel[params.HypercubeArgs]
-	chans device.Ptr // [block][peer] to the peers' outputs
+type HypercubePutInstance struct {
+	*Base
+	K     params.Kernel[params.HypercubeArgs]
+	Chans device.Ptr // [block][peer] to the peers' outputs
 }
 
 func newHypercubePut(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &hypercubePut{base: b}
-	if a.k, err = params.HypercubePut.Load(env.GPU); err != nil {
+	a := &HypercubePutInstance{Base: b}
+	if a.K, err = params.HypercubePut.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	a.chans, err = b.blockChannels()
+	a.Chans, err = b.BlockChannels()
 	return a, err
 }
 
-func (a *hypercubePut) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, blockputBytesPerBlock), Block: 1024}, s, &params.HypercubeArgs{
-		Chans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
-		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+func (a *HypercubePutInstance) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.Env
+	return a.K.Launch(device.Dim{Grid: a.Blocks(l.RecvBytes, BlockputBytesPerBlock), Block: 1024}, s, &params.HypercubeArgs{
+		Chans: a.Chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
+		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

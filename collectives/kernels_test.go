@@ -163,7 +163,7 @@ func (g *kernelNames) Kernel(name string) (device.Kernel, error) {
 // its type and operator by index; a type the algorithm does not run has none.
 func TestLoadTyped(t *testing.T) {
 	g := &kernelNames{}
-	k, err := loadTyped(g, params.AllreduceLL8, []string{"half", "int8"})
+	k, err := LoadTyped(g, params.AllreduceLL8, []string{"half", "int8"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,21 +179,21 @@ func TestLoadTyped(t *testing.T) {
 		{"half", OpAvg, "allreduce_ll8_half_avg"},
 		{"int8", OpMin, "allreduce_ll8_int8_min"},
 	} {
-		got, err := k.get(mustType(t, tt.typ), tt.op)
+		got, err := k.Get(MustType(t, tt.typ), tt.op)
 		if err != nil || got.Name() != tt.want {
 			t.Errorf("get(%s, %s) = %q, %v; want %s", tt.typ, tt.op, got.Name(), err, tt.want)
 		}
 	}
-	if got, err := k.get(mustType(t, "float"), OpSum); err == nil {
+	if got, err := k.Get(MustType(t, "float"), OpSum); err == nil {
 		t.Errorf("get(float) = %q, want an error (not loaded)", got.Name())
 	}
-	if got, err := k.get(mustType(t, "half"), OpNone); err == nil {
+	if got, err := k.Get(MustType(t, "half"), OpNone); err == nil {
 		t.Errorf("get(half, none) = %q, want an error", got.Name())
 	}
-	if got, err := k.get(Datatype{Name: "half", Size: 2}, OpSum); err == nil {
+	if got, err := k.Get(Datatype{Name: "half", Size: 2}, OpSum); err == nil {
 		t.Errorf("get of a Datatype not from the table = %q, want an error", got.Name())
 	}
-	if _, err := loadTyped(g, params.AllreduceRSAG, []string{"float9"}); err == nil {
+	if _, err := LoadTyped(g, params.AllreduceRSAG, []string{"float9"}); err == nil {
 		t.Error("loadTyped accepted an unknown type")
 	}
 }

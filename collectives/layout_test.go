@@ -196,7 +196,7 @@ func TestSelectHierarchical(t *testing.T) {
 		for _, c := range []struct {
 			coll, auto, large, all, host string
 			hostMax                      int64
-		}{{"allgather", tt.autoGather, tt.autoGather, tt.allGather, "hostput", hostAllgatherMax}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, "hostoneshot", hostAllreduceMax}} {
+		}{{"allgather", tt.autoGather, tt.autoGather, tt.allGather, "hostput", HostAllgatherMax}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, "hostoneshot", HostAllreduceMax}} {
 			small := c.auto
 			for _, size := range []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 256 << 20} {
 				c.auto = small

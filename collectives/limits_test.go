@@ -55,9 +55,9 @@ func TestCheckSweep(t *testing.T) {
 // TestCheckSweepAutoWithoutCandidate: auto is refused at a size and type no registered
 // algorithm takes, as Select would refuse it mid-run.
 func TestCheckSweepAutoWithoutCandidate(t *testing.T) {
-	saved := registry["testonly"]
-	t.Cleanup(func() { registry["testonly"] = saved })
-	registry["testonly"] = []*Algorithm{{Collective: "testonly", Name: "small", MaxBytes: 1024, MinRanks: 2, Types: []string{"float"}}}
+	saved := Registry["testonly"]
+	t.Cleanup(func() { Registry["testonly"] = saved })
+	Registry["testonly"] = []*Algorithm{{Collective: "testonly", Name: "small", MaxBytes: 1024, MinRanks: 2, Types: []string{"float"}}}
 	for _, tt := range []struct {
 		sizes  []int64
 		dtype  string

@@ -25,7 +25,7 @@ type creditProtocol struct {
 }
 
 // llProtocol is the protocol the kernels implement.
-var llProtocol = creditProtocol{slots: llSlots, words: llCreditSlots, lag: llSlots, spread: true, checkAll: true}
+var llProtocol = creditProtocol{slots: LLSlots, words: LLCreditSlots, lag: LLSlots, spread: true, checkAll: true}
 
 // modelLaunch is one launch: the root, the packet units of each rank's buffer, and each
 // rank's grid (ranks sharing a GPU may have different ones).

@@ -87,7 +87,7 @@ func TestLLSelectAuto(t *testing.T) {
 // scratch that takes credits has a row of llCreditSlots words per rank before its slots.
 func TestLLScratchSize(t *testing.T) {
 	for _, max := range []uint64{0, 1, 7, 8, 9, 16, 1000, 33337, 1 << 20, 32 << 20} {
-		slot := llSlotBytes(max)
+		slot := LLSlotBytes(max)
 		for _, d := range []uint64{0, 1, max / 2, max - min(max, 1), max} {
 			if packets := (d + 7) / 8 * 16; packets > slot {
 				t.Errorf("llSlotBytes(%d) = %d: %d bytes need %d", max, slot, d, packets)
@@ -108,12 +108,12 @@ func TestLLScratchSize(t *testing.T) {
 		{1 << 20, 16, 8, true, 8*512 + 16*(2<<20+256)},
 		{64, 2, 3, true, 3*512 + 2*256},
 	} {
-		if got := llScratchBytes(tt.maxData, tt.slots, tt.nranks, tt.credits); got != tt.want {
+		if got := LLScratchBytes(tt.maxData, tt.slots, tt.nranks, tt.credits); got != tt.want {
 			t.Errorf("llScratchBytes(%d, %d, %d, %v) = %d, want %d", tt.maxData, tt.slots, tt.nranks, tt.credits, got, tt.want)
 		}
 	}
-	if llCreditBytes(1) != 512 || llCreditBytes(65) != 65*512 {
-		t.Errorf("llCreditBytes(1), (65) = %d, %d; want 512, %d", llCreditBytes(1), llCreditBytes(65), 65*512)
+	if LLCreditBytes(1) != 512 || LLCreditBytes(65) != 65*512 {
+		t.Errorf("llCreditBytes(1), (65) = %d, %d; want 512, %d", LLCreditBytes(1), LLCreditBytes(65), 65*512)
 	}
 }
 
@@ -121,29 +121,29 @@ func TestLLScratchSize(t *testing.T) {
 // scratch and channels.
 func newLLInstance(t *testing.T, coll string, env *Env) Instance {
 	t.Helper()
-	b, s := &base{env: env, state: 0x3000}, llScratch{chans: 0x1000, scratch: 0x4000, slotBytes: 0x500}
+	b, s := &Base{Env: env, State: 0x3000}, LLScratch{Chans: 0x1000, Scratch: 0x4000, SlotBytes: 0x500}
 	var err error
 	var inst Instance
 	switch coll {
 	case "alltoall":
-		a := &alltoallLL{base: b, llScratch: s}
-		a.k, err = params.AlltoallLL16.Load(env.GPU)
+		a := &AlltoallLL{Base: b, LLScratch: s}
+		a.K, err = params.AlltoallLL16.Load(env.GPU)
 		inst = a
 	case "sendrecv":
-		a := &sendRecvLL{base: b, llScratch: s}
-		a.k, err = params.SendRecvLL16.Load(env.GPU)
+		a := &SendRecvLL{Base: b, LLScratch: s}
+		a.K, err = params.SendRecvLL16.Load(env.GPU)
 		inst = a
 	case "broadcast":
-		a := &broadcastLL{base: b, llScratch: s}
-		a.k, err = params.BroadcastLL16.Load(env.GPU)
+		a := &BroadcastLL{Base: b, LLScratch: s}
+		a.K, err = params.BroadcastLL16.Load(env.GPU)
 		inst = a
 	case "reduce":
-		a := &reduceLL{base: b, llScratch: s}
-		a.k, err = loadTyped(env.GPU, params.ReduceLL16, nil)
+		a := &ReduceLL{Base: b, LLScratch: s}
+		a.K, err = LoadTyped(env.GPU, params.ReduceLL16, nil)
 		inst = a
 	case "reducescatter":
-		a := &reduceScatterLL{base: b, llScratch: s}
-		a.k, err = loadTyped(env.GPU, params.ReduceScatterLL16, nil)
+		a := &ReduceScatterLL{Base: b, LLScratch: s}
+		a.K, err = LoadTyped(env.GPU, params.ReduceScatterLL16, nil)
 		inst = a
 	default:
 		t.Fatalf("no ll16 for %s", coll)
@@ -190,11 +190,11 @@ func TestLLLaunch(t *testing.T) {
 		g := &launchRecorder{}
 		env := &Env{GPU: g, Rank: tt.rank, NRanks: tt.nranks, SMs: 132, In: fakeBuffers(tt.nranks, 1<<40), Out: fakeBuffers(tt.nranks, 2<<40)}
 		inst := newLLInstance(t, tt.coll, env)
-		dt := mustType(t, tt.dtype)
-		c := mustLookup(t, tt.coll).Counts(tt.size, dt, tt.nranks)
+		dt := MustType(t, tt.dtype)
+		c := MustLookup(t, tt.coll).Counts(tt.size, dt, tt.nranks)
 		elt := uint64(dt.Size)
-		h := &Harness{env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: 4 << 30}}
-		l := h.at(&LaunchArgs{Type: dt, Op: OpProd, Root: tt.root, Count: c.Send, SendBytes: uint64(c.Send) * elt,
+		h := &Harness{Env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: 4 << 30}}
+		l := h.At(&LaunchArgs{Type: dt, Op: OpProd, Root: tt.root, Count: c.Send, SendBytes: uint64(c.Send) * elt,
 			RecvBytes: uint64(c.Recv) * elt, InPlace: tt.inPlace,
 			SendInPlace: uint64(c.SendInPlace) * elt, RecvInPlace: uint64(c.RecvInPlace) * elt}, 1)
 		if err := inst.Launch(l, 0); err != nil {
@@ -207,7 +207,7 @@ func TestLLLaunch(t *testing.T) {
 			out += tt.outShift
 		}
 		want := []uint64{0x1000, 0x4000, 0x500, in, out, tt.arg}
-		if mustLookup(t, tt.coll).HasRoot() {
+		if MustLookup(t, tt.coll).HasRoot() {
 			want = append(want, uint64(tt.root))
 		}
 		want = append(want, uint64(tt.rank), uint64(tt.nranks), 0x3000)
@@ -233,7 +233,7 @@ func TestLLDeviceConstants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]int{"kLLSlots": llSlots, "kLLCreditSlots": llCreditSlots} {
+	for name, want := range map[string]int{"kLLSlots": LLSlots, "kLLCreditSlots": LLCreditSlots} {
 		m := regexp.MustCompile(`constexpr uint32_t ` + name + ` = (\d+);`).FindSubmatch(src)
 		if m == nil {
 			t.Fatalf("ll_device.cuh declares no %s", name)
@@ -242,11 +242,11 @@ func TestLLDeviceConstants(t *testing.T) {
 			t.Errorf("ll_device.cuh: %s = %d, Go has %d", name, got, want)
 		}
 	}
-	b := &base{env: &Env{SMs: 1000}}
-	if g := b.llCreditGrid(1 << 30).Grid; g != llCreditSlots {
-		t.Errorf("llCreditGrid(1 GiB) on 1000 SMs = %d blocks, want %d", g, llCreditSlots)
+	b := &Base{Env: &Env{SMs: 1000}}
+	if g := b.LLCreditGrid(1 << 30).Grid; g != LLCreditSlots {
+		t.Errorf("llCreditGrid(1 GiB) on 1000 SMs = %d blocks, want %d", g, LLCreditSlots)
 	}
-	if g := b.llGrid(1 << 30).Grid; g != 1000 {
+	if g := b.LLGrid(1 << 30).Grid; g != 1000 {
 		t.Errorf("llGrid(1 GiB) on 1000 SMs = %d blocks, want 1000", g)
 	}
 }

@@ -9,7 +9,7 @@ func TestOpLabelAsNCCLTests(t *testing.T) {
 		"allgather": "none", "alltoall": "none", "alltoallv": "none", "broadcast": "none",
 		"gather": "none", "scatter": "none", "hypercube": "", "sendrecv": "sum",
 	} {
-		if got := opLabel(mustLookup(t, name), OpNone); got != want {
+		if got := OpLabel(MustLookup(t, name), OpNone); got != want {
 			t.Errorf("%s: redop column %q, nccl-tests prints %q", name, got, want)
 		}
 	}

@@ -16,9 +16,9 @@ var portDirectCollectives = []struct {
 	coll, below string
 	autoMin     int64
 }{
-	{"alltoall", "blockput", alltoallPortAutoMin},
-	{"sendrecv", "put", sendRecvPortAutoMin},
-	{"broadcast", "read", broadcastPortAutoMin},
+	{"alltoall", "blockput", AlltoallPortAutoMin},
+	{"sendrecv", "put", SendRecvPortAutoMin},
+	{"broadcast", "read", BroadcastPortAutoMin},
 }
 
 // TestPortDirectRegistry: each collective's port is algorithm 2, found by name and number,
@@ -185,7 +185,7 @@ func TestPortDirectOnStandin(t *testing.T) {
 	kernels := map[string]devicetest.Kernel{
 		"alltoall_port": alltoallPortKernel, "sendrecv_port": sendrecvPortKernel, "broadcast_port": broadcastPortKernel,
 	}
-	int8T := mustType(t, "int8")
+	int8T := MustType(t, "int8")
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d ranks", n), func(t *testing.T) {
 			const bufBytes = 1 << 20
@@ -206,7 +206,7 @@ func TestPortDirectOnStandin(t *testing.T) {
 					insts[e.Rank], err = a.New(e)
 					return err
 				})
-				coll := mustLookup(t, c.coll)
+				coll := MustLookup(t, c.coll)
 				for launch, size := range []int64{1, 48, 1000, 4097, 60000} {
 					for _, inPlace := range []bool{false, true} {
 						cnt := coll.Counts(size, int8T, n)
@@ -242,7 +242,7 @@ func portDirectSource(coll string, me, n int, l *LaunchArgs, i int) (from, j int
 		chunk := int(l.RecvBytes) / n
 		return i / chunk, me*chunk + i%chunk
 	case "sendrecv":
-		return prevRank(me, n), i
+		return PrevRank(me, n), i
 	}
 	return l.Root, i
 }

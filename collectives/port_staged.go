@@ -19,163 +19,163 @@ import (
 // transport inside one), so the choices on one host stay as they were. hypercube's
 // portput delivers the hypercube's result (an all-gather) in one step rather than log2(n).
 
-// portStagedMode is the collective a port_staged launch runs (kernels/port_staged.cu's
+// PortStagedMode is the collective a port_staged launch runs (kernels/port_staged.cu's
 // PS_* values).
-type portStagedMode uint32
+type PortStagedMode uint32
 
 const (
-	psReduceScatter portStagedMode = iota
-	psReduce
-	psAlltoall
-	psAlltoallv
-	psSendRecv
-	psBroadcast
-	psGather
-	psScatter
-	psAllgather
+	PSReduceScatter PortStagedMode = iota
+	PSReduce
+	PSAlltoall
+	PSAlltoallv
+	PSSendRecv
+	PSBroadcast
+	PSGather
+	PSScatter
+	PSAllgather
 )
 
-// portStagedNumber is the portput algorithms' number in every collective (allgather's and
+// PortStagedNumber is the portput algorithms' number in every collective (allgather's and
 // allreduce's port-only algorithms are #5 too).
-const portStagedNumber = 5
+const PortStagedNumber = 5
 
-// portStagedCollectives maps each collective to its mode.
-var portStagedCollectives = []struct {
-	name string
-	mode portStagedMode
+// PortStagedCollectives maps each collective to its mode.
+var PortStagedCollectives = []struct {
+	Name string
+	Mode PortStagedMode
 	doc  string
 }{
-	{"reducescatter", psReduceScatter, "port channels only (any hosts): put each peer's chunk into its scratch, GPU reduction of mine"},
-	{"reduce", psReduce, "port channels only (any hosts): put my buffer into the root's scratch, GPU reduction there"},
-	{"alltoall", psAlltoall, "port channels only (any hosts): put each peer's chunk into its scratch, local copy out"},
-	{"alltoallv", psAlltoallv, "port channels only (any hosts): put each peer's segment into its scratch, local copy out"},
-	{"sendrecv", psSendRecv, "port channels only (any hosts): put my buffer into the next rank's scratch, local copy out"},
-	{"broadcast", psBroadcast, "port channels only (any hosts): the root puts its buffer into every scratch, local copy out"},
-	{"gather", psGather, "port channels only (any hosts): put my chunk into the root's scratch, local copy out"},
-	{"scatter", psScatter, "port channels only (any hosts): the root puts each chunk into its rank's scratch, local copy out"},
-	{"hypercube", psAllgather, "port channels only (any hosts): put my chunk into every scratch (an all-gather in one step)"},
+	{"reducescatter", PSReduceScatter, "port channels only (any hosts): put each peer's chunk into its scratch, GPU reduction of mine"},
+	{"reduce", PSReduce, "port channels only (any hosts): put my buffer into the root's scratch, GPU reduction there"},
+	{"alltoall", PSAlltoall, "port channels only (any hosts): put each peer's chunk into its scratch, local copy out"},
+	{"alltoallv", PSAlltoallv, "port channels only (any hosts): put each peer's segment into its scratch, local copy out"},
+	{"sendrecv", PSSendRecv, "port channels only (any hosts): put my buffer into the next rank's scratch, local copy out"},
+	{"broadcast", PSBroadcast, "port channels only (any hosts): the root puts its buffer into every scratch, local copy out"},
+	{"gather", PSGather, "port channels only (any hosts): put my chunk into the root's scratch, local copy out"},
+	{"scatter", PSScatter, "port channels only (any hosts): the root puts each chunk into its rank's scratch, local copy out"},
+	{"hypercube", PSAllgather, "port channels only (any hosts): put my chunk into every scratch (an all-gather in one step)"},
 }
 
 func init() {
-	for _, c := range portStagedCollectives {
-		mode := c.mode
+	for _, c := range PortStagedCollectives {
+		mode := c.Mode
 		Register(&Algorithm{
-			Collective: c.name, Name: "portput", Number: portStagedNumber, Doc: c.doc, AnyOffset: true,
+			Collective: c.Name, Name: "portput", Number: PortStagedNumber, Doc: c.doc, AnyOffset: true,
 			MinRanks: 2, Needs: AnyLayout,
-			AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 20, AutoOn: acrossNetwork,
+			AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 20, AutoOn: AcrossNetwork,
 			New: func(env *Env) (Instance, error) { return newPortAny(env, mode) },
 		})
 	}
 }
 
-// acrossNetwork says some pair of ranks is not connected by CUDA IPC (several hosts, or a
+// AcrossNetwork says some pair of ranks is not connected by CUDA IPC (several hosts, or a
 // network transport inside one): where the one-host algorithms do not run.
-func acrossNetwork(l Layout) bool { return len(l.Hosts) > 1 || !l.HostIPC }
+func AcrossNetwork(l Layout) bool { return len(l.Hosts) > 1 || !l.HostIPC }
 
-// portStagedHalfBytes is the largest region (slots x slot bytes) that goes through the
+// PortStagedHalfBytes is the largest region (slots x slot bytes) that goes through the
 // scratch's halves, without waiting for the peers' credits (a variable so that tests can
 // mix both kinds of launch at small sizes).
-var portStagedHalfBytes uint64 = 1 << 20
+var PortStagedHalfBytes uint64 = 1 << 20
 
 // portAny is one rank's portput instance of one collective: the scratch (a big region and
 // two halves) and port channels into every peer's copy of it.
 type portAny struct {
-	*base
-	mode        portStagedMode
+	*Base
+	mode        PortStagedMode
 	copyK       params.Kernel[params.PortStagedArgs]
-	reduceK     *typedKernels[params.PortStagedArgs]
-	portScatter // one slot: the big region, then two halves; fromIn carries every signal
+	reduceK     *TypedKernels[params.PortStagedArgs]
+	PortScatter // one slot: the big region, then two halves; fromIn carries every signal
 	big, half   uint64
 }
 
-// slots is how many senders' slots a launch's region holds (kernels/port_staged.cu's
+// Slots is how many senders' slots a launch's region holds (kernels/port_staged.cu's
 // slotsOf): one where a single rank sends to each.
-func (m portStagedMode) slots(nranks int) uint64 {
+func (m PortStagedMode) Slots(nranks int) uint64 {
 	switch m {
-	case psSendRecv, psBroadcast, psScatter:
+	case PSSendRecv, PSBroadcast, PSScatter:
 		return 1
 	}
 	return uint64(nranks)
 }
 
 // regionFactor bounds a region by the largest message: slots x slot <= factor x bytes.
-func (m portStagedMode) regionFactor(nranks int) uint64 {
+func (m PortStagedMode) regionFactor(nranks int) uint64 {
 	switch m {
-	case psReduce:
+	case PSReduce:
 		return uint64(nranks) // every rank's whole buffer reaches the root
-	case psAlltoallv:
+	case PSAlltoallv:
 		return 2 // the longest segment is 2/n of the total
 	}
 	return 1
 }
 
-// bigBytes is the big region's size for messages of up to maxBytes on nranks ranks: the
+// BigBytes is the big region's size for messages of up to maxBytes on nranks ranks: the
 // largest region, with room for every slot's rounding to 16 bytes.
-func (m portStagedMode) bigBytes(maxBytes int64, nranks int) uint64 {
-	return roundUp(uint64(max(maxBytes, 16))*m.regionFactor(nranks)+16*uint64(nranks), 256)
+func (m PortStagedMode) BigBytes(maxBytes int64, nranks int) uint64 {
+	return RoundUp(uint64(max(maxBytes, 16))*m.regionFactor(nranks)+16*uint64(nranks), 256)
 }
 
-func newPortAny(env *Env, mode portStagedMode) (Instance, error) {
-	b, err := newBase(env)
+func newPortAny(env *Env, mode PortStagedMode) (Instance, error) {
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &portAny{base: b, mode: mode}
-	if mode == psReduceScatter || mode == psReduce {
-		a.reduceK, err = loadTyped(env.GPU, params.PortStagedReduce, nil)
+	a := &portAny{Base: b, mode: mode}
+	if mode == PSReduceScatter || mode == PSReduce {
+		a.reduceK, err = LoadTyped(env.GPU, params.PortStagedReduce, nil)
 	} else {
 		a.copyK, err = params.PortStaged.Load(env.GPU)
 	}
 	if err != nil {
 		return nil, err
 	}
-	big := mode.bigBytes(env.MaxBytes, env.NRanks)
-	a.half = min(big, portStagedHalfBytes)
-	a.portScatter, err = newPortScatter(b, big+2*a.half, 1, channels.NetworkHostTokens)
+	big := mode.BigBytes(env.MaxBytes, env.NRanks)
+	a.half = min(big, PortStagedHalfBytes)
+	a.PortScatter, err = NewPortScatter(b, big+2*a.half, 1, channels.NetworkHostTokens)
 	a.big = big
 	return a, err
 }
 
-// unitSlot returns launch l's per-rank bytes on n ranks (kernels/port_staged.cu's unit),
+// UnitSlot returns launch l's per-rank bytes on n ranks (kernels/port_staged.cu's unit),
 // the largest segment a rank sends one peer rounded up to 16 bytes (the slot), and
 // alltoallv's total.
-func (m portStagedMode) unitSlot(l *LaunchArgs, n int) (unit, slot, total uint64) {
+func (m PortStagedMode) UnitSlot(l *LaunchArgs, n int) (unit, slot, total uint64) {
 	switch m {
-	case psGather, psAllgather:
+	case PSGather, PSAllgather:
 		unit = l.SendBytes
-	case psAlltoall:
+	case PSAlltoall:
 		unit = l.SendBytes / uint64(n)
-	case psAlltoallv:
-		total = uint64(alltoallvTotal(l, n))
+	case PSAlltoallv:
+		total = uint64(AlltoallvTotal(l, n))
 		// the farthest peer's segment is the longest
-		return 0, roundUp(uint64(AlltoallvPeerBytes(0, n-1, n, int64(total))), 16), total
+		return 0, RoundUp(uint64(AlltoallvPeerBytes(0, n-1, n, int64(total))), 16), total
 	default: // reducescatter, reduce, sendrecv, broadcast, scatter
 		unit = l.RecvBytes
 	}
-	return unit, roundUp(unit, 16), 0
+	return unit, RoundUp(unit, 16), 0
 }
 
 func (a *portAny) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	unit, slot, total := a.mode.unitSlot(l, e.NRanks)
-	if need := a.mode.slots(e.NRanks) * slot; need > a.big {
+	e := a.Env
+	unit, slot, total := a.mode.UnitSlot(l, e.NRanks)
+	if need := a.mode.Slots(e.NRanks) * slot; need > a.big {
 		return fmt.Errorf("%d bytes of slots exceed the %d-byte scratch set up for %d bytes", need, a.big, e.MaxBytes)
 	}
 	k := a.copyK
 	// blocks: enough for the bytes this rank copies or reduces into its output
 	work := l.RecvBytes
-	if (a.mode == psReduce || a.mode == psGather) && e.Rank != l.Root {
+	if (a.mode == PSReduce || a.mode == PSGather) && e.Rank != l.Root {
 		work = 0
 	}
 	if a.reduceK != nil {
 		var err error
-		if k, err = a.reduceK.get(l.Type, l.Op); err != nil {
+		if k, err = a.reduceK.Get(l.Type, l.Op); err != nil {
 			return err
 		}
 	}
-	return k.Launch(device.Dim{Grid: a.blocks(work, 1<<20), Block: 1024}, s, &params.PortStagedArgs{
-		Chans: a.from(l), SigChans: a.fromIn, Scratch: a.scratch, BigBytes: a.big, HalfBytes: a.half, Slot: slot,
+	return k.Launch(device.Dim{Grid: a.Blocks(work, 1<<20), Block: 1024}, s, &params.PortStagedArgs{
+		Chans: a.From(l), SigChans: a.FromIn, Scratch: a.Scratch, BigBytes: a.big, HalfBytes: a.half, Slot: slot,
 		In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), SrcOff: l.InOff, Unit: unit, Total: total,
-		Mode: uint32(a.mode), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		Mode: uint32(a.mode), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

@@ -9,20 +9,20 @@ import (
 // TestPortStagedRegistry: every collective of port_staged.go has portput (#5), found by name
 // and number, on two or more ranks of any layout, every type.
 func TestPortStagedRegistry(t *testing.T) {
-	for _, pc := range portStagedCollectives {
+	for _, pc := range PortStagedCollectives {
 		for _, k := range []string{"portput", "5"} {
-			a, err := Find(pc.name, k)
-			if err != nil || a.Name != "portput" || a.Number != portStagedNumber {
-				t.Fatalf("Find(%s, %s) = %v, %v; want portput (#5)", pc.name, k, a, err)
+			a, err := Find(pc.Name, k)
+			if err != nil || a.Name != "portput" || a.Number != PortStagedNumber {
+				t.Fatalf("Find(%s, %s) = %v, %v; want portput (#5)", pc.Name, k, a, err)
 			}
 			if a.MinRanks != 2 || a.MaxBytes != 0 || a.Types != nil || a.Needs != AnyLayout || a.Doc == "" || a.New == nil {
-				t.Errorf("%s portput: MinRanks %d, MaxBytes %d, Types %v, Needs %v, Doc %q", pc.name, a.MinRanks, a.MaxBytes, a.Types, a.Needs, a.Doc)
+				t.Errorf("%s portput: MinRanks %d, MaxBytes %d, Types %v, Needs %v, Doc %q", pc.Name, a.MinRanks, a.MaxBytes, a.Types, a.Needs, a.Doc)
 			}
 		}
 	}
 	var names []string
-	for _, pc := range portStagedCollectives {
-		names = append(names, pc.name)
+	for _, pc := range PortStagedCollectives {
+		names = append(names, pc.Name)
 	}
 	// every collective but the two whose port-only algorithms came first
 	for _, c := range Collectives() {
@@ -45,53 +45,53 @@ func TestPortStagedSelect(t *testing.T) {
 		"4 hosts of 1":          layoutOf(false, "a", "b", "c", "d"),
 		"1 host, no IPC":        layoutOf(true, "h0", "h0"),
 	}
-	for _, pc := range portStagedCollectives {
+	for _, pc := range PortStagedCollectives {
 		for name, l := range across {
-			if err := CheckLayout(pc.name, "auto", l); err != nil {
-				t.Errorf("CheckLayout(%s, auto, %s): %v", pc.name, name, err)
+			if err := CheckLayout(pc.Name, "auto", l); err != nil {
+				t.Errorf("CheckLayout(%s, auto, %s): %v", pc.Name, name, err)
 			}
-			if err := CheckLayout(pc.name, "portput", l); err != nil {
-				t.Errorf("CheckLayout(%s, portput, %s): %v", pc.name, name, err)
+			if err := CheckLayout(pc.Name, "portput", l); err != nil {
+				t.Errorf("CheckLayout(%s, portput, %s): %v", pc.Name, name, err)
 			}
 			for _, dt := range Datatypes {
 				for _, size := range sweepSizes() {
-					got, err := SelectIn(pc.name, "auto", size, l, dt.Name)
+					got, err := SelectIn(pc.Name, "auto", size, l, dt.Name)
 					if err != nil || len(got) != 1 || got[0].Name != "portput" {
-						t.Fatalf("SelectIn(%s, auto, %d, %s, %s) = %v, %v; want portput", pc.name, size, name, dt.Name, algNames(got), err)
+						t.Fatalf("SelectIn(%s, auto, %d, %s, %s) = %v, %v; want portput", pc.Name, size, name, dt.Name, algNames(got), err)
 					}
-					in, err := SelectPlaced(pc.name, "auto", size, l, dt.Name, true)
+					in, err := SelectPlaced(pc.Name, "auto", size, l, dt.Name, true)
 					if err != nil || in[0].Name != "portput" {
-						t.Fatalf("SelectPlaced(%s, auto, %d, %s, in place) = %v, %v; want portput", pc.name, size, name, algNames(in), err)
+						t.Fatalf("SelectPlaced(%s, auto, %d, %s, in place) = %v, %v; want portput", pc.Name, size, name, algNames(in), err)
 					}
 				}
 			}
-			all, err := SelectIn(pc.name, "all", 1<<20, l, "float")
+			all, err := SelectIn(pc.Name, "all", 1<<20, l, "float")
 			if names := strings.Join(algNames(all), ","); err != nil || names != "portput" {
-				t.Errorf("SelectIn(%s, all, 1 MiB, %s) = %s, %v; want portput", pc.name, name, names, err)
+				t.Errorf("SelectIn(%s, all, 1 MiB, %s) = %s, %v; want portput", pc.Name, name, names, err)
 			}
 		}
 		// a one-host algorithm named across hosts: refused, naming what it needs
-		for _, a := range Algorithms(pc.name) {
+		for _, a := range Algorithms(pc.Name) {
 			if a.Needs == OneHost && a.Name != "local" {
-				if err := CheckLayout(pc.name, a.Name, across["2 hosts of 1"]); err == nil || !strings.Contains(err.Error(), "one host") {
-					t.Errorf("CheckLayout(%s, %s, 2 hosts) = %v, want an error naming one host", pc.name, a.Name, err)
+				if err := CheckLayout(pc.Name, a.Name, across["2 hosts of 1"]); err == nil || !strings.Contains(err.Error(), "one host") {
+					t.Errorf("CheckLayout(%s, %s, 2 hosts) = %v, want an error naming one host", pc.Name, a.Name, err)
 				}
 			}
 		}
 	}
 	// one host by CUDA IPC: auto's choices with and without portput are the same
-	for _, pc := range portStagedCollectives {
-		with := autoChoices(t, pc.name)
-		saved := registry[pc.name]
-		registry[pc.name] = slices.DeleteFunc(slices.Clone(saved), func(a *Algorithm) bool { return a.Name == "portput" })
-		without := autoChoices(t, pc.name)
-		registry[pc.name] = saved
+	for _, pc := range PortStagedCollectives {
+		with := autoChoices(t, pc.Name)
+		saved := Registry[pc.Name]
+		Registry[pc.Name] = slices.DeleteFunc(slices.Clone(saved), func(a *Algorithm) bool { return a.Name == "portput" })
+		without := autoChoices(t, pc.Name)
+		Registry[pc.Name] = saved
 		if len(with) != len(without) {
-			t.Fatalf("%s: %d choices with portput, %d without", pc.name, len(with), len(without))
+			t.Fatalf("%s: %d choices with portput, %d without", pc.Name, len(with), len(without))
 		}
 		for i := range with {
 			if with[i] != without[i] {
-				t.Errorf("%s on one host: auto picks %s with portput, %s without", pc.name, with[i], without[i])
+				t.Errorf("%s on one host: auto picks %s with portput, %s without", pc.Name, with[i], without[i])
 			}
 		}
 	}
@@ -129,8 +129,8 @@ func autoChoices(t *testing.T, coll string) []string {
 func TestPortStagedSchedule(t *testing.T) {
 	sizes := sweepSizes()[:31] // up to 1 GiB
 	sizes = append(sizes, 1, 3, 1000, 33337, 100000, 1<<20+7)
-	for _, pc := range portStagedCollectives {
-		coll, err := Lookup(pc.name)
+	for _, pc := range PortStagedCollectives {
+		coll, err := Lookup(pc.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,42 +140,42 @@ func TestPortStagedSchedule(t *testing.T) {
 					c := coll.Counts(size, dt, n)
 					elt := uint64(dt.Size)
 					a := &LaunchArgs{Type: dt, Count: c.Send, Param: c.Param, SendBytes: uint64(c.Send) * elt, RecvBytes: uint64(c.Recv) * elt}
-					unit, slot, total := pc.mode.unitSlot(a, n)
-					if need, big := pc.mode.slots(n)*slot, pc.mode.bigBytes(size, n); need > big {
-						t.Fatalf("%s %d B %s on %d ranks: %d bytes of slots, big region %d", pc.name, size, dt.Name, n, need, big)
+					unit, slot, total := pc.Mode.UnitSlot(a, n)
+					if need, big := pc.Mode.Slots(n)*slot, pc.Mode.BigBytes(size, n); need > big {
+						t.Fatalf("%s %d B %s on %d ranks: %d bytes of slots, big region %d", pc.Name, size, dt.Name, n, need, big)
 					}
 					for root := 0; root < n; root += max(1, n-1) {
 						for to := 0; to < n; to++ {
 							var got uint64
 							var ends [][2]uint64
 							for from := 0; from < n; from++ {
-								off, bytes := psSendSeg(pc.mode, uint64(from), uint64(to), unit, total, uint64(root), uint64(n))
+								off, bytes := psSendSeg(pc.Mode, uint64(from), uint64(to), unit, total, uint64(root), uint64(n))
 								if bytes == 0 {
 									continue
 								}
 								if off+bytes > a.SendBytes || (from != to && bytes > slot) {
 									t.Fatalf("%s %d B %s on %d ranks, root %d: rank %d sends rank %d [%d, +%d) of %d input bytes, slot %d",
-										pc.name, size, dt.Name, n, root, from, to, off, bytes, a.SendBytes, slot)
+										pc.Name, size, dt.Name, n, root, from, to, off, bytes, a.SendBytes, slot)
 								}
-								if pc.mode == psReduce || pc.mode == psReduceScatter {
+								if pc.Mode == PSReduce || pc.Mode == PSReduceScatter {
 									continue // reduced, not placed
 								}
-								at := psRecvOff(pc.mode, uint64(from), uint64(to), unit, total, uint64(n))
+								at := psRecvOff(pc.Mode, uint64(from), uint64(to), unit, total, uint64(n))
 								if at+bytes > a.RecvBytes {
 									t.Fatalf("%s %d B %s on %d ranks: rank %d's segment lands at [%d, +%d) of rank %d's %d output bytes",
-										pc.name, size, dt.Name, n, from, at, bytes, to, a.RecvBytes)
+										pc.Name, size, dt.Name, n, from, at, bytes, to, a.RecvBytes)
 								}
 								for _, e := range ends {
 									if at < e[1] && e[0] < at+bytes {
-										t.Fatalf("%s %d B %s on %d ranks: segments overlap in rank %d's output", pc.name, size, dt.Name, n, to)
+										t.Fatalf("%s %d B %s on %d ranks: segments overlap in rank %d's output", pc.Name, size, dt.Name, n, to)
 									}
 								}
 								ends = append(ends, [2]uint64{at, at + bytes})
 								got += bytes
 							}
 							// what a rank receives fills its output (gather: the root's; the others' stay as they were)
-							if pc.mode != psReduce && pc.mode != psReduceScatter && !(pc.mode == psGather && to != root) && got != a.RecvBytes {
-								t.Fatalf("%s %d B %s on %d ranks, root %d: rank %d receives %d bytes of %d", pc.name, size, dt.Name, n, root, to, got, a.RecvBytes)
+							if pc.Mode != PSReduce && pc.Mode != PSReduceScatter && !(pc.Mode == PSGather && to != root) && got != a.RecvBytes {
+								t.Fatalf("%s %d B %s on %d ranks, root %d: rank %d receives %d bytes of %d", pc.Name, size, dt.Name, n, root, to, got, a.RecvBytes)
 							}
 						}
 					}

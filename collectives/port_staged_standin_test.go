@@ -18,46 +18,46 @@ import (
 
 // psSendSeg is port_staged.cu's sendSeg: the segment (offset in the sender's input, bytes)
 // of rank from's input that goes to rank to.
-func psSendSeg(mode portStagedMode, from, to, unit, total, root, n uint64) (uint64, uint64) {
+func psSendSeg(mode PortStagedMode, from, to, unit, total, root, n uint64) (uint64, uint64) {
 	switch mode {
-	case psReduceScatter, psAlltoall:
+	case PSReduceScatter, PSAlltoall:
 		return to * unit, unit
-	case psAlltoallv:
-		s := alltoallvSegment(int(from), int(to), int(n), int64(total))
-		return s.from, s.bytes
-	case psSendRecv:
+	case PSAlltoallv:
+		s := AlltoallvSegment(int(from), int(to), int(n), int64(total))
+		return s.From, s.Bytes
+	case PSSendRecv:
 		if to == (from+1)%n && to != from {
 			return 0, unit
 		}
 		return 0, 0
-	case psBroadcast:
+	case PSBroadcast:
 		if from == root {
 			return 0, unit
 		}
 		return 0, 0
-	case psReduce, psGather:
+	case PSReduce, PSGather:
 		if to == root {
 			return 0, unit
 		}
 		return 0, 0
-	case psScatter:
+	case PSScatter:
 		if from == root {
 			return to * unit, unit
 		}
 		return to * unit, 0
-	case psAllgather:
+	case PSAllgather:
 		return 0, unit
 	}
 	return 0, 0
 }
 
 // psRecvOff is port_staged.cu's recvOff.
-func psRecvOff(mode portStagedMode, from, to, unit, total, n uint64) uint64 {
+func psRecvOff(mode PortStagedMode, from, to, unit, total, n uint64) uint64 {
 	switch mode {
-	case psAlltoall, psGather, psAllgather:
+	case PSAlltoall, PSGather, PSAllgather:
 		return from * unit
-	case psAlltoallv:
-		return alltoallvSegment(int(from), int(to), int(n), int64(total)).to
+	case PSAlltoallv:
+		return AlltoallvSegment(int(from), int(to), int(n), int64(total)).To
 	}
 	return 0
 }
@@ -68,7 +68,7 @@ func psRecvOff(mode portStagedMode, from, to, unit, total, n uint64) uint64 {
 func portStagedKernel(reduce bool) devicetest.Kernel {
 	return func(g *devicetest.GPU, a []uint64) error {
 		scratch, big, half, slot, in, out, srcOff, unit, total := a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]
-		mode, root, rank, n := portStagedMode(a[11]), a[12], a[13], a[14]
+		mode, root, rank, n := PortStagedMode(a[11]), a[12], a[13], a[14]
 		st := launchState(g, a[15])
 		chans, sigs := ports(g, a[0], int(n-1)), ports(g, a[1], int(n-1))
 		flag := uint64(st.Launches) + 1
@@ -76,7 +76,7 @@ func portStagedKernel(reduce bool) devicetest.Kernel {
 		if flag > 1 {
 			credit = 1
 		}
-		slots := mode.slots(int(n))
+		slots := mode.Slots(int(n))
 		isHalf := slots*slot <= half
 		region := uint64(0)
 		if isHalf {
@@ -88,7 +88,7 @@ func portStagedKernel(reduce bool) devicetest.Kernel {
 			}
 			return region + from*slot
 		}
-		flushFirst := !reduce && in == out && (mode == psAlltoall || mode == psAlltoallv || mode == psSendRecv)
+		flushFirst := !reduce && in == out && (mode == PSAlltoall || mode == PSAlltoallv || mode == PSSendRecv)
 		for i, c := range chans {
 			peer := other(uint64(i), rank)
 			if credit > 0 && !isHalf {
@@ -141,9 +141,9 @@ func portStagedKernel(reduce bool) devicetest.Kernel {
 			}
 		}
 		if reduce {
-			if mode == psReduceScatter || rank == root {
+			if mode == PSReduceScatter || rank == root {
 				mine := uint64(0)
-				if mode == psReduceScatter {
+				if mode == PSReduceScatter {
 					mine = rank * unit
 				}
 				res := bytesAt(g, out, unit)
@@ -189,7 +189,7 @@ const psPoison = 0xa5
 
 // psWant is byte i of rank r's output (out of RecvBytes) that collective mode must leave,
 // from its definition: rank q's input byte j is psInByte(q, j, launch).
-func psWant(t *testing.T, mode portStagedMode, a *LaunchArgs, r, n, i, launch int) byte {
+func psWant(t *testing.T, mode PortStagedMode, a *LaunchArgs, r, n, i, launch int) byte {
 	in := func(q, j int) byte { return psInByte(q, j, launch) }
 	sum := func(off int) byte { // byte i%4 of the int32 sum over ranks of element at input offset off
 		var s int32
@@ -206,9 +206,9 @@ func psWant(t *testing.T, mode portStagedMode, a *LaunchArgs, r, n, i, launch in
 	}
 	send, recv := int(a.SendBytes), int(a.RecvBytes)
 	switch mode {
-	case psReduceScatter:
+	case PSReduceScatter:
 		return sum(r*recv + i&^3)
-	case psReduce:
+	case PSReduce:
 		if r == a.Root {
 			return sum(i &^ 3)
 		}
@@ -216,30 +216,30 @@ func psWant(t *testing.T, mode portStagedMode, a *LaunchArgs, r, n, i, launch in
 			return in(r, i)
 		}
 		return psPoison
-	case psAlltoall:
+	case PSAlltoall:
 		c := send / n
 		return in(i/c, r*c+i%c)
-	case psAlltoallv:
-		total := alltoallvTotal(a, n)
+	case PSAlltoallv:
+		total := AlltoallvTotal(a, n)
 		for q := 0; q < n; q++ {
-			s := alltoallvSegment(q, r, n, total)
-			if i >= int(s.to) && i < int(s.to+s.bytes) {
-				return in(q, int(s.from)+i-int(s.to))
+			s := AlltoallvSegment(q, r, n, total)
+			if i >= int(s.To) && i < int(s.To+s.Bytes) {
+				return in(q, int(s.From)+i-int(s.To))
 			}
 		}
 		t.Fatalf("alltoallv: byte %d of rank %d's output is in no segment", i, r)
-	case psSendRecv:
+	case PSSendRecv:
 		return in((r+n-1)%n, i)
-	case psBroadcast:
+	case PSBroadcast:
 		return in(a.Root, i)
-	case psGather:
+	case PSGather:
 		if r == a.Root || (a.InPlace && i/send == r) {
 			return in(i/send, i%send)
 		}
 		return psPoison
-	case psScatter:
+	case PSScatter:
 		return in(a.Root, r*recv+i)
-	case psAllgather:
+	case PSAllgather:
 		return in(i/send, i%send)
 	}
 	return 0
@@ -259,11 +259,11 @@ func TestPortStagedAcrossHostsOnStandin(t *testing.T) {
 	layouts := [][]string{{"h0", "h1"}, {"h0", "h0", "h1", "h1"}, {"h0", "h1", "h0"}}
 	// halves of 16 KiB: the launches switch between the scratch's halves and its big
 	// region (with credits) within the sweep, both ways.
-	for _, half := range []uint64{portStagedHalfBytes, 16 << 10} {
+	for _, half := range []uint64{PortStagedHalfBytes, 16 << 10} {
 		for _, hosts := range layouts {
 			t.Run(fmt.Sprintf("hosts %v, halves of %d bytes", hosts, half), func(t *testing.T) {
-				defer func(old uint64) { portStagedHalfBytes = old }(portStagedHalfBytes)
-				portStagedHalfBytes = half
+				defer func(old uint64) { PortStagedHalfBytes = old }(PortStagedHalfBytes)
+				PortStagedHalfBytes = half
 				checkPortStaged(t, portStagedJob(t, hosts, 1<<20, channels.ModeAuto), len(hosts))
 			})
 		}
@@ -271,7 +271,7 @@ func TestPortStagedAcrossHostsOnStandin(t *testing.T) {
 	// one host under --transport ethernet: every pair over the network, none by CUDA IPC
 	t.Run("one host of 3, every pair over Ethernet", func(t *testing.T) {
 		envs := portStagedJob(t, []string{"h0", "h0", "h0"}, 1<<20, channels.ModeEthernet)
-		if l := envs[0].Layout; len(l.Hosts) != 1 || l.HostIPC || !acrossNetwork(l) {
+		if l := envs[0].Layout; len(l.Hosts) != 1 || l.HostIPC || !AcrossNetwork(l) {
 			t.Fatalf("layout %v: want one host without CUDA IPC", l)
 		}
 		checkPortStaged(t, envs, 3)
@@ -289,15 +289,15 @@ func checkPortStaged(t *testing.T, envs []*Env, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pc := range portStagedCollectives {
-		if pc.mode == psAllgather && n&(n-1) != 0 {
+	for _, pc := range PortStagedCollectives {
+		if pc.Mode == PSAllgather && n&(n-1) != 0 {
 			continue
 		}
-		coll, err := Lookup(pc.name)
+		coll, err := Lookup(pc.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		alg, err := Find(pc.name, "portput")
+		alg, err := Find(pc.Name, "portput")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -323,7 +323,7 @@ func checkPortStaged(t *testing.T, envs []*Env, n int) {
 					SendBytes: uint64(c.Send) * 4, RecvBytes: uint64(c.Recv) * 4, InPlace: inPlace,
 					SendInPlace: uint64(c.SendInPlace) * 4, RecvInPlace: uint64(c.RecvInPlace) * 4,
 					Shift: uint64(launch) * 256}
-				if empty(a) {
+				if Empty(a) {
 					continue
 				}
 				onAll(t, envs, func(e *Env) error {
@@ -343,9 +343,9 @@ func checkPortStaged(t *testing.T, envs []*Env, n int) {
 				for _, e := range envs {
 					got := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.OutPtr(a, e.Rank)), a.RecvBytes)
 					for i, b := range got {
-						if want := psWant(t, pc.mode, a, e.Rank, n, i, launch); b != want {
+						if want := psWant(t, pc.Mode, a, e.Rank, n, i, launch); b != want {
 							t.Fatalf("%s portput %d bytes (in place %v, root %d) rank %d: output byte %d = %#x, want %#x",
-								pc.name, size, inPlace, a.Root, e.Rank, i, b, want)
+								pc.Name, size, inPlace, a.Root, e.Rank, i, b, want)
 						}
 					}
 				}

@@ -3,12 +3,12 @@ package collectives
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/bootstraptest"
 	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/bootstraptest"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
@@ -408,19 +408,19 @@ func fillInput(e *Env, a *LaunchArgs, launch int) {
 func TestPortAlgorithmsAcrossHostsOnStandin(t *testing.T) {
 	// halves 16 KiB: allgather portput's launches switch between the scratch's halves and
 	// its big region (with credits) within the sweep, both ways.
-	for _, half := range []uint64{portHalfBytes, 16 << 10} {
+	for _, half := range []uint64{PortHalfBytes, 16 << 10} {
 		for _, n := range []int{2, 3} {
 			t.Run(fmt.Sprintf("%d hosts, halves of %d bytes", n, half), func(t *testing.T) {
-				defer func(old uint64) { portHalfBytes = old }(portHalfBytes)
-				portHalfBytes = half
+				defer func(old uint64) { PortHalfBytes = old }(PortHalfBytes)
+				PortHalfBytes = half
 				const bufBytes = 1 << 20
-				checkGatherReduce(t, portJob(t, n, bufBytes), newAllgatherPortput, newAllreducePortRSAG)
+				checkGatherReduce(t, portJob(t, n, bufBytes), NewAllgatherPortput, NewAllreducePortRSAG)
 			})
 		}
 	}
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d hosts, allreduce portoneshot", n), func(t *testing.T) {
-			checkGatherReduce(t, portJob(t, n, 1<<20), newAllgatherPortput, newAllreducePortOneShot)
+			checkGatherReduce(t, portJob(t, n, 1<<20), NewAllgatherPortput, NewAllreducePortOneShot)
 		})
 	}
 }

@@ -17,12 +17,12 @@ func (reduce) HasRoot() bool { return true }
 
 // Counts follows nccl-tests: the same as broadcast's.
 func (reduce) Counts(size int64, dt Datatype, nranks int) Counts {
-	return broadcast{}.Counts(size, dt, nranks)
+	return Broadcast{}.Counts(size, dt, nranks)
 }
 
 // Bandwidth: Param elements reach the root; bus factor 1.
 func (reduce) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return scaledBw(c, eltSize, sec, 1, 1)
+	return ScaledBw(c, eltSize, sec, 1, 1)
 }
 
 // InitData poisons the output, then fills the input with this rank's values (in place the

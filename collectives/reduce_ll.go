@@ -20,35 +20,35 @@ func init() {
 	})
 }
 
-type reduceLL struct {
-	*base
-	llScratch
-	k *typedKernels[params.ReduceLL16Args]
+type ReduceLL struct {
+	*Base
+	LLScratch
+	K *TypedKernels[params.ReduceLL16Args]
 }
 
 func newReduceLL(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &reduceLL{base: b}
-	if a.k, err = loadTyped(env.GPU, params.ReduceLL16, nil); err != nil {
+	a := &ReduceLL{Base: b}
+	if a.K, err = LoadTyped(env.GPU, params.ReduceLL16, nil); err != nil {
 		return nil, err
 	}
 	// credits, then llSlots slots of a buffer per rank
-	a.llScratch, err = b.llScratch(limit(2<<20, env.MaxBytes), llSlots*uint64(env.NRanks), true)
+	a.LLScratch, err = b.LLScratch(Limit(2<<20, env.MaxBytes), LLSlots*uint64(env.NRanks), true)
 	return a, err
 }
 
-func (a *reduceLL) Launch(l *LaunchArgs, s device.Stream) error {
-	k, err := a.k.get(l.Type, l.Op)
+func (a *ReduceLL) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.K.Get(l.Type, l.Op)
 	if err != nil {
 		return err
 	}
-	e := a.env
-	return k.Launch(a.llCreditGrid(l.RecvBytes), s, &params.ReduceLL16Args{
-		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+	e := a.Env
+	return k.Launch(a.LLCreditGrid(l.RecvBytes), s, &params.ReduceLL16Args{
+		Chans: a.Chans, Scratch: a.Scratch, SlotBytes: a.SlotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
 		Count: l.RecvBytes / uint64(l.Type.Size), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
-		State: a.state,
+		State: a.State,
 	})
 }

@@ -17,37 +17,37 @@ func init() {
 	})
 }
 
-type reduceRead struct {
-	*base
-	peerBuffers
-	k *typedKernels[params.ReduceReadArgs]
+type ReduceReadInstance struct {
+	*Base
+	PeerBuffers
+	K *TypedKernels[params.ReduceReadArgs]
 }
 
 func newReduceRead(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &reduceRead{base: b}
-	if a.k, err = loadTyped(env.GPU, params.ReduceRead, nil); err != nil {
+	a := &ReduceReadInstance{Base: b}
+	if a.K, err = LoadTyped(env.GPU, params.ReduceRead, nil); err != nil {
 		return nil, err
 	}
-	a.peerBuffers, err = b.peerBuffers()
+	a.PeerBuffers, err = b.PeerBuffers()
 	return a, err
 }
 
-func (a *reduceRead) Launch(l *LaunchArgs, s device.Stream) error {
-	k, err := a.k.get(l.Type, l.Op)
+func (a *ReduceReadInstance) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.K.Get(l.Type, l.Op)
 	if err != nil {
 		return err
 	}
-	e := a.env
+	e := a.Env
 	grid := 1 // the other ranks only meet the root
 	if e.Rank == l.Root {
-		grid = a.blocks(l.RecvBytes, 16<<10)
+		grid = a.Blocks(l.RecvBytes, 16<<10)
 	}
 	return k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.ReduceReadArgs{
-		Chans: a.inputs(l), In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: l.InOffOf(0),
-		Count: l.RecvBytes / uint64(l.Type.Size), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		Chans: a.Inputs(l), In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: l.InOffOf(0),
+		Count: l.RecvBytes / uint64(l.Type.Size), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

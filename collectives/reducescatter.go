@@ -25,7 +25,7 @@ func (reduceScatter) Counts(size int64, dt Datatype, nranks int) Counts {
 
 // Bandwidth: every rank sends Param elements to each of n ranks; bus factor (n-1)/n.
 func (reduceScatter) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return scaledBw(c, eltSize, sec, int64(nranks), ringFactor(nranks))
+	return ScaledBw(c, eltSize, sec, int64(nranks), RingFactor(nranks))
 }
 
 // InitData poisons the output, then fills the whole input (in place the output is inside

@@ -19,35 +19,35 @@ func init() {
 	})
 }
 
-type reduceScatterLL struct {
-	*base
-	llScratch
-	k *typedKernels[params.ReduceScatterLL16Args]
+type ReduceScatterLL struct {
+	*Base
+	LLScratch
+	K *TypedKernels[params.ReduceScatterLL16Args]
 }
 
 func newReduceScatterLL(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &reduceScatterLL{base: b}
-	if a.k, err = loadTyped(env.GPU, params.ReduceScatterLL16, nil); err != nil {
+	a := &ReduceScatterLL{Base: b}
+	if a.K, err = LoadTyped(env.GPU, params.ReduceScatterLL16, nil); err != nil {
 		return nil, err
 	}
 	// two halves of a slot per rank, each for one rank's largest block
 	n := uint64(env.NRanks)
-	a.llScratch, err = b.llScratch(limit(32<<20, env.MaxBytes)/n, 2*n, false)
+	a.LLScratch, err = b.LLScratch(Limit(32<<20, env.MaxBytes)/n, 2*n, false)
 	return a, err
 }
 
-func (a *reduceScatterLL) Launch(l *LaunchArgs, s device.Stream) error {
-	k, err := a.k.get(l.Type, l.Op)
+func (a *ReduceScatterLL) Launch(l *LaunchArgs, s device.Stream) error {
+	k, err := a.K.Get(l.Type, l.Op)
 	if err != nil {
 		return err
 	}
-	e := a.env
-	return k.Launch(a.llGrid(l.RecvBytes), s, &params.ReduceScatterLL16Args{
-		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
-		Count: l.RecvBytes / uint64(l.Type.Size), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	e := a.Env
+	return k.Launch(a.LLGrid(l.RecvBytes), s, &params.ReduceScatterLL16Args{
+		Chans: a.Chans, Scratch: a.Scratch, SlotBytes: a.SlotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Count: l.RecvBytes / uint64(l.Type.Size), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

@@ -18,34 +18,34 @@ func init() {
 }
 
 type reduceScatterRead struct {
-	*base
-	peerBuffers
-	k *typedKernels[params.ReduceScatterReadArgs]
+	*Base
+	PeerBuffers
+	k *TypedKernels[params.ReduceScatterReadArgs]
 }
 
 func newReduceScatterRead(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &reduceScatterRead{base: b}
-	if a.k, err = loadTyped(env.GPU, params.ReduceScatterRead, nil); err != nil {
+	a := &reduceScatterRead{Base: b}
+	if a.k, err = LoadTyped(env.GPU, params.ReduceScatterRead, nil); err != nil {
 		return nil, err
 	}
-	a.peerBuffers, err = b.peerBuffers()
+	a.PeerBuffers, err = b.PeerBuffers()
 	return a, err
 }
 
 func (a *reduceScatterRead) Launch(l *LaunchArgs, s device.Stream) error {
-	k, err := a.k.get(l.Type, l.Op)
+	k, err := a.k.Get(l.Type, l.Op)
 	if err != nil {
 		return err
 	}
-	e := a.env
-	chans := a.inputs(l)
-	grid := a.blocks(l.RecvBytes, 16<<10)
+	e := a.Env
+	chans := a.Inputs(l)
+	grid := a.Blocks(l.RecvBytes, 16<<10)
 	return k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.ReduceScatterReadArgs{
 		Chans: chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), InOff: l.InOffOf(0),
-		Count: l.RecvBytes / uint64(l.Type.Size), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+		Count: l.RecvBytes / uint64(l.Type.Size), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

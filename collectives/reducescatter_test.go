@@ -27,9 +27,9 @@ func TestReduceScatterCounts(t *testing.T) {
 		{32 << 20, "float", 8, 1 << 20},
 		{17, "int8", 1, 16},
 	}
-	c := mustLookup(t, "reducescatter")
+	c := MustLookup(t, "reducescatter")
 	for _, tt := range tests {
-		dt := mustType(t, tt.dtype)
+		dt := MustType(t, tt.dtype)
 		got := c.Counts(tt.size, dt, tt.nranks)
 		want := Counts{Send: tt.block * int64(tt.nranks), Recv: tt.block, Param: tt.block, SendInPlace: 0, RecvInPlace: tt.block}
 		if got != want {
@@ -67,7 +67,7 @@ func TestBandwidthAsNCCLTests(t *testing.T) {
 		{"sendrecv", 0, 4, 2, 0, 0},
 	}
 	for _, tt := range tests {
-		alg, bus := mustLookup(t, tt.coll).Bandwidth(Counts{Param: tt.param}, tt.elt, sec, tt.nranks)
+		alg, bus := MustLookup(t, tt.coll).Bandwidth(Counts{Param: tt.param}, tt.elt, sec, tt.nranks)
 		if math.Abs(alg-tt.algBw) > 1e-12 || math.Abs(bus-tt.busBw) > 1e-12 {
 			t.Errorf("%s Bandwidth(%d x %d B, %d ranks) = %g, %g; want %g, %g", tt.coll, tt.param, tt.elt, tt.nranks, alg, bus, tt.algBw, tt.busBw)
 		}
@@ -101,7 +101,7 @@ func TestReduceScatterRegistry(t *testing.T) {
 	if !found {
 		t.Fatal("Collectives() lacks reducescatter")
 	}
-	c := mustLookup(t, "reducescatter")
+	c := MustLookup(t, "reducescatter")
 	if !c.HasOp() || c.HasRoot() || c.TestName() != "reduce_scatter_perf" {
 		t.Errorf("reducescatter: HasOp %v, HasRoot %v, TestName %s", c.HasOp(), c.HasRoot(), c.TestName())
 	}

@@ -46,28 +46,28 @@ type Algorithm struct {
 	NotWithMPSNetwork string
 
 	// New builds the algorithm's per-run state (channels, scratch) for buffers of up to
-	// env.MaxBytes. Nil only in tests.
+	// Env.MaxBytes. Nil only in tests.
 	New func(env *Env) (Instance, error)
 }
 
-var registry = map[string][]*Algorithm{}
+var Registry = map[string][]*Algorithm{}
 
 // Register adds an algorithm. It panics on a duplicate name or number: that is a
 // programming error found by the first test run, never user input.
 func Register(a *Algorithm) {
-	for _, b := range registry[a.Collective] {
+	for _, b := range Registry[a.Collective] {
 		if b.Name == a.Name || b.Number == a.Number {
 			panic(fmt.Sprintf("collectives: %s algorithm %q (#%d) clashes with %q (#%d)", a.Collective, a.Name, a.Number, b.Name, b.Number))
 		}
 	}
-	registry[a.Collective] = append(registry[a.Collective], a)
-	sort.Slice(registry[a.Collective], func(i, j int) bool {
-		return registry[a.Collective][i].Number < registry[a.Collective][j].Number
+	Registry[a.Collective] = append(Registry[a.Collective], a)
+	sort.Slice(Registry[a.Collective], func(i, j int) bool {
+		return Registry[a.Collective][i].Number < Registry[a.Collective][j].Number
 	})
 }
 
 // Algorithms lists a collective's algorithms by number.
-func Algorithms(collective string) []*Algorithm { return registry[collective] }
+func Algorithms(collective string) []*Algorithm { return Registry[collective] }
 
 // Supports says whether a can run size bytes of type dtype on nranks ranks, and if not, why.
 func (a *Algorithm) Supports(size int64, nranks int, dtype string) error {
@@ -114,7 +114,7 @@ func (a *Algorithm) supportsType(dtype string) error {
 
 // Find resolves a -k value that names one algorithm (a name or a number).
 func Find(collective, k string) (*Algorithm, error) {
-	algs := registry[collective]
+	algs := Registry[collective]
 	if len(algs) == 0 {
 		return nil, fmt.Errorf("no algorithms are registered for %s", collective)
 	}
@@ -134,7 +134,7 @@ func Find(collective, k string) (*Algorithm, error) {
 // ValidKernel checks a -k value: auto, all, or one algorithm.
 func ValidKernel(collective, k string) error {
 	if k == "auto" || k == "all" {
-		if len(registry[collective]) == 0 {
+		if len(Registry[collective]) == 0 {
 			return fmt.Errorf("no algorithms are registered for %s", collective)
 		}
 		return nil
@@ -168,11 +168,11 @@ func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace 
 	switch k {
 	case "auto":
 		var best *Algorithm
-		for _, a := range registry[collective] {
+		for _, a := range Registry[collective] {
 			if a.AutoMin == 0 && a.AutoMax == 0 || inPlace && a.AutoOutOfPlace {
 				continue
 			}
-			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || (a.AutoOn != nil && !a.AutoOn(l)) || a.supportsAt(size, l, dtype, offBytes) != nil {
+			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || (a.AutoOn != nil && !a.AutoOn(l)) || a.SupportsAt(size, l, dtype, offBytes) != nil {
 				continue
 			}
 			if best == nil || a.AutoPriority < best.AutoPriority {
@@ -181,8 +181,8 @@ func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace 
 		}
 		if best == nil {
 			// fall back to anything that supports the size
-			for _, a := range registry[collective] {
-				if a.supportsAt(size, l, dtype, offBytes) == nil {
+			for _, a := range Registry[collective] {
+				if a.SupportsAt(size, l, dtype, offBytes) == nil {
 					return []*Algorithm{a}, nil
 				}
 			}
@@ -195,8 +195,8 @@ func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace 
 		return []*Algorithm{best}, nil
 	case "all":
 		var out []*Algorithm
-		for _, a := range registry[collective] {
-			if a.supportsAt(size, l, dtype, offBytes) == nil {
+		for _, a := range Registry[collective] {
+			if a.SupportsAt(size, l, dtype, offBytes) == nil {
 				out = append(out, a)
 			}
 		}
@@ -206,7 +206,7 @@ func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace 
 	if err != nil {
 		return nil, err
 	}
-	if err := a.supportsAt(size, l, dtype, offBytes); err != nil {
+	if err := a.SupportsAt(size, l, dtype, offBytes); err != nil {
 		return nil, err
 	}
 	return []*Algorithm{a}, nil

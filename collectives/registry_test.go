@@ -311,7 +311,7 @@ func TestFindAndValidKernel(t *testing.T) {
 
 func TestRegisterDuplicatePanics(t *testing.T) {
 	const coll = "test-fake-collective"
-	t.Cleanup(func() { delete(registry, coll) })
+	t.Cleanup(func() { delete(Registry, coll) })
 	Register(&Algorithm{Collective: coll, Name: "one", Number: 5})
 	Register(&Algorithm{Collective: coll, Name: "two", Number: 1})
 	if got := strings.Join(algNames(Algorithms(coll)), ","); got != "two,one" {
@@ -319,7 +319,7 @@ func TestRegisterDuplicatePanics(t *testing.T) {
 	}
 	// The same name and number in another collective do not clash.
 	Register(&Algorithm{Collective: coll + "-2", Name: "one", Number: 5})
-	delete(registry, coll+"-2")
+	delete(Registry, coll+"-2")
 
 	tests := []struct {
 		name string

@@ -88,7 +88,7 @@ func (h *Harness) repeatSetup() (*repeatState, error) {
 		return nil, fmt.Errorf("repeat check: %w", ld.Err)
 	}
 	var err error
-	if st.saved, err = h.Mesh.Alloc(h.env.OutBytes); err != nil {
+	if st.saved, err = h.Mesh.Alloc(h.Env.OutBytes); err != nil {
 		return nil, fmt.Errorf("repeat check: %w", err)
 	}
 	if st.words, err = h.Mesh.Alloc(16); err != nil {
@@ -103,15 +103,15 @@ func (h *Harness) repeatSetup() (*repeatState, error) {
 // and, for a UniformOutput collective, every rank's is rank 0's; else where the first
 // difference is: the rank, the iteration and the element. All ranks return the same.
 func (h *Harness) repeatCheck(inst Instance, base *LaunchArgs) (string, error) {
-	a := h.at(base, 0)
+	a := h.At(base, 0)
 	st, err := h.repeatSetup()
 	if err != nil {
 		return "", err
 	}
 	v := h.verifier
-	v.mixed = true
-	defer func() { v.mixed = false }()
-	out := h.env.Out.Ptrs[h.env.Rank].Add(a.OutOff)
+	v.Mixed = true
+	defer func() { v.Mixed = false }()
+	out := h.Env.Out.Ptrs[h.Env.Rank].Add(a.OutOff)
 	bytes, elt := a.RecvBytes, uint32(a.Type.Size)
 	if err := h.GPU.MemsetAsync(st.words, 0xff, 8, h.Stream); err != nil {
 		return "", err
@@ -137,7 +137,7 @@ func (h *Harness) repeatCheck(inst Instance, base *LaunchArgs) (string, error) {
 		if it == 0 {
 			err = h.GPU.CopyAsync(st.saved, out, bytes, h.Stream)
 		} else {
-			err = st.k.compare.Launch(v.dim(), h.Stream, &params.RepeatCompareArgs{Out: out, Saved: st.saved, Bytes: bytes,
+			err = st.k.compare.Launch(v.Dim(), h.Stream, &params.RepeatCompareArgs{Out: out, Saved: st.saved, Bytes: bytes,
 				EltSize: elt, Iter: uint64(it), First: st.words})
 		}
 		if err != nil {
@@ -147,7 +147,7 @@ func (h *Harness) repeatCheck(inst Instance, base *LaunchArgs) (string, error) {
 	u, ok := h.Coll.(UniformOutput)
 	uniform := ok && u.UniformOutput()
 	if uniform {
-		if err := st.k.hash.Launch(v.dim(), h.Stream, &params.RepeatHashArgs{Buf: st.saved, Bytes: bytes, Hash: st.words.Add(8)}); err != nil {
+		if err := st.k.hash.Launch(v.Dim(), h.Stream, &params.RepeatHashArgs{Buf: st.saved, Bytes: bytes, Hash: st.words.Add(8)}); err != nil {
 			return "", err
 		}
 	}

@@ -28,9 +28,9 @@ func TestRootedCounts(t *testing.T) {
 		{17, "int8", 1, 17},
 	}
 	for _, name := range []string{"broadcast", "reduce"} {
-		c := mustLookup(t, name)
+		c := MustLookup(t, name)
 		for _, tt := range tests {
-			dt := mustType(t, tt.dtype)
+			dt := MustType(t, tt.dtype)
 			got := c.Counts(tt.size, dt, tt.nranks)
 			want := Counts{Send: tt.count, Recv: tt.count, Param: tt.count}
 			if got != want {
@@ -48,7 +48,7 @@ func TestRootedCounts(t *testing.T) {
 func TestRootedBandwidth(t *testing.T) {
 	for _, name := range []string{"broadcast", "reduce"} {
 		for _, n := range []int{1, 2, 8} {
-			alg, bus := mustLookup(t, name).Bandwidth(Counts{Send: 1024, Recv: 1024, Param: 1024}, 4, 1e-3, n)
+			alg, bus := MustLookup(t, name).Bandwidth(Counts{Send: 1024, Recv: 1024, Param: 1024}, 4, 1e-3, n)
 			if alg != 0.004096 || bus != 0.004096 {
 				t.Errorf("%s on %d ranks: Bandwidth = %g, %g; want 0.004096, 0.004096", name, n, alg, bus)
 			}
@@ -63,7 +63,7 @@ func TestRootedRegistry(t *testing.T) {
 		name, testName string
 		hasOp          bool
 	}{{"broadcast", "broadcast_perf", false}, {"reduce", "reduce_perf", true}} {
-		c := mustLookup(t, tt.name)
+		c := MustLookup(t, tt.name)
 		if !c.HasRoot() || c.HasOp() != tt.hasOp || c.TestName() != tt.testName {
 			t.Errorf("%s: HasRoot %v, HasOp %v, TestName %s", tt.name, c.HasRoot(), c.HasOp(), c.TestName())
 		}
@@ -108,19 +108,19 @@ func fakeBuffers(nranks int, base device.Ptr) *channels.Buffer {
 // made-up channel arrays to the peers' inputs and outputs.
 func newRootedInstance(t *testing.T, coll string, env *Env) Instance {
 	t.Helper()
-	b, p := &base{env: env, state: 0x3000}, peerBuffers{inChans: 0x1000, outChans: 0x2000}
+	b, p := &Base{Env: env, State: 0x3000}, PeerBuffers{InChans: 0x1000, OutChans: 0x2000}
 	if coll == "broadcast" {
 		k, err := params.BroadcastRead.Load(env.GPU)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &broadcastRead{base: b, peerBuffers: p, k: k}
+		return &BroadcastReadInstance{Base: b, PeerBuffers: p, K: k}
 	}
-	k, err := loadTyped(env.GPU, params.ReduceRead, nil)
+	k, err := LoadTyped(env.GPU, params.ReduceRead, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &reduceRead{base: b, peerBuffers: p, k: k}
+	return &ReduceReadInstance{Base: b, PeerBuffers: p, K: k}
 }
 
 // TestRootedLaunch: each kernel gets the channels that reach the inputs of the placement,
@@ -148,11 +148,11 @@ func TestRootedLaunch(t *testing.T) {
 		g := &launchRecorder{}
 		env := &Env{GPU: g, Rank: tt.rank, NRanks: tt.nranks, SMs: 132, In: fakeBuffers(tt.nranks, 1<<40), Out: fakeBuffers(tt.nranks, 2<<40)}
 		inst := newRootedInstance(t, tt.coll, env)
-		dt := mustType(t, tt.dtype)
-		c := mustLookup(t, tt.coll).Counts(int64(tt.bytes), dt, tt.nranks)
+		dt := MustType(t, tt.dtype)
+		c := MustLookup(t, tt.coll).Counts(int64(tt.bytes), dt, tt.nranks)
 		elt := uint64(dt.Size)
-		h := &Harness{env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: 4 << 30}}
-		l := h.at(&LaunchArgs{Type: dt, Op: OpMax, Root: tt.root, Count: c.Send, SendBytes: uint64(c.Send) * elt,
+		h := &Harness{Env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: 4 << 30}}
+		l := h.At(&LaunchArgs{Type: dt, Op: OpMax, Root: tt.root, Count: c.Send, SendBytes: uint64(c.Send) * elt,
 			RecvBytes: uint64(c.Recv) * elt, InPlace: tt.inPlace}, 1)
 		if err := inst.Launch(l, 0); err != nil {
 			t.Fatal(err)
@@ -200,8 +200,8 @@ func TestRootedChecks(t *testing.T) {
 		g := &launchRecorder{}
 		env := &Env{GPU: g, Rank: tt.rank, NRanks: 3, Out: fakeBuffers(3, 2<<40)}
 		v := &Verifier{GPU: g, Env: env, Wrong: 0x5000, Grid: 4}
-		a := &LaunchArgs{Type: mustType(t, "float"), Op: OpSum, Root: tt.root, Count: 1024, SendBytes: 4096, RecvBytes: 4096, Shift: 512}
-		if err := mustLookup(t, tt.coll).Check(v, a, 9); err != nil {
+		a := &LaunchArgs{Type: MustType(t, "float"), Op: OpSum, Root: tt.root, Count: 1024, SendBytes: 4096, RecvBytes: 4096, Shift: 512}
+		if err := MustLookup(t, tt.coll).Check(v, a, 9); err != nil {
 			t.Fatal(err)
 		}
 		if g.launches != tt.launches {

@@ -16,13 +16,13 @@ func (scatter) HasRoot() bool    { return true }
 // multiple of 16 bytes, and the root sends nranks of them; in place, the root's input
 // starts the output buffer and rank r's output is slot r of it.
 func (scatter) Counts(size int64, dt Datatype, nranks int) Counts {
-	recv := allGather{}.Counts(size, dt, nranks).Param
+	recv := AllGather{}.Counts(size, dt, nranks).Param
 	return Counts{Send: recv * int64(nranks), Recv: recv, Param: recv, RecvInPlace: recv}
 }
 
 // Bandwidth: nranks slots of Param elements leave the root; bus factor (n-1)/n.
 func (scatter) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return scaledBw(c, eltSize, sec, int64(nranks), ringFactor(nranks))
+	return ScaledBw(c, eltSize, sec, int64(nranks), RingFactor(nranks))
 }
 
 // InitData poisons my output, then fills slot q of my input with the pattern of (me, q):
@@ -38,7 +38,7 @@ func (scatter) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 	}
 	in := v.Env.InPtr(a, me)
 	for q := 0; q < n; q++ {
-		if err := v.FillPattern(in.Add(uint64(q)*a.RecvBytes), a.RecvBytes, patternID(me, q, n), seed); err != nil {
+		if err := v.FillPattern(in.Add(uint64(q)*a.RecvBytes), a.RecvBytes, PatternID(me, q, n), seed); err != nil {
 			return err
 		}
 	}
@@ -48,5 +48,5 @@ func (scatter) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 // Check counts the elements of my output that do not hold slot me of the root's input.
 func (scatter) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
 	me, n := v.Env.Rank, v.Env.NRanks
-	return v.checkPatternOf(v.Env.OutPtr(a, me), a.RecvBytes, patternID(a.Root, me, n), seed, a.Type.Size)
+	return v.CheckPatternOf(v.Env.OutPtr(a, me), a.RecvBytes, PatternID(a.Root, me, n), seed, a.Type.Size)
 }

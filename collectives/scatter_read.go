@@ -18,30 +18,30 @@ func init() {
 	})
 }
 
-type scatterRead struct {
-	*base
-	peerBuffers
-	k params.Kernel[params.BroadcastReadArgs]
+type ScatterRead struct {
+	*Base
+	PeerBuffers
+	K params.Kernel[params.BroadcastReadArgs]
 }
 
 func newScatterRead(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &scatterRead{base: b}
-	if a.k, err = params.BroadcastRead.Load(env.GPU); err != nil {
+	a := &ScatterRead{Base: b}
+	if a.K, err = params.BroadcastRead.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	a.peerBuffers, err = b.peerBuffers()
+	a.PeerBuffers, err = b.PeerBuffers()
 	return a, err
 }
 
-func (a *scatterRead) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
+func (a *ScatterRead) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.Env
 	slot := uint64(e.Rank) * l.RecvBytes // my slot of the root's input
-	return a.k.Launch(device.Dim{Grid: a.blocks(l.RecvBytes, 16<<10), Block: 1024}, s, &params.BroadcastReadArgs{
-		Chans: a.inputs(l), In: e.InPtr(l, e.Rank).Add(slot), Out: e.OutPtr(l, e.Rank), RootInOff: l.InOffOf(l.Root) + slot,
-		Bytes: l.RecvBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+	return a.K.Launch(device.Dim{Grid: a.Blocks(l.RecvBytes, 16<<10), Block: 1024}, s, &params.BroadcastReadArgs{
+		Chans: a.Inputs(l), In: e.InPtr(l, e.Rank).Add(slot), Out: e.OutPtr(l, e.Rank), RootInOff: l.InOffOf(l.Root) + slot,
+		Bytes: l.RecvBytes, Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

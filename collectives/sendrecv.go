@@ -33,11 +33,11 @@ func (sendRecv) Counts(size int64, dt Datatype, nranks int) Counts {
 
 // Bandwidth: Param elements cross one link per rank; bus factor 1.
 func (sendRecv) Bandwidth(c Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return scaledBw(c, eltSize, sec, 1, 1)
+	return ScaledBw(c, eltSize, sec, 1, 1)
 }
 
-// prevRank is the rank that sends to rank r.
-func prevRank(r, nranks int) int { return (r + nranks - 1) % nranks }
+// PrevRank is the rank that sends to rank r.
+func PrevRank(r, nranks int) int { return (r + nranks - 1) % nranks }
 
 // InitData poisons the output, then fills the input with my pattern (in place the fill
 // replaces the poison).
@@ -52,5 +52,5 @@ func (sendRecv) InitData(v *Verifier, a *LaunchArgs, seed uint32) error {
 // Check counts the output elements that do not hold the previous rank's pattern.
 func (sendRecv) Check(v *Verifier, a *LaunchArgs, seed uint32) error {
 	me := v.Env.Rank
-	return v.checkPatternOf(v.Env.OutPtr(a, me), a.RecvBytes, prevRank(me, v.Env.NRanks), seed, a.Type.Size)
+	return v.CheckPatternOf(v.Env.OutPtr(a, me), a.RecvBytes, PrevRank(me, v.Env.NRanks), seed, a.Type.Size)
 }

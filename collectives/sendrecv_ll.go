@@ -18,30 +18,30 @@ func init() {
 	})
 }
 
-type sendRecvLL struct {
-	*base
-	llScratch
-	k params.Kernel[params.SendRecvLL16Args]
+type SendRecvLL struct {
+	*Base
+	LLScratch
+	K params.Kernel[params.SendRecvLL16Args]
 }
 
 func newSendRecvLL(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &sendRecvLL{base: b}
-	if a.k, err = params.SendRecvLL16.Load(env.GPU); err != nil {
+	a := &SendRecvLL{Base: b}
+	if a.K, err = params.SendRecvLL16.Load(env.GPU); err != nil {
 		return nil, err
 	}
 	// the kernel cycles through max(nranks, 2) buffers (sendrecv_ll.cu says why)
-	a.llScratch, err = b.llScratch(limit(8<<20, env.MaxBytes), uint64(max(env.NRanks, 2)), false)
+	a.LLScratch, err = b.LLScratch(Limit(8<<20, env.MaxBytes), uint64(max(env.NRanks, 2)), false)
 	return a, err
 }
 
-func (a *sendRecvLL) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	return a.k.Launch(a.llGrid(l.SendBytes), s, &params.SendRecvLL16Args{
-		Chans: a.chans, Scratch: a.scratch, SlotBytes: a.slotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
-		Bytes: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.state,
+func (a *SendRecvLL) Launch(l *LaunchArgs, s device.Stream) error {
+	e := a.Env
+	return a.K.Launch(a.LLGrid(l.SendBytes), s, &params.SendRecvLL16Args{
+		Chans: a.Chans, Scratch: a.Scratch, SlotBytes: a.SlotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Bytes: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})
 }

@@ -28,34 +28,34 @@ const (
 )
 
 type sendRecvPut struct {
-	*base
+	*Base
 	k     params.Kernel[params.SendRecvArgs]
 	chans device.Ptr // [block][peer] to the peers' outputs
 }
 
 func newSendRecvPut(env *Env) (Instance, error) {
-	b, err := newBase(env)
+	b, err := NewBase(env)
 	if err != nil {
 		return nil, err
 	}
-	a := &sendRecvPut{base: b}
+	a := &sendRecvPut{Base: b}
 	if a.k, err = params.SendRecvPut.Load(env.GPU); err != nil {
 		return nil, err
 	}
-	a.chans, err = b.blockChannels()
+	a.chans, err = b.BlockChannels()
 	return a, err
 }
 
 func (a *sendRecvPut) Launch(l *LaunchArgs, s device.Stream) error {
-	e := a.env
-	per := uint64(blockputBytesPerBlock)
+	e := a.Env
+	per := uint64(BlockputBytesPerBlock)
 	if l.SendBytes <= sendRecvPutSmallMax {
 		per = sendRecvPutBytesPerBlock
 	}
-	grid := a.blocks(l.SendBytes, per)
+	grid := a.Blocks(l.SendBytes, per)
 	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &params.SendRecvArgs{
 		Chans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
 		Bytes: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
-		InPlace: b2u(l.InPlace), State: a.state,
+		InPlace: B2U(l.InPlace), State: a.State,
 	})
 }

@@ -7,20 +7,20 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// typedKernels holds one kernel of a family for every element type and operator an
+// TypedKernels holds one kernel of a family for every element type and operator an
 // algorithm runs, looked up once when the algorithm is set up, so that a launch only
 // indexes a table.
-type typedKernels[A any] struct {
+type TypedKernels[A any] struct {
 	family string
 	byType [][]params.Kernel[A] // [Datatype.id-1][Op.index()]; nil rows: types not loaded
 }
 
-// loadTyped looks up f's kernels for every operator and each of types (nil: every type).
-func loadTyped[A any](g device.GPU, f params.Family[A], types []string) (*typedKernels[A], error) {
+// LoadTyped looks up f's kernels for every operator and each of types (nil: every type).
+func LoadTyped[A any](g device.GPU, f params.Family[A], types []string) (*TypedKernels[A], error) {
 	if types == nil {
 		types = DatatypeNames()
 	}
-	t := &typedKernels[A]{family: f.Prefix(), byType: make([][]params.Kernel[A], len(Datatypes))}
+	t := &TypedKernels[A]{family: f.Prefix(), byType: make([][]params.Kernel[A], len(Datatypes))}
 	for _, name := range types {
 		dt, err := LookupDatatype(name)
 		if err != nil {
@@ -32,14 +32,14 @@ func loadTyped[A any](g device.GPU, f params.Family[A], types []string) (*typedK
 				return nil, err
 			}
 		}
-		t.byType[dt.id-1] = row
+		t.byType[dt.ID-1] = row
 	}
 	return t, nil
 }
 
-// get returns the kernel for one type and operator.
-func (t *typedKernels[A]) get(dt Datatype, op Op) (params.Kernel[A], error) {
-	i, j := dt.id-1, op.index()
+// Get returns the kernel for one type and operator.
+func (t *TypedKernels[A]) Get(dt Datatype, op Op) (params.Kernel[A], error) {
+	i, j := dt.ID-1, op.Index()
 	if i < 0 || i >= len(t.byType) || t.byType[i] == nil || j < 0 {
 		return params.Kernel[A]{}, fmt.Errorf("no %s kernel for type %s and op %s", t.family, dt.Name, op)
 	}

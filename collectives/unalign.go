@@ -9,8 +9,8 @@ import (
 // with such an algorithm, -u may only move buffers by multiples of it.
 const UnalignBytes = 16
 
-// maxTypeSize is the largest element size, the most bytes -u moves a buffer per element.
-var maxTypeSize = func() uint64 {
+// MaxTypeSize is the largest element size, the most bytes -u moves a buffer per element.
+var MaxTypeSize = func() uint64 {
 	n := 0
 	for _, d := range Datatypes {
 		n = max(n, d.Size)

@@ -23,21 +23,21 @@ func TestHarnessAtUnalign(t *testing.T) {
 				{"allgather", 4096, 4, 3},
 				{"alltoall", maxBytes, 2, 1},
 			} {
-				dt := mustType(t, dtype)
-				coll := mustLookup(t, tt.coll)
-				pad := uint64(unalign) * maxTypeSize
-				bufBytes := roundUp(maxBytes+pad, 256) // as NewHarness sizes it
-				h := &Harness{Coll: coll, Opts: Options{Unalign: unalign}, pad: pad,
-					env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: bufBytes, InBytes: bufBytes}}
+				dt := MustType(t, dtype)
+				coll := MustLookup(t, tt.coll)
+				pad := uint64(unalign) * MaxTypeSize
+				bufBytes := RoundUp(maxBytes+pad, 256) // as NewHarness sizes it
+				h := &Harness{Coll: coll, Opts: Options{Unalign: unalign}, Pad: pad,
+					Env: &Env{Rank: tt.rank, NRanks: tt.nranks, OutBytes: bufBytes, InBytes: bufBytes}}
 				c := coll.Counts(tt.size, dt, tt.nranks)
 				elt := uint64(dt.Size)
-				unit := roundUp(max(uint64(c.Send), uint64(c.Recv))*elt, 256)
+				unit := RoundUp(max(uint64(c.Send), uint64(c.Recv))*elt, 256)
 				steps := max((bufBytes-pad)/unit, 1)
 				for _, inPlace := range []bool{false, true} {
 					base := &LaunchArgs{Type: dt, Op: OpSum, Count: c.Send, SendBytes: uint64(c.Send) * elt, RecvBytes: uint64(c.Recv) * elt,
 						InPlace: inPlace, SendInPlace: uint64(c.SendInPlace) * elt, RecvInPlace: uint64(c.RecvInPlace) * elt}
 					for iter := 0; iter < int(2*steps)+1; iter++ {
-						a := h.at(base, iter)
+						a := h.At(base, iter)
 						want := unit*(uint64(iter)%steps) + uint64(unalign)*elt
 						if a.Shift != want {
 							t.Fatalf("%s %s -u %d iter %d: Shift %d, want %d (%d elements of %d bytes past step %d)",
@@ -141,7 +141,7 @@ func TestCheckUnalign(t *testing.T) {
 	}
 	// a collective none of whose algorithms takes an offset: auto refuses it up front
 	Register(&Algorithm{Collective: "testunalign", Name: "aligned", Number: 1, MinRanks: 1})
-	defer delete(registry, "testunalign")
+	defer delete(Registry, "testunalign")
 	if err := CheckUnalign("testunalign", "auto", 1, []string{"float"}); err == nil || !strings.Contains(err.Error(), "no testunalign algorithm handles buffers 4 bytes off") {
 		t.Errorf("CheckUnalign(aligned-only collective, auto, -u 1) = %v, want a refusal", err)
 	}

@@ -48,8 +48,8 @@ type AllgatherPortArgs struct {
 
 // The all-gather kernels.
 var (
-	AllgatherLL16 = declareFunc[AllgatherLL16Args]("allgather_ll16")
-	AllgatherPut  = declareFunc[AllgatherPutArgs]("allgather_put")
-	AllgatherGet  = declareFunc[AllgatherGetArgs]("allgather_get")
-	AllgatherPort = declareFunc[AllgatherPortArgs]("allgather_port")
+	AllgatherLL16 = DeclareFunc[AllgatherLL16Args]("allgather_ll16")
+	AllgatherPut  = DeclareFunc[AllgatherPutArgs]("allgather_put")
+	AllgatherGet  = DeclareFunc[AllgatherGetArgs]("allgather_get")
+	AllgatherPort = DeclareFunc[AllgatherPortArgs]("allgather_port")
 )

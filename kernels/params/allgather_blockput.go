@@ -4,7 +4,7 @@ import "github.com/mscclpp-bench/mscclpp-bench/internal/device"
 
 // AllgatherBlockput is the kernel of kernels/allgather_blockput.cu: allgather_put's
 // parameters and LocalBlocks, with a channel array [block][peer].
-var AllgatherBlockput = declareFunc[AllgatherBlockputArgs]("allgather_blockput")
+var AllgatherBlockput = DeclareFunc[AllgatherBlockputArgs]("allgather_blockput")
 
 // AllgatherBlockputArgs are allgather_blockput's parameters (kernels/allgather_blockput.cu).
 type AllgatherBlockputArgs struct {

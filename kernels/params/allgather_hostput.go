@@ -16,4 +16,4 @@ type AllgatherHostputArgs struct {
 
 // AllgatherHostput is the all-gather of small messages through host-resident buffers
 // (every peer over a network transport).
-var AllgatherHostput = declareFunc[AllgatherHostputArgs]("allgather_hostput")
+var AllgatherHostput = DeclareFunc[AllgatherHostputArgs]("allgather_hostput")

@@ -17,4 +17,4 @@ type AllgatherPortputArgs struct {
 }
 
 // AllgatherPortput is the all-gather over port channels only (any layout of hosts).
-var AllgatherPortput = declareFunc[AllgatherPortputArgs]("allgather_portput")
+var AllgatherPortput = DeclareFunc[AllgatherPortputArgs]("allgather_portput")

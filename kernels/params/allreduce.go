@@ -41,9 +41,9 @@ type AllreducePortArgs struct {
 // The all-reduce kernel families, one kernel per element type and operator. LL8 exists
 // only for the types its 4-byte payload can carry (collectives/allreduce_ll.go).
 var (
-	AllreduceLL8    = declareFamily[AllreduceLLArgs]("allreduce_ll8")
-	AllreduceLL16   = declareFamily[AllreduceLLArgs]("allreduce_ll16")
-	AllreduceLL16x2 = declareFamily[AllreduceLLArgs]("allreduce_ll16x2")
-	AllreduceRSAG   = declareFamily[AllreduceRSAGArgs]("allreduce_rsag")
-	AllreducePort   = declareFamily[AllreducePortArgs]("allreduce_port")
+	AllreduceLL8    = DeclareFamily[AllreduceLLArgs]("allreduce_ll8")
+	AllreduceLL16   = DeclareFamily[AllreduceLLArgs]("allreduce_ll16")
+	AllreduceLL16x2 = DeclareFamily[AllreduceLLArgs]("allreduce_ll16x2")
+	AllreduceRSAG   = DeclareFamily[AllreduceRSAGArgs]("allreduce_rsag")
+	AllreducePort   = DeclareFamily[AllreducePortArgs]("allreduce_port")
 )

@@ -18,4 +18,4 @@ type AllreduceHostOneShotArgs struct {
 
 // AllreduceHostOneShot is the one-shot all-reduce of small messages through host-resident
 // buffers (every peer over a network transport), one kernel per element type and operator.
-var AllreduceHostOneShot = declareFamily[AllreduceHostOneShotArgs]("allreduce_hostoneshot")
+var AllreduceHostOneShot = DeclareFamily[AllreduceHostOneShotArgs]("allreduce_hostoneshot")

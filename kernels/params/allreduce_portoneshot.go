@@ -18,4 +18,4 @@ type AllreducePortOneShotArgs struct {
 
 // AllreducePortOneShot is the one-shot all-reduce of small messages over port channels
 // only (any layout of hosts), one kernel per element type and operator.
-var AllreducePortOneShot = declareFamily[AllreducePortOneShotArgs]("allreduce_portoneshot")
+var AllreducePortOneShot = DeclareFamily[AllreducePortOneShotArgs]("allreduce_portoneshot")

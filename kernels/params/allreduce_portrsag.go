@@ -17,4 +17,4 @@ type AllreducePortRSAGArgs struct {
 
 // AllreducePortRSAG is the all-reduce over port channels only (any layout of hosts), one
 // kernel per element type and operator.
-var AllreducePortRSAG = declareFamily[AllreducePortRSAGArgs]("allreduce_portrsag")
+var AllreducePortRSAG = DeclareFamily[AllreducePortRSAGArgs]("allreduce_portrsag")

@@ -16,4 +16,4 @@ type AlltoallArgs struct {
 
 // AlltoallBlockput is the all-to-all by SM puts (in place: pairwise swaps) with per-block
 // handshakes.
-var AlltoallBlockput = declareFunc[AlltoallArgs]("alltoall_blockput")
+var AlltoallBlockput = DeclareFunc[AlltoallArgs]("alltoall_blockput")

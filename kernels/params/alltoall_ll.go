@@ -18,4 +18,4 @@ type AlltoallLL16Args struct {
 }
 
 // AlltoallLL16 is alltoall_ll.cu's LL16-packet kernel.
-var AlltoallLL16 = declareFunc[AlltoallLL16Args]("alltoall_ll16")
+var AlltoallLL16 = DeclareFunc[AlltoallLL16Args]("alltoall_ll16")

@@ -16,4 +16,4 @@ type AlltoallPortArgs struct {
 }
 
 // AlltoallPort is the all-to-all over port channels (copy engine), one host.
-var AlltoallPort = declareFunc[AlltoallPortArgs]("alltoall_port")
+var AlltoallPort = DeclareFunc[AlltoallPortArgs]("alltoall_port")

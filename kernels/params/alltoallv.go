@@ -17,4 +17,4 @@ type AlltoallvArgs struct {
 
 // AlltoallvRead is alltoallv by SM reads of every peer's segment (in place, from a copy of
 // its input in scratch).
-var AlltoallvRead = declareFunc[AlltoallvArgs]("alltoallv_read")
+var AlltoallvRead = DeclareFunc[AlltoallvArgs]("alltoallv_read")

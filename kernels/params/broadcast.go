@@ -13,4 +13,4 @@ type BroadcastReadArgs struct {
 }
 
 // BroadcastRead is the kernel of broadcast's read algorithm.
-var BroadcastRead = declareFunc[BroadcastReadArgs]("broadcast_read")
+var BroadcastRead = DeclareFunc[BroadcastReadArgs]("broadcast_read")

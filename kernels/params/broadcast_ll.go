@@ -18,4 +18,4 @@ type BroadcastLL16Args struct {
 }
 
 // BroadcastLL16 is broadcast_ll.cu's LL16-packet kernel.
-var BroadcastLL16 = declareFunc[BroadcastLL16Args]("broadcast_ll16")
+var BroadcastLL16 = DeclareFunc[BroadcastLL16Args]("broadcast_ll16")

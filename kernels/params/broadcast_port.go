@@ -15,4 +15,4 @@ type BroadcastPortArgs struct {
 }
 
 // BroadcastPort is the broadcast over port channels (copy engine), one host.
-var BroadcastPort = declareFunc[BroadcastPortArgs]("broadcast_port")
+var BroadcastPort = DeclareFunc[BroadcastPortArgs]("broadcast_port")

@@ -14,4 +14,4 @@ type GatherReadArgs struct {
 }
 
 // GatherRead is the kernel of gather's read algorithm.
-var GatherRead = declareFunc[GatherReadArgs]("gather_read")
+var GatherRead = DeclareFunc[GatherReadArgs]("gather_read")

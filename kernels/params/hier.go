@@ -22,7 +22,7 @@ type AllgatherHierArgs struct {
 
 // AllgatherHier is the hierarchical all-gather: port channels along the rail between
 // hosts, memory channels inside a host.
-var AllgatherHier = declareFunc[AllgatherHierArgs]("allgather_hier")
+var AllgatherHier = DeclareFunc[AllgatherHierArgs]("allgather_hier")
 
 // AllreduceHierArgs are the parameters of the allreduce_hier family (kernels/hier.cu).
 type AllreduceHierArgs struct {
@@ -39,4 +39,4 @@ type AllreduceHierArgs struct {
 }
 
 // AllreduceHier is the hierarchical all-reduce, one kernel per element type and operator.
-var AllreduceHier = declareFamily[AllreduceHierArgs]("allreduce_hier")
+var AllreduceHier = DeclareFamily[AllreduceHierArgs]("allreduce_hier")

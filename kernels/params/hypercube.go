@@ -13,4 +13,4 @@ type HypercubeArgs struct {
 }
 
 // HypercubePut is the hypercube all-gather by SM puts with per-block handshakes.
-var HypercubePut = declareFunc[HypercubeArgs]("hypercube_put")
+var HypercubePut = DeclareFunc[HypercubeArgs]("hypercube_put")

@@ -25,14 +25,14 @@ type PutArgs struct {
 
 // The ping-pong kernels.
 var (
-	PingPongMemorySignal        = declareFunc[SignalArgs]("pingpong_memory_signal")
-	PingPongMemoryRelaxedSignal = declareFunc[SignalArgs]("pingpong_memory_relaxed_signal")
-	PingPongPortSignal          = declareFunc[SignalArgs]("pingpong_port_signal")
-	PingPongMemoryPut           = declareFunc[PutArgs]("pingpong_memory_put")
-	PingPongMemoryPutU8         = declareFunc[PutArgs]("pingpong_memory_put_u8") // 8 vectors in flight, not 4
-	PingPongMemoryHandshake     = declareFunc[ChannelArgs]("pingpong_memory_handshake")
-	PingPongPortPut             = declareFunc[PutArgs]("pingpong_port_put")
-	PingPongPortHandshake       = declareFunc[ChannelArgs]("pingpong_port_handshake")
+	PingPongMemorySignal        = DeclareFunc[SignalArgs]("pingpong_memory_signal")
+	PingPongMemoryRelaxedSignal = DeclareFunc[SignalArgs]("pingpong_memory_relaxed_signal")
+	PingPongPortSignal          = DeclareFunc[SignalArgs]("pingpong_port_signal")
+	PingPongMemoryPut           = DeclareFunc[PutArgs]("pingpong_memory_put")
+	PingPongMemoryPutU8         = DeclareFunc[PutArgs]("pingpong_memory_put_u8") // 8 vectors in flight, not 4
+	PingPongMemoryHandshake     = DeclareFunc[ChannelArgs]("pingpong_memory_handshake")
+	PingPongPortPut             = DeclareFunc[PutArgs]("pingpong_port_put")
+	PingPongPortHandshake       = DeclareFunc[ChannelArgs]("pingpong_port_handshake")
 )
 
 // ---- chantest.cu (the GPU test suite) ----
@@ -63,8 +63,8 @@ type ChanTestPortOneWayArgs struct {
 
 // The channel test kernels.
 var (
-	ChanTestMemory     = declareFunc[ChanTestMemoryArgs]("chantest_memory")
-	ChanTestPort       = declareFunc[ChanTestPortArgs]("chantest_port")
-	ChanTestWait       = declareFunc[ChannelArgs]("chantest_wait")
-	ChanTestPortOneWay = declareFunc[ChanTestPortOneWayArgs]("chantest_port_oneway")
+	ChanTestMemory     = DeclareFunc[ChanTestMemoryArgs]("chantest_memory")
+	ChanTestPort       = DeclareFunc[ChanTestPortArgs]("chantest_port")
+	ChanTestWait       = DeclareFunc[ChannelArgs]("chantest_wait")
+	ChanTestPortOneWay = DeclareFunc[ChanTestPortOneWayArgs]("chantest_port_oneway")
 )

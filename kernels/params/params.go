@@ -109,7 +109,7 @@ type Func[A any] struct {
 	fields []field
 }
 
-func declareFunc[A any](name string) Func[A] { return Func[A]{name, declare[A](name, false)} }
+func DeclareFunc[A any](name string) Func[A] { return Func[A]{name, declare[A](name, false)} }
 
 // Name returns the kernel's name.
 func (f Func[A]) Name() string { return f.name }
@@ -124,7 +124,7 @@ type Family[A any] struct {
 	fields []field
 }
 
-func declareFamily[A any](prefix string) Family[A] {
+func DeclareFamily[A any](prefix string) Family[A] {
 	return Family[A]{prefix, declare[A](prefix, true)}
 }
 

@@ -23,8 +23,8 @@ type PortStagedArgs struct {
 
 var (
 	// PortStaged runs the copying collectives over port channels only (any layout of hosts).
-	PortStaged = declareFunc[PortStagedArgs]("port_staged")
+	PortStaged = DeclareFunc[PortStagedArgs]("port_staged")
 	// PortStagedReduce runs reduce-scatter and reduce over port channels only, one kernel
 	// per element type and operator.
-	PortStagedReduce = declareFamily[PortStagedArgs]("port_staged_reduce")
+	PortStagedReduce = DeclareFamily[PortStagedArgs]("port_staged_reduce")
 )

@@ -13,4 +13,4 @@ type ReduceReadArgs struct {
 }
 
 // ReduceRead is the root-reads-and-reduces family, one kernel per element type and operator.
-var ReduceRead = declareFamily[ReduceReadArgs]("reduce_read")
+var ReduceRead = DeclareFamily[ReduceReadArgs]("reduce_read")

@@ -18,4 +18,4 @@ type ReduceLL16Args struct {
 }
 
 // ReduceLL16 is reduce_ll.cu's LL16-packet kernel family, one kernel per element type and operator.
-var ReduceLL16 = declareFamily[ReduceLL16Args]("reduce_ll16")
+var ReduceLL16 = DeclareFamily[ReduceLL16Args]("reduce_ll16")

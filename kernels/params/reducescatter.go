@@ -14,4 +14,4 @@ type ReduceScatterReadArgs struct {
 }
 
 // ReduceScatterRead is the read-and-reduce family, one kernel per element type and operator.
-var ReduceScatterRead = declareFamily[ReduceScatterReadArgs]("reducescatter_read")
+var ReduceScatterRead = DeclareFamily[ReduceScatterReadArgs]("reducescatter_read")

@@ -18,4 +18,4 @@ type ReduceScatterLL16Args struct {
 }
 
 // ReduceScatterLL16 is reducescatter_ll.cu's LL16-packet kernel family, one kernel per element type and operator.
-var ReduceScatterLL16 = declareFamily[ReduceScatterLL16Args]("reducescatter_ll16")
+var ReduceScatterLL16 = DeclareFamily[ReduceScatterLL16Args]("reducescatter_ll16")

@@ -15,4 +15,4 @@ type SendRecvArgs struct {
 
 // SendRecvPut sends to the next rank by SM puts (in place: through registers, piece by
 // piece) with per-block handshakes.
-var SendRecvPut = declareFunc[SendRecvArgs]("sendrecv_put")
+var SendRecvPut = DeclareFunc[SendRecvArgs]("sendrecv_put")

@@ -18,4 +18,4 @@ type SendRecvLL16Args struct {
 }
 
 // SendRecvLL16 is sendrecv_ll.cu's LL16-packet kernel.
-var SendRecvLL16 = declareFunc[SendRecvLL16Args]("sendrecv_ll16")
+var SendRecvLL16 = DeclareFunc[SendRecvLL16Args]("sendrecv_ll16")

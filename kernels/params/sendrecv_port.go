@@ -16,4 +16,4 @@ type SendRecvPortArgs struct {
 }
 
 // SendRecvPort is the send-receive over port channels (copy engine), one host.
-var SendRecvPort = declareFunc[SendRecvPortArgs]("sendrecv_port")
+var SendRecvPort = DeclareFunc[SendRecvPortArgs]("sendrecv_port")

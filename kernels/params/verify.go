@@ -59,12 +59,12 @@ type RepeatHashArgs struct {
 
 // The verification kernels.
 var (
-	Fill         = declareFamily[FillArgs]("fill")
-	FillMixed    = declareFamily[FillArgs]("fill_mixed")
-	RepeatCmp    = declareFunc[RepeatCompareArgs]("repeat_compare")
-	RepeatHash   = declareFunc[RepeatHashArgs]("repeat_hash")
-	Check        = declareFamily[CheckArgs]("check")
-	FillPattern  = declareFunc[FillPatternArgs]("fill_pattern")
-	CheckPattern = declareFunc[CheckPatternArgs]("check_pattern")
-	Poison       = declareFunc[PoisonArgs]("poison")
+	Fill         = DeclareFamily[FillArgs]("fill")
+	FillMixed    = DeclareFamily[FillArgs]("fill_mixed")
+	RepeatCmp    = DeclareFunc[RepeatCompareArgs]("repeat_compare")
+	RepeatHash   = DeclareFunc[RepeatHashArgs]("repeat_hash")
+	Check        = DeclareFamily[CheckArgs]("check")
+	FillPattern  = DeclareFunc[FillPatternArgs]("fill_pattern")
+	CheckPattern = DeclareFunc[CheckPatternArgs]("check_pattern")
+	Poison       = DeclareFunc[PoisonArgs]("poison")
 )
