@@ -10,12 +10,12 @@ import (
 // (a run of one type never looks up the others).
 type verifyKernels struct {
 	gpu          device.GPU
-	poison       params.Kernel[params.PoisonArgs]
-	fillPattern  params.Kernel[params.FillPatternArgs]
-	checkPattern params.Kernel[params.CheckPatternArgs]
-	fill         map[typeOp]params.Kernel[params.FillArgs]
-	fillMixed    map[typeOp]params.Kernel[params.FillArgs]
-	check        map[typeOp]params.Kernel[params.CheckArgs]
+	poison       params.Kernel[PoisonArgs]
+	fillPattern  params.Kernel[FillPatternArgs]
+	checkPattern params.Kernel[CheckPatternArgs]
+	fill         map[typeOp]params.Kernel[FillArgs]
+	fillMixed    map[typeOp]params.Kernel[FillArgs]
+	check        map[typeOp]params.Kernel[CheckArgs]
 }
 
 // typeOp keys a typed kernel.
@@ -28,12 +28,12 @@ func loadVerifyKernels(g device.GPU) (*verifyKernels, error) {
 	ld := &params.Loader{GPU: g}
 	k := &verifyKernels{
 		gpu:          g,
-		poison:       params.Load(ld, params.Poison),
-		fillPattern:  params.Load(ld, params.FillPattern),
-		checkPattern: params.Load(ld, params.CheckPattern),
-		fill:         map[typeOp]params.Kernel[params.FillArgs]{},
-		fillMixed:    map[typeOp]params.Kernel[params.FillArgs]{},
-		check:        map[typeOp]params.Kernel[params.CheckArgs]{},
+		poison:       params.Load(ld, Poison),
+		fillPattern:  params.Load(ld, FillPattern),
+		checkPattern: params.Load(ld, CheckPattern),
+		fill:         map[typeOp]params.Kernel[FillArgs]{},
+		fillMixed:    map[typeOp]params.Kernel[FillArgs]{},
+		check:        map[typeOp]params.Kernel[CheckArgs]{},
 	}
 	return k, ld.Err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	_ "github.com/mscclpp-bench/mscclpp-bench/collectives/all" // every collective registers itself
 )
 
 // collectiveFlags are a collective command's flags: the common ones plus nccl-tests'

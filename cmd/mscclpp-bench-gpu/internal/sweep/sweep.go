@@ -17,6 +17,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/harness"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
@@ -44,7 +45,7 @@ type Rank struct {
 	// SetupMem is the GPU memory this rank's set-up (mesh, channels) took, for -M.
 	SetupMem int64
 	// World, when set, is the whole job while Mesh is this rank's group's (RunSplit).
-	World collectives.AllGatherer
+	World harness.AllGatherer
 	// MPSNetwork: ranks share a GPU under MPS and pairs talk over a network
 	// (collectives.Layout.MPSNetwork).
 	MPSNetwork bool
@@ -52,8 +53,8 @@ type Rank struct {
 
 // Options turns the command line into the harness's options for a rank whose kernels
 // may fill sms multiprocessors.
-func Options(c *cli.Config, sms int) collectives.Options {
-	o := collectives.Options{
+func Options(c *cli.Config, sms int) harness.Options {
+	o := harness.Options{
 		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, AggIters: c.AggIters, Check: c.Check,
 		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops,
 		Kernel: c.Kernel, SMs: sms, Cycles: c.Cycles,
@@ -103,7 +104,7 @@ func Run(r Rank) error {
 	if c.Cycles != 1 && r.AfterCycle != nil {
 		opts.AfterCycle = func(cycle int) error { return r.AfterCycle(p, cycle) }
 	}
-	harness, err := collectives.NewHarness(coll, r.GPU, r.Mesh, r.Stream, opts, p)
+	harness, err := harness.NewHarness(coll, r.GPU, r.Mesh, r.Stream, opts, p)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/mscclpp-bench-gpu/internal/sweep"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	_ "github.com/mscclpp-bench/mscclpp-bench/collectives/all" // every collective registers itself
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
 

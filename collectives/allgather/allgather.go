@@ -1,0 +1,42 @@
+package allgather
+
+import "github.com/mscclpp-bench/mscclpp-bench/collectives"
+
+// AllGather is the all-gather collective: every rank contributes Send elements and
+// receives every rank's, rank r's at slot r. Algorithms: allgather_*.go.
+type AllGather struct{}
+
+func init() { collectives.RegisterCollective(AllGather{}) }
+
+func (AllGather) Name() string     { return "allgather" }
+func (AllGather) TestName() string { return "all_gather_perf" }
+func (AllGather) Doc() string      { return "All-gather: every rank receives every rank's buffer" }
+func (AllGather) HasOp() bool      { return false }
+func (AllGather) HasRoot() bool    { return false }
+
+// UniformOutput says every rank ends with the same output (the repeat check compares ranks).
+func (AllGather) UniformOutput() bool { return true }
+
+// Counts follows nccl-tests: the per-rank count is the size's share, rounded down to a
+// multiple of 16 bytes.
+func (AllGather) Counts(size int64, dt collectives.Datatype, nranks int) collectives.Counts {
+	count := size / int64(dt.Size)
+	base := (count / int64(nranks)) &^ (16/int64(dt.Size) - 1)
+	return collectives.Counts{Send: base, Recv: base * int64(nranks), Param: base, SendInPlace: base}
+}
+
+// Bandwidth: every rank receives Param elements from each of n ranks; bus factor (n-1)/n.
+func (AllGather) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), collectives.RingFactor(nranks))
+}
+
+func (AllGather) InitData(v *collectives.Verifier, a *collectives.LaunchArgs, seed uint32) error {
+	if err := v.Poison(v.Env.OutPtr(a, v.Env.Rank), a.RecvBytes); err != nil {
+		return err
+	}
+	return v.FillPattern(v.Env.InPtr(a, v.Env.Rank), a.SendBytes, v.Env.Rank, seed)
+}
+
+func (AllGather) Check(v *collectives.Verifier, a *collectives.LaunchArgs, seed uint32) error {
+	return v.CheckPattern(v.Env.OutPtr(a, v.Env.Rank), a.SendBytes, v.Env.NRanks, seed, a.Type.Size)
+}
