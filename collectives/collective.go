@@ -32,6 +32,10 @@ type Collective interface {
 	HasRoot() bool    // whether -r applies (a root rank)
 	// Counts turns a requested size in bytes into element counts and in-place offsets.
 	Counts(size int64, dt Datatype, nranks int) Counts
+	// BusFactor is nccl-tests' bus-bandwidth factor on nranks ranks (doc/PERFORMANCE.md):
+	// bus bandwidth is algorithm bandwidth times it. It is the one place the factor is
+	// kept: Bandwidth uses it, and RegisterCollective gives it to results (BusBwFactor).
+	BusFactor(nranks int) float64
 	// Bandwidth turns a measured time into algorithm and bus bandwidth in GB/s, as
 	// nccl-tests' getBw does (c.Param elements of eltSize bytes).
 	Bandwidth(c Counts, eltSize int, seconds float64, nranks int) (algBw, busBw float64)
@@ -109,15 +113,16 @@ func RingFactor(nranks int) float64 {
 
 var collectivesByName = map[string]Collective{}
 
-// RegisterCollective adds a collective (from its file's init), with its one-rank
-// fallback algorithm (local.go). It panics on a duplicate name: a programming error found
-// by the first test run, never user input.
+// RegisterCollective adds a collective (from its package's init), with its one-rank
+// fallback algorithm (local.go), and gives results its bus factor. It panics on a
+// duplicate name: a programming error found by the first test run, never user input.
 func RegisterCollective(c Collective) {
 	if _, dup := collectivesByName[c.Name()]; dup {
 		panic(fmt.Sprintf("collectives: collective %q registered twice", c.Name()))
 	}
 	collectivesByName[c.Name()] = c
 	registerLocal(c.Name())
+	results.RegisterBusFactor(c.Name(), c.BusFactor)
 }
 
 // Collectives lists every registered collective by name.

@@ -74,8 +74,8 @@ func TestBandwidthAsNCCLTests(t *testing.T) {
 			t.Errorf("%s Bandwidth(%d x %d B, %d ranks) = %g, %g; want %g, %g", tt.coll, tt.param, tt.elt, tt.nranks, alg, bus, tt.algBw, tt.busBw)
 		}
 	}
-	// every registered collective's bus factor is the one results (compare, reports of
-	// nccl-tests' files) knows under its nccl-tests name
+	// every registered collective's Bandwidth uses the factor results (compare, reports of
+	// nccl-tests' files) gets from it under its nccl-tests name
 	for _, c := range collectives.Collectives() {
 		for _, n := range []int{1, 2, 3, 8} {
 			alg, bus := c.Bandwidth(collectives.Counts{Send: 4096, Recv: 4096, Param: 4096}, 4, sec, n)
@@ -125,6 +125,49 @@ func TestReduceScatterRegistry(t *testing.T) {
 	for _, c := range collectives.Collectives() {
 		if a, err := collectives.Find(c.Name(), "local"); err != nil || a.MinRanks != 1 || a.MaxRanks != 1 {
 			t.Errorf("%s has no one-rank fallback: %v", c.Name(), err)
+		}
+	}
+}
+
+// TestBusFactorsAsNCCLTests: the registered collectives' factors are nccl-tests'
+// (doc/PERFORMANCE.md), and results finds them under every spelling of the names.
+func TestBusFactorsAsNCCLTests(t *testing.T) {
+	tests := []struct {
+		coll   string
+		nranks int
+		want   float64
+	}{
+		{"all_reduce", 2, 1},
+		{"all_reduce", 8, 1.75},
+		{"allreduce", 4, 1.5},
+		{"all_reduce_perf", 8, 1.75},
+		{"AllReduce", 8, 1.75},
+		{"all_reduce", 1, 0},
+		{"all_gather", 2, 0.5},
+		{"all_gather", 8, 0.875},
+		{"reduce_scatter", 4, 0.75},
+		{"alltoall", 8, 0.875},
+		{"gather", 4, 0.75},
+		{"scatter", 4, 0.75},
+		{"alltoallv_perf", 8, 0.875},
+		{"hypercube_perf", 8, 1},
+		{"broadcast", 8, 1},
+		{"reduce", 8, 1},
+		{"sendrecv", 2, 1},
+		{"sendrecv_perf", 2, 1},
+		{"all_gather", 0, 0}, // nranks < 1 treated as 1
+	}
+	for _, tt := range tests {
+		if !results.KnownCollective(tt.coll) {
+			t.Errorf("results does not know %q", tt.coll)
+		}
+		if got := results.BusBwFactor(tt.coll, tt.nranks); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("BusBwFactor(%q, %d) = %v, want %v", tt.coll, tt.nranks, got, tt.want)
+		}
+	}
+	for _, c := range collectives.Collectives() {
+		if !results.KnownCollective(c.TestName()) {
+			t.Errorf("results does not know %s's bus factor under %s", c.Name(), c.TestName())
 		}
 	}
 }

@@ -25,9 +25,12 @@ func (AllGather) Counts(size int64, dt collectives.Datatype, nranks int) collect
 	return collectives.Counts{Send: base, Recv: base * int64(nranks), Param: base, SendInPlace: base}
 }
 
-// Bandwidth: every rank receives Param elements from each of n ranks; bus factor (n-1)/n.
-func (AllGather) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), collectives.RingFactor(nranks))
+// BusFactor is nccl-tests' bus-bandwidth factor for allgather: (n-1)/n.
+func (AllGather) BusFactor(nranks int) float64 { return collectives.RingFactor(nranks) }
+
+// Bandwidth: every rank receives Param elements from each of n ranks; bus bandwidth is algorithm bandwidth times BusFactor.
+func (t AllGather) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), t.BusFactor(nranks))
 }
 
 func (AllGather) InitData(v *collectives.Verifier, a *collectives.LaunchArgs, seed uint32) error {

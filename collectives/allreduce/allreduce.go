@@ -24,9 +24,12 @@ func (allReduce) Counts(size int64, dt collectives.Datatype, _ int) collectives.
 	return collectives.Counts{Send: count, Recv: count, Param: count}
 }
 
-// Bandwidth: Param elements; bus factor 2(n-1)/n.
-func (allReduce) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return collectives.ScaledBw(c, eltSize, sec, 1, 2*collectives.RingFactor(nranks))
+// BusFactor is nccl-tests' bus-bandwidth factor for allreduce: 2(n-1)/n.
+func (allReduce) BusFactor(nranks int) float64 { return 2 * collectives.RingFactor(nranks) }
+
+// Bandwidth: Param elements; bus bandwidth is algorithm bandwidth times BusFactor.
+func (t allReduce) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return collectives.ScaledBw(c, eltSize, sec, 1, t.BusFactor(nranks))
 }
 
 // InitData fills the input; out of place it also poisons the output (in place the output

@@ -26,9 +26,12 @@ func (AllToAll) Counts(size int64, dt collectives.Datatype, nranks int) collecti
 	return collectives.Counts{Send: chunk * int64(nranks), Recv: chunk * int64(nranks), Param: chunk}
 }
 
-// Bandwidth: every rank sends Param elements to each of n ranks; bus factor (n-1)/n.
-func (AllToAll) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), collectives.RingFactor(nranks))
+// BusFactor is nccl-tests' bus-bandwidth factor for alltoall: (n-1)/n.
+func (AllToAll) BusFactor(nranks int) float64 { return collectives.RingFactor(nranks) }
+
+// Bandwidth: every rank sends Param elements to each of n ranks; bus bandwidth is algorithm bandwidth times BusFactor.
+func (t AllToAll) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), t.BusFactor(nranks))
 }
 
 // PatternID is the pattern that chunk `to` of rank from's input holds: a distinct pattern

@@ -37,10 +37,14 @@ func (allToAllV) Counts(size int64, dt collectives.Datatype, nranks int) collect
 	return collectives.Counts{Send: send, Recv: send, Param: param}
 }
 
-// Bandwidth: the larger of the elements a rank sends and receives; bus factor (n-1)/n.
-func (allToAllV) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+// BusFactor is nccl-tests' bus-bandwidth factor for alltoallv: (n-1)/n.
+func (allToAllV) BusFactor(nranks int) float64 { return collectives.RingFactor(nranks) }
+
+// Bandwidth: the larger of the elements a rank sends and receives; bus bandwidth is
+// algorithm bandwidth times BusFactor.
+func (t allToAllV) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
 	alg := results.AlgBw(max(c.Send, c.Recv)*int64(eltSize), sec)
-	return alg, alg * collectives.RingFactor(nranks)
+	return alg, alg * t.BusFactor(nranks)
 }
 
 // segment is one rank's segment for another: where it starts in the sender's input and

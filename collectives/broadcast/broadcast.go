@@ -24,9 +24,12 @@ func (Broadcast) Counts(size int64, dt collectives.Datatype, nranks int) collect
 	return collectives.Counts{Send: count, Recv: count, Param: count}
 }
 
-// Bandwidth: the root's Param elements reach every rank; bus factor 1.
-func (Broadcast) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return collectives.ScaledBw(c, eltSize, sec, 1, 1)
+// BusFactor is nccl-tests' bus-bandwidth factor for broadcast: 1.
+func (Broadcast) BusFactor(_ int) float64 { return 1 }
+
+// Bandwidth: the root's Param elements reach every rank; bus bandwidth is algorithm bandwidth times BusFactor.
+func (t Broadcast) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return collectives.ScaledBw(c, eltSize, sec, 1, t.BusFactor(nranks))
 }
 
 // InitData poisons the output, then fills the input with this rank's pattern: only the

@@ -25,9 +25,12 @@ func (reduceScatter) Counts(size int64, dt collectives.Datatype, nranks int) col
 	return collectives.Counts{Send: base * int64(nranks), Recv: base, Param: base, RecvInPlace: base}
 }
 
-// Bandwidth: every rank sends Param elements to each of n ranks; bus factor (n-1)/n.
-func (reduceScatter) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), collectives.RingFactor(nranks))
+// BusFactor is nccl-tests' bus-bandwidth factor for reducescatter: (n-1)/n.
+func (reduceScatter) BusFactor(nranks int) float64 { return collectives.RingFactor(nranks) }
+
+// Bandwidth: every rank sends Param elements to each of n ranks; bus bandwidth is algorithm bandwidth times BusFactor.
+func (t reduceScatter) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), t.BusFactor(nranks))
 }
 
 // InitData poisons the output, then fills the whole input (in place the output is inside

@@ -26,9 +26,12 @@ func (scatter) Counts(size int64, dt collectives.Datatype, nranks int) collectiv
 	return collectives.Counts{Send: recv * int64(nranks), Recv: recv, Param: recv, RecvInPlace: recv}
 }
 
-// Bandwidth: nranks slots of Param elements leave the root; bus factor (n-1)/n.
-func (scatter) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), collectives.RingFactor(nranks))
+// BusFactor is nccl-tests' bus-bandwidth factor for scatter: (n-1)/n.
+func (scatter) BusFactor(nranks int) float64 { return collectives.RingFactor(nranks) }
+
+// Bandwidth: nranks slots of Param elements leave the root; bus bandwidth is algorithm bandwidth times BusFactor.
+func (t scatter) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), t.BusFactor(nranks))
 }
 
 // InitData poisons my output, then fills slot q of my input with the pattern of (me, q):

@@ -33,9 +33,12 @@ func (sendRecv) Counts(size int64, dt collectives.Datatype, nranks int) collecti
 	return collectives.Counts{Send: count, Recv: count, Param: count}
 }
 
-// Bandwidth: Param elements cross one link per rank; bus factor 1.
-func (sendRecv) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
-	return collectives.ScaledBw(c, eltSize, sec, 1, 1)
+// BusFactor is nccl-tests' bus-bandwidth factor for sendrecv: 1.
+func (sendRecv) BusFactor(_ int) float64 { return 1 }
+
+// Bandwidth: Param elements cross one link per rank; bus bandwidth is algorithm bandwidth times BusFactor.
+func (t sendRecv) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
+	return collectives.ScaledBw(c, eltSize, sec, 1, t.BusFactor(nranks))
 }
 
 // PrevRank is the rank that sends to rank r.
