@@ -9,10 +9,10 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 )
 
-// TestPortStagedRegistry: every collective of port_staged.go has portput (#5), found by name
-// and number, on two or more ranks of any layout, every type.
+// TestPortStagedRegistry: every collective that registers the port-staged family has
+// portput (#5), found by name and number, on two or more ranks of any layout, every type.
 func TestPortStagedRegistry(t *testing.T) {
-	for _, pc := range portstaged.PortStagedCollectives {
+	for _, pc := range portstaged.Collectives() {
 		for _, k := range []string{"portput", "5"} {
 			a, err := collectives.Find(pc.Name, k)
 			if err != nil || a.Name != "portput" || a.Number != portstaged.PortStagedNumber {
@@ -24,7 +24,7 @@ func TestPortStagedRegistry(t *testing.T) {
 		}
 	}
 	var names []string
-	for _, pc := range portstaged.PortStagedCollectives {
+	for _, pc := range portstaged.Collectives() {
 		names = append(names, pc.Name)
 	}
 	// every collective but the two whose port-only algorithms came first
@@ -48,7 +48,7 @@ func TestPortStagedSelect(t *testing.T) {
 		"4 hosts of 1":          layoutOf(false, "a", "b", "c", "d"),
 		"1 host, no IPC":        layoutOf(true, "h0", "h0"),
 	}
-	for _, pc := range portstaged.PortStagedCollectives {
+	for _, pc := range portstaged.Collectives() {
 		for name, l := range across {
 			if err := collectives.CheckLayout(pc.Name, "auto", l); err != nil {
 				t.Errorf("CheckLayout(%s, auto, %s): %v", pc.Name, name, err)
@@ -83,7 +83,7 @@ func TestPortStagedSelect(t *testing.T) {
 		}
 	}
 	// one host by CUDA IPC: auto's choices with and without portput are the same
-	for _, pc := range portstaged.PortStagedCollectives {
+	for _, pc := range portstaged.Collectives() {
 		with := autoChoices(t, pc.Name)
 		saved := collectives.Registry[pc.Name]
 		collectives.Registry[pc.Name] = slices.DeleteFunc(slices.Clone(saved), func(a *collectives.Algorithm) bool { return a.Name == "portput" })
@@ -132,7 +132,7 @@ func autoChoices(t *testing.T, coll string) []string {
 func TestPortStagedSchedule(t *testing.T) {
 	sizes := SweepSizes()[:31] // up to 1 GiB
 	sizes = append(sizes, 1, 3, 1000, 33337, 100000, 1<<20+7)
-	for _, pc := range portstaged.PortStagedCollectives {
+	for _, pc := range portstaged.Collectives() {
 		coll, err := collectives.Lookup(pc.Name)
 		if err != nil {
 			t.Fatal(err)

@@ -294,7 +294,7 @@ func checkPortStaged(t *testing.T, envs []*collectives.Env, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pc := range portstaged.PortStagedCollectives {
+	for _, pc := range portstaged.Collectives() {
 		if pc.Mode == portstaged.PSAllgather && n&(n-1) != 0 {
 			continue
 		}

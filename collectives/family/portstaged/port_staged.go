@@ -2,6 +2,8 @@ package portstaged
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
@@ -11,8 +13,8 @@ import (
 )
 
 // portput of reducescatter, reduce, alltoall, alltoallv, sendrecv, broadcast, gather,
-// scatter and hypercube: port channels only, so any layout of hosts
-// (kernels/port_staged.cu). Each rank puts, over the pair's connection (copy engine inside
+// scatter and hypercube (each registers it from its folder, *_portput.go): port channels
+// only, so any layout of hosts (port_staged.cu). Each rank puts, over the pair's connection (copy engine inside
 // a host, Ethernet or InfiniBand between hosts), the one segment of its input that each
 // peer needs into that peer's scratch, with a signal; once every peer's segment is there,
 // the GPU copies (reduce-scatter and reduce: reduces) the slots into the output. Every pair
@@ -41,33 +43,37 @@ const (
 // allreduce's port-only algorithms are #5 too).
 const PortStagedNumber = 5
 
-// PortStagedCollectives maps each collective to its mode.
-var PortStagedCollectives = []struct {
+// Use is one collective's portput: its name and the mode its launches run.
+type Use struct {
 	Name string
 	Mode PortStagedMode
-	doc  string
-}{
-	{"reducescatter", PSReduceScatter, "port channels only (any hosts): put each peer's chunk into its scratch, GPU reduction of mine"},
-	{"reduce", PSReduce, "port channels only (any hosts): put my buffer into the root's scratch, GPU reduction there"},
-	{"alltoall", PSAlltoall, "port channels only (any hosts): put each peer's chunk into its scratch, local copy out"},
-	{"alltoallv", PSAlltoallv, "port channels only (any hosts): put each peer's segment into its scratch, local copy out"},
-	{"sendrecv", PSSendRecv, "port channels only (any hosts): put my buffer into the next rank's scratch, local copy out"},
-	{"broadcast", PSBroadcast, "port channels only (any hosts): the root puts its buffer into every scratch, local copy out"},
-	{"gather", PSGather, "port channels only (any hosts): put my chunk into the root's scratch, local copy out"},
-	{"scatter", PSScatter, "port channels only (any hosts): the root puts each chunk into its rank's scratch, local copy out"},
-	{"hypercube", PSAllgather, "port channels only (any hosts): put my chunk into every scratch (an all-gather in one step)"},
 }
 
-func init() {
-	for _, c := range PortStagedCollectives {
-		mode := c.Mode
-		collectives.Register(&collectives.Algorithm{
-			Collective: c.Name, Name: "portput", Number: PortStagedNumber, Doc: c.doc, AnyOffset: true,
-			MinRanks: 2, Needs: collectives.AnyLayout,
-			AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 20, AutoOn: AcrossNetwork,
-			New: func(env *collectives.Env) (collectives.Instance, error) { return newPortAny(env, mode) },
-		})
+// uses are the collectives that registered a portput, by name.
+var uses = map[string]PortStagedMode{}
+
+// Register gives collective its portput algorithm (number PortStagedNumber), whose
+// launches run the port_staged kernel in mode; doc is its line for help and reports. Each
+// collective that has one calls it from its own folder's init. It panics on a collective
+// registered twice, as collectives.Register does.
+func Register(collective string, mode PortStagedMode, doc string) {
+	collectives.Register(&collectives.Algorithm{
+		Collective: collective, Name: "portput", Number: PortStagedNumber, Doc: doc, AnyOffset: true,
+		MinRanks: 2, Needs: collectives.AnyLayout,
+		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 20, AutoOn: AcrossNetwork,
+		New: func(env *collectives.Env) (collectives.Instance, error) { return newPortAny(env, mode) },
+	})
+	uses[collective] = mode
+}
+
+// Collectives lists the collectives that registered a portput, by name.
+func Collectives() []Use {
+	out := make([]Use, 0, len(uses))
+	for name, mode := range uses {
+		out = append(out, Use{name, mode})
 	}
+	slices.SortFunc(out, func(a, b Use) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // AcrossNetwork says some pair of ranks is not connected by CUDA IPC (several hosts, or a
