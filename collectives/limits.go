@@ -55,7 +55,7 @@ func CheckSweep(collective, k string, sizes []int64, dtypes []string, nranks int
 // anySupports reports whether some algorithm of collective runs size bytes of dtype on
 // nranks ranks (any rank count when nranks is 0).
 func anySupports(collective string, size int64, nranks int, dtype string) bool {
-	for _, a := range Registry[collective] {
+	for _, a := range registry[collective] {
 		if a.supportsSize(size) == nil && a.supportsType(dtype) == nil && (nranks == 0 || a.supportsRanks(nranks) == nil) {
 			return true
 		}

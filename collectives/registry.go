@@ -50,24 +50,38 @@ type Algorithm struct {
 	New func(env *Env) (Instance, error)
 }
 
-var Registry = map[string][]*Algorithm{}
+// registry holds every collective's algorithms, by number.
+var registry = map[string][]*Algorithm{}
 
 // Register adds an algorithm. It panics on a duplicate name or number: that is a
 // programming error found by the first test run, never user input.
 func Register(a *Algorithm) {
-	for _, b := range Registry[a.Collective] {
+	for _, b := range registry[a.Collective] {
 		if b.Name == a.Name || b.Number == a.Number {
 			panic(fmt.Sprintf("collectives: %s algorithm %q (#%d) clashes with %q (#%d)", a.Collective, a.Name, a.Number, b.Name, b.Number))
 		}
 	}
-	Registry[a.Collective] = append(Registry[a.Collective], a)
-	sort.Slice(Registry[a.Collective], func(i, j int) bool {
-		return Registry[a.Collective][i].Number < Registry[a.Collective][j].Number
+	registry[a.Collective] = append(registry[a.Collective], a)
+	sort.Slice(registry[a.Collective], func(i, j int) bool {
+		return registry[a.Collective][i].Number < registry[a.Collective][j].Number
 	})
 }
 
+// SetAlgorithms replaces collective's algorithms with algs (none: the collective has
+// none) and returns those it had. It is for tests that register an algorithm of their own
+// or take one away, and put the registry back when they finish.
+func SetAlgorithms(collective string, algs []*Algorithm) []*Algorithm {
+	old := registry[collective]
+	if len(algs) == 0 {
+		delete(registry, collective)
+	} else {
+		registry[collective] = algs
+	}
+	return old
+}
+
 // Algorithms lists a collective's algorithms by number.
-func Algorithms(collective string) []*Algorithm { return Registry[collective] }
+func Algorithms(collective string) []*Algorithm { return registry[collective] }
 
 // Supports says whether a can run size bytes of type dtype on nranks ranks, and if not, why.
 func (a *Algorithm) Supports(size int64, nranks int, dtype string) error {
@@ -114,7 +128,7 @@ func (a *Algorithm) supportsType(dtype string) error {
 
 // Find resolves a -k value that names one algorithm (a name or a number).
 func Find(collective, k string) (*Algorithm, error) {
-	algs := Registry[collective]
+	algs := registry[collective]
 	if len(algs) == 0 {
 		return nil, fmt.Errorf("no algorithms are registered for %s", collective)
 	}
@@ -134,7 +148,7 @@ func Find(collective, k string) (*Algorithm, error) {
 // ValidKernel checks a -k value: auto, all, or one algorithm.
 func ValidKernel(collective, k string) error {
 	if k == "auto" || k == "all" {
-		if len(Registry[collective]) == 0 {
+		if len(registry[collective]) == 0 {
 			return fmt.Errorf("no algorithms are registered for %s", collective)
 		}
 		return nil
@@ -168,7 +182,7 @@ func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace 
 	switch k {
 	case "auto":
 		var best *Algorithm
-		for _, a := range Registry[collective] {
+		for _, a := range registry[collective] {
 			if a.AutoMin == 0 && a.AutoMax == 0 || inPlace && a.AutoOutOfPlace {
 				continue
 			}
@@ -181,7 +195,7 @@ func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace 
 		}
 		if best == nil {
 			// fall back to anything that supports the size
-			for _, a := range Registry[collective] {
+			for _, a := range registry[collective] {
 				if a.SupportsAt(size, l, dtype, offBytes) == nil {
 					return []*Algorithm{a}, nil
 				}
@@ -195,7 +209,7 @@ func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace 
 		return []*Algorithm{best}, nil
 	case "all":
 		var out []*Algorithm
-		for _, a := range Registry[collective] {
+		for _, a := range registry[collective] {
 			if a.SupportsAt(size, l, dtype, offBytes) == nil {
 				out = append(out, a)
 			}

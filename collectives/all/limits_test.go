@@ -57,9 +57,8 @@ func TestCheckSweep(t *testing.T) {
 // TestCheckSweepAutoWithoutCandidate: auto is refused at a size and type no registered
 // algorithm takes, as Select would refuse it mid-run.
 func TestCheckSweepAutoWithoutCandidate(t *testing.T) {
-	saved := collectives.Registry["testonly"]
-	t.Cleanup(func() { collectives.Registry["testonly"] = saved })
-	collectives.Registry["testonly"] = []*collectives.Algorithm{{Collective: "testonly", Name: "small", MaxBytes: 1024, MinRanks: 2, Types: []string{"float"}}}
+	saved := collectives.SetAlgorithms("testonly", []*collectives.Algorithm{{Collective: "testonly", Name: "small", MaxBytes: 1024, MinRanks: 2, Types: []string{"float"}}})
+	t.Cleanup(func() { collectives.SetAlgorithms("testonly", saved) })
 	for _, tt := range []struct {
 		sizes  []int64
 		dtype  string

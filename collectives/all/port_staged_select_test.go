@@ -85,10 +85,10 @@ func TestPortStagedSelect(t *testing.T) {
 	// one host by CUDA IPC: auto's choices with and without portput are the same
 	for _, pc := range portstaged.Collectives() {
 		with := autoChoices(t, pc.Name)
-		saved := collectives.Registry[pc.Name]
-		collectives.Registry[pc.Name] = slices.DeleteFunc(slices.Clone(saved), func(a *collectives.Algorithm) bool { return a.Name == "portput" })
+		saved := collectives.Algorithms(pc.Name)
+		collectives.SetAlgorithms(pc.Name, slices.DeleteFunc(slices.Clone(saved), func(a *collectives.Algorithm) bool { return a.Name == "portput" }))
 		without := autoChoices(t, pc.Name)
-		collectives.Registry[pc.Name] = saved
+		collectives.SetAlgorithms(pc.Name, saved)
 		if len(with) != len(without) {
 			t.Fatalf("%s: %d choices with portput, %d without", pc.Name, len(with), len(without))
 		}

@@ -313,7 +313,7 @@ func TestFindAndValidKernel(t *testing.T) {
 
 func TestRegisterDuplicatePanics(t *testing.T) {
 	const coll = "test-fake-collective"
-	t.Cleanup(func() { delete(collectives.Registry, coll) })
+	t.Cleanup(func() { collectives.SetAlgorithms(coll, nil) })
 	collectives.Register(&collectives.Algorithm{Collective: coll, Name: "one", Number: 5})
 	collectives.Register(&collectives.Algorithm{Collective: coll, Name: "two", Number: 1})
 	if got := strings.Join(AlgNames(collectives.Algorithms(coll)), ","); got != "two,one" {
@@ -321,7 +321,7 @@ func TestRegisterDuplicatePanics(t *testing.T) {
 	}
 	// The same name and number in another collective do not clash.
 	collectives.Register(&collectives.Algorithm{Collective: coll + "-2", Name: "one", Number: 5})
-	delete(collectives.Registry, coll+"-2")
+	collectives.SetAlgorithms(coll+"-2", nil)
 
 	tests := []struct {
 		name string

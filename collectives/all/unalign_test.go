@@ -146,7 +146,7 @@ func TestCheckUnalign(t *testing.T) {
 	}
 	// a collective none of whose algorithms takes an offset: auto refuses it up front
 	collectives.Register(&collectives.Algorithm{Collective: "testunalign", Name: "aligned", Number: 1, MinRanks: 1})
-	defer delete(collectives.Registry, "testunalign")
+	defer collectives.SetAlgorithms("testunalign", nil)
 	if err := collectives.CheckUnalign("testunalign", "auto", 1, []string{"float"}); err == nil || !strings.Contains(err.Error(), "no testunalign algorithm handles buffers 4 bytes off") {
 		t.Errorf("CheckUnalign(aligned-only collective, auto, -u 1) = %v, want a refusal", err)
 	}
