@@ -173,6 +173,7 @@ func (v *Verifier) kernels() (*verifyKernels, error) {
 	return v.k, nil
 }
 
+// Dim is the grid and block the verification kernels run with.
 func (v *Verifier) Dim() device.Dim { return device.Dim{Grid: v.Grid, Block: 512} }
 
 // Poison fills bytes at p with 0xff.

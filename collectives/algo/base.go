@@ -16,6 +16,7 @@ type Base struct {
 	State device.Ptr
 }
 
+// NewBase allocates the LaunchState of an algorithm instance on env's mesh.
 func NewBase(env *collectives.Env) (*Base, error) {
 	st, err := env.Mesh.Alloc(uint64(unsafe.Sizeof(channels.LaunchState{})))
 	if err != nil {
@@ -126,8 +127,10 @@ func (b *Base) PutGrid(putBlocks int, inPlace bool) (grid, local int) {
 	return putBlocks + local, local
 }
 
+// RoundUp rounds v up to a multiple of to.
 func RoundUp(v, to uint64) uint64 { return (v + to - 1) / to * to }
 
+// B2U is 1 for true and 0 for false, a kernel's flag.
 func B2U(v bool) uint32 {
 	if v {
 		return 1

@@ -17,6 +17,8 @@ type HostScatter struct {
 	Chans           device.Ptr // PortChannelHandle[npeers]
 }
 
+// NewHostScatter makes the host-resident outbox and scratch of slotBytes slots and the
+// port channels between them.
 func NewHostScatter(b *Base, slotBytes uint64) (HostScatter, error) {
 	h := HostScatter{SlotBytes: slotBytes}
 	e := b.Env

@@ -14,6 +14,8 @@ type PortDirect struct {
 	SyncChans device.Ptr // MemoryChannelHandle[npeers]
 }
 
+// NewPortDirect makes the port channels from my input to the peers' outputs and the
+// memory channels that synchronise them.
 func NewPortDirect(b *Base) (PortDirect, error) {
 	var p PortDirect
 	var err error
@@ -35,6 +37,8 @@ type PortStaged struct {
 	toScratch device.Ptr // PortChannelHandle[npeers]: my output to the peers' scratch
 }
 
+// NewPortStaged makes the scratch and the port channels from my output to the peers'
+// scratch.
 func NewPortStaged(b *Base) (PortStaged, error) {
 	var p PortStaged
 	var err error

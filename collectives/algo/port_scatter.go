@@ -17,6 +17,8 @@ type PortScatter struct {
 	FromIn, fromOut device.Ptr // PortChannelHandle[npeers] each
 }
 
+// NewPortScatter makes the scratch of `slots` slots of slotBytes and the port channels
+// into the peers' scratch from my input and from my output (opts apply to them).
 func NewPortScatter(b *Base, slotBytes uint64, slots int, opts ...channels.PortOption) (PortScatter, error) {
 	s := PortScatter{SlotBytes: slotBytes}
 	scratch, buf, err := b.ShareScratch(uint64(slots) * slotBytes)

@@ -35,6 +35,7 @@ type allgatherHier struct {
 	ranks           device.Ptr // rankTable
 }
 
+// NewAllgatherHier sets allgather's hier algorithm up on env.
 func NewAllgatherHier(env *collectives.Env) (collectives.Instance, error) {
 	b, err := algo.NewBase(env)
 	if err != nil {

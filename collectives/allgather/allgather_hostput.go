@@ -30,6 +30,7 @@ type allgatherHostput struct {
 	algo.HostScatter
 }
 
+// NewAllgatherHostput sets allgather's hostput algorithm up on env.
 func NewAllgatherHostput(env *collectives.Env) (collectives.Instance, error) {
 	b, err := algo.NewBase(env)
 	if err != nil {

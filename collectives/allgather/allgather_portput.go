@@ -35,6 +35,7 @@ type allgatherPortput struct {
 // (a variable so that tests can mix both kinds of launch at small sizes).
 var PortHalfBytes uint64 = 1 << 20
 
+// NewAllgatherPortput sets allgather's portput algorithm up on env.
 func NewAllgatherPortput(env *collectives.Env) (collectives.Instance, error) {
 	b, err := algo.NewBase(env)
 	if err != nil {

@@ -39,6 +39,7 @@ type allreduceHier struct {
 	rs, ag            device.Ptr // port channels from my output to my rail's scratch and outputs
 }
 
+// NewAllreduceHier sets allreduce's hier algorithm up on env.
 func NewAllreduceHier(env *collectives.Env) (collectives.Instance, error) {
 	states, err := env.Mesh.Alloc(2 * uint64(unsafe.Sizeof(channels.LaunchState{})))
 	if err != nil {

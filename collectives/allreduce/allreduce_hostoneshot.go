@@ -29,6 +29,7 @@ type allreduceHostOneShot struct {
 	algo.HostScatter
 }
 
+// NewAllreduceHostOneShot sets allreduce's hostoneshot algorithm up on env.
 func NewAllreduceHostOneShot(env *collectives.Env) (collectives.Instance, error) {
 	b, err := algo.NewBase(env)
 	if err != nil {

@@ -33,6 +33,7 @@ type allreducePortOneShot struct {
 	algo.PortScatter // two halves of nranks slots
 }
 
+// NewAllreducePortOneShot sets allreduce's portoneshot algorithm up on env.
 func NewAllreducePortOneShot(env *collectives.Env) (collectives.Instance, error) {
 	b, err := algo.NewBase(env)
 	if err != nil {

@@ -29,6 +29,7 @@ type allreducePortRSAG struct {
 	ag               device.Ptr // port channels from my output to the peers' outputs
 }
 
+// NewAllreducePortRSAG sets allreduce's portrsag algorithm up on env.
 func NewAllreducePortRSAG(env *collectives.Env) (collectives.Instance, error) {
 	b, err := algo.NewBase(env)
 	if err != nil {

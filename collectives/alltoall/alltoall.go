@@ -9,12 +9,21 @@ type AllToAll struct{}
 
 func init() { collectives.RegisterCollective(AllToAll{}) }
 
-func (AllToAll) Name() string     { return "alltoall" }
+// Name is the subcommand.
+func (AllToAll) Name() string { return "alltoall" }
+
+// TestName is nccl-tests' program name.
 func (AllToAll) TestName() string { return "alltoall_perf" }
+
+// Doc is the subcommand's line of help.
 func (AllToAll) Doc() string {
 	return "All-to-all: every rank sends a distinct block of its buffer to each rank"
 }
-func (AllToAll) HasOp() bool   { return false }
+
+// HasOp says whether -o applies: no.
+func (AllToAll) HasOp() bool { return false }
+
+// HasRoot says whether -r applies.
 func (AllToAll) HasRoot() bool { return false }
 
 // Counts follows nccl-tests: the chunk for each rank is the size's share, rounded down to a
@@ -29,7 +38,8 @@ func (AllToAll) Counts(size int64, dt collectives.Datatype, nranks int) collecti
 // BusFactor is nccl-tests' bus-bandwidth factor for alltoall: (n-1)/n.
 func (AllToAll) BusFactor(nranks int) float64 { return collectives.RingFactor(nranks) }
 
-// Bandwidth: every rank sends Param elements to each of n ranks; bus bandwidth is algorithm bandwidth times BusFactor.
+// Bandwidth: every rank sends Param elements to each of n ranks; bus bandwidth is
+// algorithm bandwidth times BusFactor.
 func (t AllToAll) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
 	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), t.BusFactor(nranks))
 }

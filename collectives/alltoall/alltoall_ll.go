@@ -20,6 +20,8 @@ func init() {
 	})
 }
 
+// AlltoallLL is alltoall's ll16 algorithm set up for a run (exported for the tests in
+// collectives/all that run several collectives' algorithms together).
 type AlltoallLL struct {
 	*algo.Base
 	algo.LLScratch
@@ -41,6 +43,7 @@ func newAlltoallLL(env *collectives.Env) (collectives.Instance, error) {
 	return a, err
 }
 
+// Launch enqueues one call of the collective on s.
 func (a *AlltoallLL) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	e := a.Env
 	chunk := l.SendBytes / uint64(e.NRanks)

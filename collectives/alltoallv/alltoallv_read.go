@@ -20,6 +20,8 @@ func init() {
 	})
 }
 
+// AlltoallvReadInstance is alltoallv's read algorithm set up for a run (exported for the
+// tests in collectives/all that run several collectives' algorithms together).
 type AlltoallvReadInstance struct {
 	*algo.Base
 	K            params.Kernel[AlltoallvArgs]
@@ -49,6 +51,7 @@ func newAlltoallvRead(env *collectives.Env) (collectives.Instance, error) {
 	return a, err
 }
 
+// Launch enqueues one call of the collective on s.
 func (a *AlltoallvReadInstance) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	e := a.Env
 	chans, srcOff := a.InChans, l.InOff

@@ -8,11 +8,20 @@ type Broadcast struct{}
 
 func init() { collectives.RegisterCollective(Broadcast{}) }
 
-func (Broadcast) Name() string     { return "broadcast" }
+// Name is the subcommand.
+func (Broadcast) Name() string { return "broadcast" }
+
+// TestName is nccl-tests' program name.
 func (Broadcast) TestName() string { return "broadcast_perf" }
-func (Broadcast) Doc() string      { return "Broadcast: every rank receives the root's buffer (-r)" }
-func (Broadcast) HasOp() bool      { return false }
-func (Broadcast) HasRoot() bool    { return true }
+
+// Doc is the subcommand's line of help.
+func (Broadcast) Doc() string { return "Broadcast: every rank receives the root's buffer (-r)" }
+
+// HasOp says whether -o applies: no.
+func (Broadcast) HasOp() bool { return false }
+
+// HasRoot says whether -r applies.
+func (Broadcast) HasRoot() bool { return true }
 
 // UniformOutput says every rank ends with the same output (the repeat check compares ranks).
 func (Broadcast) UniformOutput() bool { return true }
@@ -27,7 +36,8 @@ func (Broadcast) Counts(size int64, dt collectives.Datatype, nranks int) collect
 // BusFactor is nccl-tests' bus-bandwidth factor for broadcast: 1.
 func (Broadcast) BusFactor(_ int) float64 { return 1 }
 
-// Bandwidth: the root's Param elements reach every rank; bus bandwidth is algorithm bandwidth times BusFactor.
+// Bandwidth: the root's Param elements reach every rank; bus bandwidth is algorithm
+// bandwidth times BusFactor.
 func (t Broadcast) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
 	return collectives.ScaledBw(c, eltSize, sec, 1, t.BusFactor(nranks))
 }

@@ -21,6 +21,8 @@ func init() {
 	})
 }
 
+// BroadcastLL is broadcast's ll16 algorithm set up for a run (exported for the tests in
+// collectives/all that run several collectives' algorithms together).
 type BroadcastLL struct {
 	*algo.Base
 	algo.LLScratch
@@ -41,6 +43,7 @@ func newBroadcastLL(env *collectives.Env) (collectives.Instance, error) {
 	return a, err
 }
 
+// Launch enqueues one call of the collective on s.
 func (a *BroadcastLL) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	e := a.Env
 	return a.K.Launch(a.LLCreditGrid(l.RecvBytes), s, &BroadcastLL16Args{

@@ -19,6 +19,8 @@ func init() {
 	})
 }
 
+// BroadcastReadInstance is broadcast's read algorithm set up for a run (exported for the
+// tests in collectives/all that run several collectives' algorithms together).
 type BroadcastReadInstance struct {
 	*algo.Base
 	algo.PeerBuffers
@@ -38,6 +40,7 @@ func newBroadcastRead(env *collectives.Env) (collectives.Instance, error) {
 	return a, err
 }
 
+// Launch enqueues one call of the collective on s.
 func (a *BroadcastReadInstance) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	e := a.Env
 	return a.K.Launch(device.Dim{Grid: a.Blocks(l.RecvBytes, 16<<10), Block: 1024}, s, &BroadcastReadArgs{

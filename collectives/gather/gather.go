@@ -30,7 +30,8 @@ func (gather) Counts(size int64, dt collectives.Datatype, nranks int) collective
 // BusFactor is nccl-tests' bus-bandwidth factor for gather: (n-1)/n.
 func (gather) BusFactor(nranks int) float64 { return collectives.RingFactor(nranks) }
 
-// Bandwidth: nranks slots of Param elements reach the root; bus bandwidth is algorithm bandwidth times BusFactor.
+// Bandwidth: nranks slots of Param elements reach the root; bus bandwidth is algorithm
+// bandwidth times BusFactor.
 func (t gather) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
 	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), t.BusFactor(nranks))
 }

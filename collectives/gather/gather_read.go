@@ -19,6 +19,8 @@ func init() {
 	})
 }
 
+// GatherReadInstance is gather's read algorithm set up for a run (exported for the tests
+// in collectives/all that run several collectives' algorithms together).
 type GatherReadInstance struct {
 	*algo.Base
 	algo.PeerBuffers
@@ -38,6 +40,7 @@ func newGatherRead(env *collectives.Env) (collectives.Instance, error) {
 	return a, err
 }
 
+// Launch enqueues one call of the collective on s.
 func (a *GatherReadInstance) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	e := a.Env
 	grid := 1 // the other ranks only meet the root

@@ -44,7 +44,8 @@ func (hypercube) Counts(size int64, dt collectives.Datatype, nranks int) collect
 // BusFactor is nccl-tests' bus-bandwidth factor for hypercube: 1.
 func (hypercube) BusFactor(_ int) float64 { return 1 }
 
-// Bandwidth: every rank receives Param elements from each of the n-1 others; bus bandwidth is algorithm bandwidth times BusFactor.
+// Bandwidth: every rank receives Param elements from each of the n-1 others; bus bandwidth
+// is algorithm bandwidth times BusFactor.
 func (t hypercube) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
 	return collectives.ScaledBw(c, eltSize, sec, int64(max(nranks, 1)-1), t.BusFactor(nranks))
 }

@@ -21,6 +21,8 @@ func init() {
 	})
 }
 
+// HypercubePutInstance is hypercube's put algorithm set up for a run (exported for the
+// tests in collectives/all that run several collectives' algorithms together).
 type HypercubePutInstance struct {
 	*algo.Base
 	K     params.Kernel[HypercubeArgs]
@@ -40,6 +42,7 @@ func newHypercubePut(env *collectives.Env) (collectives.Instance, error) {
 	return a, err
 }
 
+// Launch enqueues one call of the collective on s.
 func (a *HypercubePutInstance) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	e := a.Env
 	return a.K.Launch(device.Dim{Grid: a.Blocks(l.RecvBytes, allgather.BlockputBytesPerBlock), Block: 1024}, s, &HypercubeArgs{

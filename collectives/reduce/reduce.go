@@ -28,7 +28,8 @@ func (reduce) Counts(size int64, dt collectives.Datatype, nranks int) collective
 // BusFactor is nccl-tests' bus-bandwidth factor for reduce: 1.
 func (reduce) BusFactor(_ int) float64 { return 1 }
 
-// Bandwidth: Param elements reach the root; bus bandwidth is algorithm bandwidth times BusFactor.
+// Bandwidth: Param elements reach the root; bus bandwidth is algorithm bandwidth times
+// BusFactor.
 func (t reduce) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
 	return collectives.ScaledBw(c, eltSize, sec, 1, t.BusFactor(nranks))
 }

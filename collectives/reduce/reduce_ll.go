@@ -21,6 +21,8 @@ func init() {
 	})
 }
 
+// ReduceLL is reduce's ll16 algorithm set up for a run (exported for the tests in
+// collectives/all that run several collectives' algorithms together).
 type ReduceLL struct {
 	*algo.Base
 	algo.LLScratch
@@ -41,6 +43,7 @@ func newReduceLL(env *collectives.Env) (collectives.Instance, error) {
 	return a, err
 }
 
+// Launch enqueues one call of the collective on s.
 func (a *ReduceLL) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	k, err := a.K.Get(l.Type, l.Op)
 	if err != nil {

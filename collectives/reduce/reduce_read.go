@@ -18,6 +18,8 @@ func init() {
 	})
 }
 
+// ReduceReadInstance is reduce's read algorithm set up for a run (exported for the tests
+// in collectives/all that run several collectives' algorithms together).
 type ReduceReadInstance struct {
 	*algo.Base
 	algo.PeerBuffers
@@ -37,6 +39,7 @@ func newReduceRead(env *collectives.Env) (collectives.Instance, error) {
 	return a, err
 }
 
+// Launch enqueues one call of the collective on s.
 func (a *ReduceReadInstance) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	k, err := a.K.Get(l.Type, l.Op)
 	if err != nil {

@@ -28,7 +28,8 @@ func (reduceScatter) Counts(size int64, dt collectives.Datatype, nranks int) col
 // BusFactor is nccl-tests' bus-bandwidth factor for reducescatter: (n-1)/n.
 func (reduceScatter) BusFactor(nranks int) float64 { return collectives.RingFactor(nranks) }
 
-// Bandwidth: every rank sends Param elements to each of n ranks; bus bandwidth is algorithm bandwidth times BusFactor.
+// Bandwidth: every rank sends Param elements to each of n ranks; bus bandwidth is
+// algorithm bandwidth times BusFactor.
 func (t reduceScatter) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
 	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), t.BusFactor(nranks))
 }

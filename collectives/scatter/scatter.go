@@ -29,7 +29,8 @@ func (scatter) Counts(size int64, dt collectives.Datatype, nranks int) collectiv
 // BusFactor is nccl-tests' bus-bandwidth factor for scatter: (n-1)/n.
 func (scatter) BusFactor(nranks int) float64 { return collectives.RingFactor(nranks) }
 
-// Bandwidth: nranks slots of Param elements leave the root; bus bandwidth is algorithm bandwidth times BusFactor.
+// Bandwidth: nranks slots of Param elements leave the root; bus bandwidth is algorithm
+// bandwidth times BusFactor.
 func (t scatter) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
 	return collectives.ScaledBw(c, eltSize, sec, int64(nranks), t.BusFactor(nranks))
 }

@@ -21,6 +21,8 @@ func init() {
 	})
 }
 
+// ScatterRead is scatter's read algorithm set up for a run (exported for the tests in
+// collectives/all that run several collectives' algorithms together).
 type ScatterRead struct {
 	*algo.Base
 	algo.PeerBuffers
@@ -40,6 +42,7 @@ func newScatterRead(env *collectives.Env) (collectives.Instance, error) {
 	return a, err
 }
 
+// Launch enqueues one call of the collective on s.
 func (a *ScatterRead) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	e := a.Env
 	slot := uint64(e.Rank) * l.RecvBytes // my slot of the root's input

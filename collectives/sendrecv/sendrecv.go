@@ -36,7 +36,8 @@ func (sendRecv) Counts(size int64, dt collectives.Datatype, nranks int) collecti
 // BusFactor is nccl-tests' bus-bandwidth factor for sendrecv: 1.
 func (sendRecv) BusFactor(_ int) float64 { return 1 }
 
-// Bandwidth: Param elements cross one link per rank; bus bandwidth is algorithm bandwidth times BusFactor.
+// Bandwidth: Param elements cross one link per rank; bus bandwidth is algorithm bandwidth
+// times BusFactor.
 func (t sendRecv) Bandwidth(c collectives.Counts, eltSize int, sec float64, nranks int) (float64, float64) {
 	return collectives.ScaledBw(c, eltSize, sec, 1, t.BusFactor(nranks))
 }

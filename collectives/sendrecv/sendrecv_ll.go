@@ -20,6 +20,8 @@ func init() {
 	})
 }
 
+// SendRecvLL is sendrecv's ll16 algorithm set up for a run (exported for the tests in
+// collectives/all that run several collectives' algorithms together).
 type SendRecvLL struct {
 	*algo.Base
 	algo.LLScratch
@@ -40,6 +42,7 @@ func newSendRecvLL(env *collectives.Env) (collectives.Instance, error) {
 	return a, err
 }
 
+// Launch enqueues one call of the collective on s.
 func (a *SendRecvLL) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	e := a.Env
 	return a.K.Launch(a.LLGrid(l.SendBytes), s, &SendRecvLL16Args{

@@ -109,6 +109,8 @@ type Func[A any] struct {
 	fields []field
 }
 
+// DeclareFunc declares kernel name, whose parameters are A's fields; each package that
+// holds a .cu file declares its kernels so, beside it (*_params.go).
 func DeclareFunc[A any](name string) Func[A] { return Func[A]{name, declare[A](name, false)} }
 
 // Name returns the kernel's name.
@@ -124,6 +126,8 @@ type Family[A any] struct {
 	fields []field
 }
 
+// DeclareFamily declares the family of kernels prefix_<type>_<op>, whose parameters are
+// A's fields; each package that holds a .cu file declares its families so, beside it.
 func DeclareFamily[A any](prefix string) Family[A] {
 	return Family[A]{prefix, declare[A](prefix, true)}
 }

@@ -27,6 +27,7 @@ import (
 // PS_* values).
 type PortStagedMode uint32
 
+// The modes: the collective each runs, in port_staged.cu's order.
 const (
 	PSReduceScatter PortStagedMode = iota
 	PSReduce
