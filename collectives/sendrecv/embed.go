@@ -1,3 +1,8 @@
+// The fatbins are linked only into cgo builds: the GPU worker, which links libcuda, is one;
+// the front end, built with CGO_ENABLED=0, never loads a kernel and stays small.
+
+//go:build cgo
+
 package sendrecv
 
 import (
