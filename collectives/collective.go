@@ -149,7 +149,7 @@ func Lookup(name string) (Collective, error) {
 	return c, nil
 }
 
-// Verifier runs the verification kernels of kernels/verify.cu on one rank.
+// Verifier runs the verification kernels of verify.cu on one rank.
 type Verifier struct {
 	GPU    device.GPU
 	Env    *Env

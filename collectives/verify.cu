@@ -2,7 +2,7 @@
 //
 // Inputs are small integers chosen per operator so that every reduction result is exact in
 // every element type (integers may wrap; wrapping is modular, so the order of a reduction does
-// not change it). The same formulas live in Go (collectives/expected.go) and a GPU test
+// not change it). The same formulas live in Go (expected.go) and a GPU test
 // compares the two. Poisoned outputs (0xff bytes: NaN for floats, values no formula makes
 // for integers) are never mistaken for results.
 //
@@ -145,7 +145,7 @@ extern "C" __global__ void poison(uint8_t* buf, uint64_t bytes) {
   for (uint64_t i = n16 * 16 + gtid(); i < bytes; i += gthreads()) buf[i] = 0xff;
 }
 
-// ---- repeatability (--repeat-check; collectives/repeat.go) --------------------------------
+// ---- repeatability (--repeat-check; harness/repeat.go) --------------------------------
 
 // mixedBits is element i of rank r's order-sensitive input, as 64 random bits
 // (collectives.MixedBits is the same formula).

@@ -28,7 +28,7 @@ const repeatSeed = 0x5eed
 func RepeatKey(iter, elem uint64) uint64 { return iter<<40 | elem }
 
 // MixedBits is element i of rank's order-sensitive input as 64 random bits, the formula of
-// kernels/verify.cu's mixedBits.
+// collectives/verify.cu's mixedBits.
 func MixedBits(i uint64, rank int, seed uint32) uint64 {
 	x := i*0x9E3779B97F4A7C15 + (uint64(rank)+1)*0xBF58476D1CE4E5B9 + uint64(seed)*0x94D049BB133111EB
 	x ^= x >> 31

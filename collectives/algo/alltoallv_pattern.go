@@ -6,8 +6,9 @@ import "github.com/mscclpp-bench/mscclpp-bench/collectives"
 
 // AlltoallvPeerBytes is the bytes rank from sends rank to when the ranks' segments add up
 // to total bytes: nccl-tests' distance-weighted pattern at its default spread (1), the
-// share distance/(n(n-1)/2) of total for a rank `distance` ranks ahead, rounded down to
-// 16 bytes (kernels/alltoallv.cu computes the same, in the same floating-point steps).
+// share distance/(n(n-1)/2) of total for a rank `distance` ranks ahead, rounded down to 16
+// bytes (collectives/alltoallv/alltoallv.cu computes the same, in the same floating-point
+// steps).
 func AlltoallvPeerBytes(from, to, nranks int, total int64) int64 {
 	if nranks == 1 {
 		return total &^ 15

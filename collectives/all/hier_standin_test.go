@@ -17,8 +17,9 @@ import (
 // The hierarchical algorithms end to end on the CPU: ranks on simulated hosts of several
 // ranks each, so the mesh connects a host's ranks by the stand-in's CUDA IPC (memory
 // channels into shared host memory) and the hosts by Ethernet (loopback sockets, the real
-// proxy). The kernels are Go transcriptions of kernels/hier.cu (one block; int32 sum for
-// the all-reduce): the same triggers, copies and semaphore counts in the same order.
+// proxy). The kernels are Go transcriptions of collectives/family/hier/hier.cu (one block;
+// int32 sum for the all-reduce): the same triggers, copies and semaphore counts in the same
+// order.
 
 // devMem drives one memory channel from a stand-in kernel, as memory_channel_device.cuh does.
 type devMem struct {
@@ -232,7 +233,7 @@ func allreduceHierKernel(g *devicetest.GPU, a []uint64) error {
 	return nil
 }
 
-// hierKernels are the stand-in kernels of kernels/hier.cu.
+// hierKernels are the stand-in kernels of collectives/family/hier/hier.cu.
 func hierKernels() map[string]devicetest.Kernel {
 	k := map[string]devicetest.Kernel{"allgather_hier": allgatherHierKernel}
 	addFamily(k, "allreduce_hier", allreduceHierKernel)

@@ -12,12 +12,12 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
 )
 
-// The host-resident algorithms end to end on the CPU, as port_standin_test.go runs the
-// port algorithms: ranks on simulated hosts, Ethernet over loopback, the real proxy, and
-// Go transcriptions of kernels/allgather_hostput.cu and kernels/allreduce_hostoneshot.cu
-// (int32 sum) that push the same triggers and count the same signals. The outbox and the
-// scratch are host-resident, so the proxy sends from host memory and the receivers read
-// into it.
+// The host-resident algorithms end to end on the CPU, as port_standin_test.go runs the port
+// algorithms: ranks on simulated hosts, Ethernet over loopback, the real proxy, and Go
+// transcriptions of collectives/allgather/allgather_hostput.cu and
+// collectives/allreduce/allreduce_hostoneshot.cu (int32 sum) that push the same triggers
+// and count the same signals. The outbox and the scratch are host-resident, so the proxy
+// sends from host memory and the receivers read into it.
 
 // hostLaunch is what both kernels do before their own work: my bytes into half (flag&1)
 // of my outbox, a put with a signal of them into slot `rank` of the same half of every

@@ -51,7 +51,7 @@ func check(decls []params.Decl, kernels []cproto.Kernel) []string {
 	for _, k := range kernels {
 		d, ok := match(decls, k.Name)
 		if !ok {
-			errs = append(errs, fmt.Sprintf("%s: kernel %s has no declaration in kernels/params", k.File, k))
+			errs = append(errs, fmt.Sprintf("%s: kernel %s has no declaration in Go (kernels/params or a *_params.go)", k.File, k))
 			continue
 		}
 		used[d.Name] = true
@@ -81,13 +81,13 @@ func check(decls []params.Decl, kernels []cproto.Kernel) []string {
 			if d.Family {
 				what = "family"
 			}
-			errs = append(errs, fmt.Sprintf("%s %s is declared in Go but is in no kernels/*.cu", what, d.Name))
+			errs = append(errs, fmt.Sprintf("%s %s is declared in Go but is in no .cu file", what, d.Name))
 		}
 	}
 	return errs
 }
 
-// TestPrototypesMatch: every kernel in kernels/*.cu has a Go declaration with the same
+// TestPrototypesMatch: every kernel of every .cu file (kernels/, collectives/) has a Go declaration with the same
 // parameters, and every declaration has its kernel.
 func TestPrototypesMatch(t *testing.T) {
 	ks := readKernels(t)
@@ -131,7 +131,7 @@ func TestCheckCatchesDrift(t *testing.T) {
 		{"kind", mutate("allreduce_rsag", func(d *params.Decl) { d.Params[last-1].Kind = params.Uint64 }), "is a uint32_t in C, a uint64_t in Go"},
 		{"pointer", mutate("poison", func(d *params.Decl) { d.Params[0].Kind = params.Uint64 }), "poison parameter 0 (buf) is a pointer in C"},
 		{"renamed", mutate("poison", func(d *params.Decl) { d.Name = "poison2" }), "kernel poison(uint8_t* buf, uint64_t bytes) has no declaration"},
-		{"no kernel", append(params.Decls(), params.Decl{Name: "allreduce_ll4", Family: true}), "family allreduce_ll4 is declared in Go but is in no kernels/*.cu"},
+		{"no kernel", append(params.Decls(), params.Decl{Name: "allreduce_ll4", Family: true}), "family allreduce_ll4 is declared in Go but is in no .cu file"},
 	}
 	for _, tt := range tests {
 		errs := check(tt.decls, ks)

@@ -71,10 +71,10 @@ func TestPortDirectRegistry(t *testing.T) {
 
 // The port algorithms end to end on the CPU, ranks on one simulated host: the stand-in's
 // CUDA IPC connects them (memory channels for the start barrier, the real proxy and the
-// CUDA IPC connection's copies for the port channels). The kernels are Go transcriptions
-// of kernels/alltoall_port.cu, sendrecv_port.cu and broadcast_port.cu: the same triggers,
-// offsets and semaphore counts. Block 0's threads run one peer each; here their puts go
-// first, then their waits, then their flushes, one of the orders the GPU may take.
+// CUDA IPC connection's copies for the port channels). The kernels are Go transcriptions of
+// collectives/alltoall/alltoall_port.cu, sendrecv_port.cu and broadcast_port.cu: the same
+// triggers, offsets and semaphore counts. Block 0's threads run one peer each; here their
+// puts go first, then their waits, then their flushes, one of the orders the GPU may take.
 
 // portDrive is block 0 of the port kernels: the start barrier, a put-with-signal of
 // puts[i] = {dstOff, srcOff, bytes} on channel cs[i], one wait on each channel cs[k] for k

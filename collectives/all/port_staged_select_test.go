@@ -127,8 +127,8 @@ func autoChoices(t *testing.T, coll string) []string {
 // psRecvOff) lies inside the sender's input and the receiver's output, fits a slot, the
 // receiver's segments do not overlap, and a launch's slots fit the big region set up for
 // its size. It checks the Go schedule (psSendSeg, psRecvOff), which the stand-in kernel
-// transcribes; kernels/port_staged.cu computes the same offsets on its own, so a drift
-// between the two shows only in the GPU suite.
+// transcribes; collectives/family/portstaged/port_staged.cu computes the same offsets on
+// its own, so a drift between the two shows only in the GPU suite.
 func TestPortStagedSchedule(t *testing.T) {
 	sizes := SweepSizes()[:31] // up to 1 GiB
 	sizes = append(sizes, 1, 3, 1000, 33337, 100000, 1<<20+7)

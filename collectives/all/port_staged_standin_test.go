@@ -17,9 +17,10 @@ import (
 // The portput algorithms of reducescatter, reduce, alltoall, alltoallv, sendrecv,
 // broadcast, gather, scatter and hypercube end to end on the CPU, across simulated hosts
 // (Ethernet over loopback between hosts, the stand-in's CUDA IPC inside one, the real
-// proxy). The kernel is a Go transcription of kernels/port_staged.cu (one block; int32
-// sum for the reductions): the same triggers, in the same order, and the same semaphore
-// counts. The expected outputs are computed here from each collective's definition.
+// proxy). The kernel is a Go transcription of collectives/family/portstaged/port_staged.cu
+// (one block; int32 sum for the reductions): the same triggers, in the same order, and the
+// same semaphore counts. The expected outputs are computed here from each collective's
+// definition.
 
 // psSendSeg is port_staged.cu's sendSeg: the segment (offset in the sender's input, bytes)
 // of rank from's input that goes to rank to.

@@ -22,10 +22,11 @@ import (
 // The port-channel algorithms end to end on the CPU: ranks on simulated hosts (their own
 // MSCCLPP_BENCH_HOSTID-style host ids), so the mesh connects them over Ethernet (loopback
 // sockets, staging through the stand-in's host memory) and the real proxy serves the FIFO.
-// The kernels are Go transcriptions of kernels/allgather_portput.cu and
-// kernels/allreduce_portrsag.cu (int32 sum): the same triggers, in the same order, and the
-// same semaphore counts. What runs for real is the algorithms' host side (channels,
-// scratch, offsets, arguments), the proxy, the Ethernet connection and the data it moves.
+// The kernels are Go transcriptions of collectives/allgather/allgather_portput.cu and
+// collectives/allreduce/allreduce_portrsag.cu (int32 sum): the same triggers, in the same
+// order, and the same semaphore counts. What runs for real is the algorithms' host side
+// (channels, scratch, offsets, arguments), the proxy, the Ethernet connection and the data
+// it moves.
 
 // devPort drives one port channel from a stand-in kernel, as port_channel_device.cuh does.
 type devPort struct {

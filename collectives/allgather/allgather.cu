@@ -1,4 +1,4 @@
-// allgather.cu: all-gather kernels (host side: collectives/allgather_*.go).
+// allgather.cu: all-gather kernels (host side: allgather_*.go).
 //
 // Every rank contributes `chunk` bytes (a multiple of 16: nccl-tests aligns all-gather
 // counts so) and receives nranks*chunk. Output slot r holds rank r's chunk. `in` is this

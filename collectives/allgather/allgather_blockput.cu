@@ -1,5 +1,5 @@
 // allgather_blockput.cu: all-gather by SM puts where each block meets the peers' blocks of
-// the same index alone (host side: collectives/allgather_blockput.go).
+// the same index alone (host side: allgather_blockput.go).
 //
 // Block b of every rank owns share b of every chunk and its own semaphore with every peer
 // (channels [block][peer]). It signals the peers' block b and waits for theirs (the peers'

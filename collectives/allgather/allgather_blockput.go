@@ -8,7 +8,7 @@ import (
 )
 
 // allgather blockput: like put, but block b of every rank meets only block b of the peers,
-// before and after its share (kernels/allgather_blockput.cu): no grid-wide barrier.
+// before and after its share (allgather_blockput.cu): no grid-wide barrier.
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "allgather", Name: "blockput", Number: 4, AnyOffset: true,

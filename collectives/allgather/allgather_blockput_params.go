@@ -5,11 +5,11 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// AllgatherBlockput is the kernel of kernels/allgather_blockput.cu: allgather_put's
+// AllgatherBlockput is the kernel of allgather_blockput.cu: allgather_put's
 // parameters and LocalBlocks, with a channel array [block][peer].
 var AllgatherBlockput = params.DeclareFunc[AllgatherBlockputArgs]("allgather_blockput")
 
-// AllgatherBlockputArgs are allgather_blockput's parameters (kernels/allgather_blockput.cu).
+// AllgatherBlockputArgs are allgather_blockput's parameters (allgather_blockput.cu).
 type AllgatherBlockputArgs struct {
 	OutChans     device.Ptr // MemoryChannelHandle[block][peer] to the peers' outputs
 	In, Out      device.Ptr

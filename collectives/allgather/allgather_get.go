@@ -7,7 +7,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// allgather get: GPU threads read every peer's chunk over NVLink (kernels/allgather.cu
+// allgather get: GPU threads read every peer's chunk over NVLink (allgather.cu
 // allgather_get), between a start and an end barrier.
 func init() {
 	collectives.Register(&collectives.Algorithm{

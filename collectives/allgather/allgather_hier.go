@@ -8,13 +8,14 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// allgather hier: hierarchical, for hosts of several ranks (kernels/hier.cu): a
-// put-with-signal of my chunk straight into the output of each rank of my rail (my local
-// index on every other host) over port channels, while the SMs copy my chunk into the
-// outputs of my host's other ranks over NVLink; then the SMs forward the rail's chunks to
-// those ranks too. Each chunk crosses the network once per host, not once per rank.
-// Automatic across hosts when some host has several ranks (Layout.Hierarchical); it also
-// runs on one host (NVLink only) or with one rank per host (port channels only).
+// allgather hier: hierarchical, for hosts of several ranks
+// (collectives/family/hier/hier.cu): a put-with-signal of my chunk straight into the output
+// of each rank of my rail (my local index on every other host) over port channels, while
+// the SMs copy my chunk into the outputs of my host's other ranks over NVLink; then the SMs
+// forward the rail's chunks to those ranks too. Each chunk crosses the network once per
+// host, not once per rank. Automatic across hosts when some host has several ranks
+// (Layout.Hierarchical); it also runs on one host (NVLink only) or with one rank per host
+// (port channels only).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "allgather", Name: "hier", Number: 6,

@@ -1,5 +1,5 @@
 // allgather_hostput.cu: all-gather of small messages between ranks that are all connected
-// over a network transport (host side: collectives/allgather_hostput.go), with both ends
+// over a network transport (host side: allgather_hostput.go), with both ends
 // of every put in host-resident memory (channels.Mesh.ShareHost), so that no CUDA call is
 // on the proxy's or the receiver's path.
 //

@@ -8,7 +8,7 @@ import (
 )
 
 // allgather hostput: portput's small path through host-resident buffers, for jobs whose
-// every pair is connected over a network transport (kernels/allgather_hostput.cu). The
+// every pair is connected over a network transport (allgather_hostput.cu). The
 // kernel copies my chunk into my host-resident outbox and puts it, with a signal, into
 // every peer's host-resident scratch; every rank copies the gathered slots into its
 // output. Over Ethernet no CUDA call is then on the proxy's or the receiver's path.

@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// AllgatherHostputArgs are allgather_hostput's parameters (kernels/allgather_hostput.cu).
+// AllgatherHostputArgs are allgather_hostput's parameters (allgather_hostput.cu).
 type AllgatherHostputArgs struct {
 	Chans        device.Ptr // PortChannelHandle[npeers]: my host-resident outbox to the peers' host-resident scratch
 	Outbox       device.Ptr // two halves of slotBytes: half (launch & 1) holds my chunk while it is sent

@@ -7,7 +7,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// allgather ll16: one shot with LL16 packets (kernels/allgather.cu allgather_ll16). No
+// allgather ll16: one shot with LL16 packets (allgather.cu allgather_ll16). No
 // barrier; data and flag travel together. Best for small messages.
 func init() {
 	collectives.Register(&collectives.Algorithm{

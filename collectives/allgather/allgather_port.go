@@ -8,7 +8,7 @@ import (
 )
 
 // allgather port: the CPU proxy copies my chunk into every peer's output with the copy
-// engine (kernels/allgather.cu allgather_port); SMs copy my own chunk meanwhile.
+// engine (allgather.cu allgather_port); SMs copy my own chunk meanwhile.
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "allgather", Name: "port", Number: 3, AnyOffset: true,

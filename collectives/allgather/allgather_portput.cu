@@ -1,5 +1,5 @@
 // allgather_portput.cu: all-gather over port channels only, so it runs on any layout of
-// ranks over hosts (host side: collectives/allgather_portput.go). Each pair's connection
+// ranks over hosts (host side: allgather_portput.go). Each pair's connection
 // moves the bytes: the copy engine inside a host, Ethernet or InfiniBand between hosts.
 //
 // Thread i of block 0 serves peer i: one put-with-signal of my chunk into slot `rank` of

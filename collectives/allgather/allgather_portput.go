@@ -8,7 +8,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// allgather portput: port channels only, so any layout of hosts (kernels/allgather_portput.cu):
+// allgather portput: port channels only, so any layout of hosts (allgather_portput.cu):
 // one put-with-signal of my chunk into every peer's scratch over the pair's connection
 // (copy engine inside a host, Ethernet or InfiniBand between hosts), then a local copy of
 // the gathered slots into the output. Automatic where nothing on one host applies.

@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// AllgatherPortputArgs are allgather_portput's parameters (kernels/allgather_portput.cu).
+// AllgatherPortputArgs are allgather_portput's parameters (allgather_portput.cu).
 type AllgatherPortputArgs struct {
 	Chans        device.Ptr // PortChannelHandle[npeers]: my input (in place: my output) to the peers' scratch
 	SigChans     device.Ptr // the channels from my input, which carry every signal and credit

@@ -8,7 +8,7 @@ import (
 )
 
 // allgather put: GPU threads write my chunk into every peer's output over NVLink
-// (kernels/allgather.cu allgather_put).
+// (allgather.cu allgather_put).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "allgather", Name: "put", Number: 1, AnyOffset: true,

@@ -1,4 +1,4 @@
-// allreduce.cu: all-reduce kernels (host side: collectives/allreduce_*.go), instantiated for
+// allreduce.cu: all-reduce kernels (host side: allreduce_*.go), instantiated for
 // every element type and operator. Every rank reduces in rank order (rank 0's value first),
 // so all ranks produce bit-identical results. `count` elements; `in` is this rank's input
 // (in place: in == out).
@@ -279,7 +279,7 @@ __device__ void allreducePort(PortChannelHandle* rsChans, MemoryChannelHandle* o
                          nranks, state);                                                                            \
   }
 
-// LL8 carries 4 bytes per packet: types of up to 4 bytes only (collectives/allreduce_ll.go
+// LL8 carries 4 bytes per packet: types of up to 4 bytes only (allreduce_ll.go
 // ll8Types; TestKernelTypes checks this list against it).
 #define AR_LL8_KERNEL(name, T, opname, OP)                                                                          \
   extern "C" __global__ void __launch_bounds__(1024) allreduce_ll8_##name##_##opname(                               \

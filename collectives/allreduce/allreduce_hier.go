@@ -10,14 +10,14 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-// allreduce hier: hierarchical, for hosts of several ranks (kernels/hier.cu): a
-// reduce-scatter inside each host by SM reads over NVLink (local index j reduces shard j),
-// an all-reduce of my shard along my rail (my local index on every other host) over port
-// channels (reduce-scatter by puts into the rail's scratch, GPU reduction, all-gather by
-// puts), then an all-gather inside the host by SM writes over NVLink. Each rank sends
-// 2/nlocal of the message over the network instead of 2. Automatic across hosts when some
-// host has several ranks (Layout.Hierarchical); it also runs on one host (NVLink only) or
-// with one rank per host (port channels only).
+// allreduce hier: hierarchical, for hosts of several ranks
+// (collectives/family/hier/hier.cu): a reduce-scatter inside each host by SM reads over
+// NVLink (local index j reduces shard j), an all-reduce of my shard along my rail (my local
+// index on every other host) over port channels (reduce-scatter by puts into the rail's
+// scratch, GPU reduction, all-gather by puts), then an all-gather inside the host by SM
+// writes over NVLink. Each rank sends 2/nlocal of the message over the network instead of
+// 2. Automatic across hosts when some host has several ranks (Layout.Hierarchical); it also
+// runs on one host (NVLink only) or with one rank per host (port channels only).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "allreduce", Name: "hier", Number: 6,

@@ -1,5 +1,5 @@
 // allreduce_hostoneshot.cu: all-reduce of small messages between ranks that are all
-// connected over a network transport (host side: collectives/allreduce_hostoneshot.go),
+// connected over a network transport (host side: allreduce_hostoneshot.go),
 // with both ends of every put in host-resident memory (channels.Mesh.ShareHost), so that
 // no CUDA call is on the proxy's or the receiver's path: the proxy sends from host memory,
 // the peer's receiver reads into host memory and stores the token (host tokens).

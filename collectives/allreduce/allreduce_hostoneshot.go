@@ -7,7 +7,7 @@ import (
 )
 
 // allreduce hostoneshot: portoneshot through host-resident buffers, for jobs whose every
-// pair is connected over a network transport (kernels/allreduce_hostoneshot.cu). The
+// pair is connected over a network transport (allreduce_hostoneshot.cu). The
 // kernel copies my input into my host-resident outbox and puts it, with a signal, into
 // every peer's host-resident scratch; every rank reduces all the inputs itself. Over
 // Ethernet no CUDA call is then on the proxy's or the receiver's path (no copy out of GPU

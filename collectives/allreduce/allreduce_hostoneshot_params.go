@@ -6,7 +6,7 @@ import (
 )
 
 // AllreduceHostOneShotArgs are the parameters of the allreduce_hostoneshot family
-// (kernels/allreduce_hostoneshot.cu).
+// (allreduce_hostoneshot.cu).
 type AllreduceHostOneShotArgs struct {
 	Chans     device.Ptr // port channels: my host-resident outbox to the peers' host-resident scratch
 	Outbox    device.Ptr // two halves of slotBytes: half (launch & 1) holds my input while it is sent

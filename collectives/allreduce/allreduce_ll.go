@@ -7,7 +7,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// allreduce ll8 / ll16: one shot with LL packets (kernels/allreduce.cu allreduceOneShot):
+// allreduce ll8 / ll16: one shot with LL packets (allreduce.cu allreduceOneShot):
 // every rank sends its whole buffer to every peer as packets and reduces what arrives. The
 // lowest latency; LL8 moves 4 bytes per 8-byte packet, LL16 8 per 16.
 func init() {
@@ -34,7 +34,7 @@ func init() {
 }
 
 // ll8Types lists the types LL8 carries: a packet holds 4 data bytes, so types of up to 4
-// bytes. The kernels (allreduce_ll8 in kernels/allreduce.cu) exist for exactly these
+// bytes. The kernels (allreduce_ll8 in allreduce.cu) exist for exactly these
 // (TestKernelTypes).
 func ll8Types() []string {
 	var out []string

@@ -6,7 +6,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-// allreduce ll16x2: two steps with LL16 packets (kernels/allreduce.cu allreduceTwoStep):
+// allreduce ll16x2: two steps with LL16 packets (allreduce.cu allreduceTwoStep):
 // a reduce-scatter then an all-gather, both as packets. It moves 2(n-1)/n of the buffer per
 // rank instead of the one shot's n-1 times, so it wins for medium messages on more ranks.
 func init() {

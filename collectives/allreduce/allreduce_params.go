@@ -42,7 +42,7 @@ type AllreducePortArgs struct {
 }
 
 // The all-reduce kernel families, one kernel per element type and operator. LL8 exists
-// only for the types its 4-byte payload can carry (collectives/allreduce_ll.go).
+// only for the types its 4-byte payload can carry (allreduce_ll.go).
 var (
 	AllreduceLL8    = params.DeclareFamily[AllreduceLLArgs]("allreduce_ll8")
 	AllreduceLL16   = params.DeclareFamily[AllreduceLLArgs]("allreduce_ll16")

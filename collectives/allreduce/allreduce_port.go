@@ -8,7 +8,7 @@ import (
 
 // allreduce port: the copy engine carries the reduce-scatter (through port channels, in a
 // few large pieces) while every SM reduces the pieces that have arrived and writes the result
-// straight into every rank's output over NVLink (kernels/allreduce.cu allreducePort). Copy
+// straight into every rank's output over NVLink (allreduce.cu allreducePort). Copy
 // engine and SM traffic share the link. For the largest messages.
 func init() {
 	collectives.Register(&collectives.Algorithm{

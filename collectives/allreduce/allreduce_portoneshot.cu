@@ -1,5 +1,5 @@
 // allreduce_portoneshot.cu: all-reduce of small messages over port channels only, so it
-// runs on any layout of ranks over hosts (host side: collectives/allreduce_portoneshot.go),
+// runs on any layout of ranks over hosts (host side: allreduce_portoneshot.go),
 // in one one-way trip per launch where portrsag takes two.
 //
 // Thread i of block 0 puts, with a signal, my whole input into slot `rank` of half

@@ -8,7 +8,7 @@ import (
 )
 
 // allreduce portoneshot: port channels only, so any layout of hosts
-// (kernels/allreduce_portoneshot.cu): a put-with-signal of my whole input into every
+// (allreduce_portoneshot.cu): a put-with-signal of my whole input into every
 // peer's scratch, then every rank reduces all the inputs itself. One one-way trip per
 // launch (portrsag takes two) for n-1 times the bytes on the wire: automatic for small
 // messages where nothing on one host applies and hier does not (its priority is lower).

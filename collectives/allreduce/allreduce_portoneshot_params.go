@@ -6,7 +6,7 @@ import (
 )
 
 // AllreducePortOneShotArgs are the parameters of the allreduce_portoneshot family
-// (kernels/allreduce_portoneshot.cu).
+// (allreduce_portoneshot.cu).
 type AllreducePortOneShotArgs struct {
 	Chans     device.Ptr // port channels: my input (in place: my output) to the peers' scratch
 	Scratch   device.Ptr // two halves of nranks slots: slot r of half (launch & 1) receives rank r's input

@@ -1,5 +1,5 @@
 // allreduce_portrsag.cu: all-reduce over port channels only, so it runs on any layout of
-// ranks over hosts (host side: collectives/allreduce_portrsag.go). Each pair's connection
+// ranks over hosts (host side: allreduce_portrsag.go). Each pair's connection
 // moves the bytes: the copy engine inside a host, Ethernet or InfiniBand between hosts.
 //
 // Rank c owns chunk c of the message (16-byte aligned split). Reduce-scatter: thread i of

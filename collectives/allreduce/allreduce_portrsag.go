@@ -8,7 +8,7 @@ import (
 )
 
 // allreduce portrsag: port channels only, so any layout of hosts
-// (kernels/allreduce_portrsag.cu): a reduce-scatter by puts of each peer's share into its
+// (allreduce_portrsag.cu): a reduce-scatter by puts of each peer's share into its
 // scratch over the pair's connection (copy engine inside a host, Ethernet or InfiniBand
 // between hosts), a reduction of my share on the GPU, and an all-gather by puts of my
 // reduced share into every peer's output. Automatic where nothing on one host applies.

@@ -6,7 +6,7 @@ import (
 )
 
 // AllreducePortRSAGArgs are the parameters of the allreduce_portrsag family
-// (kernels/allreduce_portrsag.cu).
+// (allreduce_portrsag.cu).
 type AllreducePortRSAGArgs struct {
 	RSChans, AGChans device.Ptr // port channels: my input to the peers' scratch, my output to theirs
 	Scratch          device.Ptr // slot r (at r*slotBytes) receives rank r's share of my chunk

@@ -7,7 +7,7 @@ import (
 )
 
 // allreduce rsag: read-reduce-scatter then all-gather over memory channels
-// (kernels/allreduce.cu allreduceReadReduce): rank c reads chunk c of every peer's input
+// (allreduce.cu allreduceReadReduce): rank c reads chunk c of every peer's input
 // over NVLink, reduces, and writes the result into every rank's output.
 func init() {
 	collectives.Register(&collectives.Algorithm{

@@ -1,4 +1,4 @@
-// alltoall.cu: all-to-all over memory channels (host side: collectives/alltoall_*.go).
+// alltoall.cu: all-to-all over memory channels (host side: alltoall_*.go).
 //
 // Every rank's buffer holds nranks chunks of `chunk` bytes: chunk q of rank r's input goes
 // to chunk r of rank q's output. Block b of every rank owns share b of every chunk and has

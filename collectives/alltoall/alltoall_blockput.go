@@ -10,7 +10,7 @@ import (
 
 // alltoall blockput: over memory channels, each block puts its share of my chunks into the
 // peers' outputs (in place: swaps them pairwise), meeting only the peers' blocks of the same
-// index before and after (kernels/alltoall.cu).
+// index before and after (alltoall.cu).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "alltoall", Name: "blockput", Number: 1, AnyOffset: true,

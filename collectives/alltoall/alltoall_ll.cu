@@ -1,4 +1,4 @@
-// alltoall_ll.cu: all-to-all with LL16 packets (host side: collectives/alltoall_ll.go).
+// alltoall_ll.cu: all-to-all with LL16 packets (host side: alltoall_ll.go).
 //
 // Chunk q of my input goes, as packets, into slot `rank` of peer q's scratch (the half
 // picked by the launch parity); my own chunk is copied locally; then chunk q of my output is

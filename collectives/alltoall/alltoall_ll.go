@@ -8,7 +8,7 @@ import (
 )
 
 // alltoall ll16: every chunk goes as LL16 packets into its peer's scratch, with no barrier
-// (kernels/alltoall_ll.cu): the lowest latency for small messages. -k auto picks it up to
+// (alltoall_ll.cu): the lowest latency for small messages. -k auto picks it up to
 // 1 MiB, as allgather's ll16 with the same traffic; that threshold is to be tuned on GPUs.
 func init() {
 	collectives.Register(&collectives.Algorithm{

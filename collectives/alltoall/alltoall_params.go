@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// AlltoallArgs are alltoall_blockput's parameters (kernels/alltoall.cu).
+// AlltoallArgs are alltoall_blockput's parameters (alltoall.cu).
 type AlltoallArgs struct {
 	Chans        device.Ptr // MemoryChannelHandle[block][peer] to the peers' outputs
 	In, Out      device.Ptr // in place, the same buffer

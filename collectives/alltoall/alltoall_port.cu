@@ -1,6 +1,6 @@
 // alltoall_port.cu: all-to-all over port channels, one host (host side:
-// collectives/alltoall_port.go). The CPU proxy moves the peers' chunks with the copy engine,
-// as allgather_port does (kernels/allgather.cu).
+// alltoall_port.go). The CPU proxy moves the peers' chunks with the copy engine,
+// as allgather_port does (collectives/allgather/allgather.cu).
 //
 // Block 0 meets every peer (relaxed: the copy engine reads my buffer only after this kernel's
 // predecessors finished, by stream order), then thread i serves peer i: one put-with-signal

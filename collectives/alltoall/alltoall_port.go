@@ -16,7 +16,7 @@ const AlltoallPortAutoMin = 256 << 20
 
 // alltoall port: the CPU proxy copies my chunk for every peer into its output with the copy
 // engine (in place: into its scratch, then the peer copies it out); SMs copy my own chunk
-// meanwhile (kernels/alltoall_port.cu). One host.
+// meanwhile (alltoall_port.cu). One host.
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "alltoall", Name: "port", Number: 2, AnyOffset: true,

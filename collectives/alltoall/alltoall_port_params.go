@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// AlltoallPortArgs are alltoall_port's parameters (kernels/alltoall_port.cu).
+// AlltoallPortArgs are alltoall_port's parameters (alltoall_port.cu).
 type AlltoallPortArgs struct {
 	Chans        device.Ptr // PortChannelHandle[npeers]: my input to the peers' outputs (in place: my output to their scratch)
 	SyncChans    device.Ptr // MemoryChannelHandle[npeers] for the start barrier

@@ -1,5 +1,5 @@
 // alltoallv.cu: nccl-tests' alltoallv over memory channels (host side:
-// collectives/alltoallv_*.go).
+// alltoallv_*.go).
 //
 // Rank i sends rank j peerBytes(i, j) bytes: nccl-tests' distance-weighted pattern at its
 // default spread, computed with the same floating-point operations as the host

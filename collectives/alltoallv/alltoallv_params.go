@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// AlltoallvArgs are alltoallv_read's parameters (kernels/alltoallv.cu).
+// AlltoallvArgs are alltoallv_read's parameters (alltoallv.cu).
 type AlltoallvArgs struct {
 	Chans        device.Ptr // MemoryChannelHandle[npeers] to the peers' inputs (in place: scratch)
 	In, Out      device.Ptr // in place, the same buffer

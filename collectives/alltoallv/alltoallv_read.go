@@ -9,7 +9,7 @@ import (
 
 // alltoallv read: over memory channels, every rank reads its segment of every peer's
 // input over NVLink into its output; in place, of a copy of the peer's input in its
-// scratch (kernels/alltoallv.cu).
+// scratch (alltoallv.cu).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "alltoallv", Name: "read", Number: 1, AnyOffset: true,

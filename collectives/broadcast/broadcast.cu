@@ -1,4 +1,4 @@
-// broadcast.cu: broadcast kernels (host side: collectives/broadcast_*.go). Every rank's
+// broadcast.cu: broadcast kernels (host side: broadcast_*.go). Every rank's
 // output receives the root's input.
 #include "mscclpp/rooted_device.cuh"
 

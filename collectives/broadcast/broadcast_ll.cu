@@ -1,4 +1,4 @@
-// broadcast_ll.cu: broadcast with LL16 packets (host side: collectives/broadcast_ll.go).
+// broadcast_ll.cu: broadcast with LL16 packets (host side: broadcast_ll.go).
 //
 // Scratch: the credit area (ll_device.cuh), then kLLSlots slots of one buffer's packets,
 // launch f using slot f % kLLSlots. Each block of the root waits until every peer has

@@ -8,7 +8,7 @@ import (
 )
 
 // broadcast ll16: the root writes its buffer as LL16 packets into every peer's scratch;
-// every rank credits every peer instead of meeting it in barriers (kernels/broadcast_ll.cu).
+// every rank credits every peer instead of meeting it in barriers (broadcast_ll.cu).
 // -k auto picks it up to 1 MiB: on 2×H200 read was faster from 2 MiB. MaxBytes is that
 // crossover, so that the llSlots slots of the scratch stay small.
 func init() {

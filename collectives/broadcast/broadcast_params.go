@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// BroadcastReadArgs are the parameters of broadcast_read (kernels/broadcast.cu).
+// BroadcastReadArgs are the parameters of broadcast_read (broadcast.cu).
 type BroadcastReadArgs struct {
 	Chans              device.Ptr // MemoryChannelHandle[npeers] to the peers' inputs
 	In, Out            device.Ptr

@@ -1,6 +1,6 @@
 // broadcast_port.cu: broadcast over port channels, one host (host side:
-// collectives/broadcast_port.go). The CPU proxy moves the root's buffer to every peer with
-// the copy engine, as allgather_port does (kernels/allgather.cu).
+// broadcast_port.go). The CPU proxy moves the root's buffer to every peer with
+// the copy engine, as allgather_port does (collectives/allgather/allgather.cu).
 //
 // Block 0 meets every peer (relaxed: the copy engine reads the root's buffer only after this
 // kernel's predecessors finished, by stream order). On the root, thread i then puts the

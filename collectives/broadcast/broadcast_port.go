@@ -14,7 +14,7 @@ const BroadcastPortAutoMin = 128 << 20
 
 // broadcast port: the CPU proxy copies the root's buffer into every peer's output with the
 // copy engine; out of place the root's SMs copy its input into its output meanwhile
-// (kernels/broadcast_port.cu). One host.
+// (broadcast_port.cu). One host.
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "broadcast", Name: "port", Number: 2, AnyOffset: true,

@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// BroadcastPortArgs are broadcast_port's parameters (kernels/broadcast_port.cu).
+// BroadcastPortArgs are broadcast_port's parameters (broadcast_port.cu).
 type BroadcastPortArgs struct {
 	Chans              device.Ptr // PortChannelHandle[npeers]: my input (in place: my output) to the peers' outputs
 	SyncChans          device.Ptr // MemoryChannelHandle[npeers] for the start barrier

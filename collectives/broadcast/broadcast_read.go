@@ -8,7 +8,7 @@ import (
 )
 
 // broadcast read: over memory channels, every rank reads the root's input over NVLink
-// into its output (kernels/broadcast.cu).
+// into its output (broadcast.cu).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "broadcast", Name: "read", Number: 1, AnyOffset: true,

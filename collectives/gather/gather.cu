@@ -1,4 +1,4 @@
-// gather.cu: gather kernels (host side: collectives/gather_*.go). Slot r of the root's
+// gather.cu: gather kernels (host side: gather_*.go). Slot r of the root's
 // output receives rank r's input; the other ranks' outputs are left alone.
 #include "mscclpp/rooted_device.cuh"
 

@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// GatherReadArgs are the parameters of gather_read (kernels/gather.cu).
+// GatherReadArgs are the parameters of gather_read (gather.cu).
 type GatherReadArgs struct {
 	Chans              device.Ptr // MemoryChannelHandle[npeers] to the peers' inputs
 	In, Out            device.Ptr

@@ -8,7 +8,7 @@ import (
 )
 
 // gather read: over memory channels, the root reads every peer's input over NVLink into
-// its slot of the root's output (kernels/gather.cu).
+// its slot of the root's output (gather.cu).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "gather", Name: "read", Number: 1, AnyOffset: true,

@@ -1,5 +1,5 @@
 // hypercube.cu: nccl-tests' hypercube all-gather over memory channels (host side:
-// collectives/hypercube_*.go). nranks is a power of two.
+// hypercube_*.go). nranks is a power of two.
 //
 // In step k (mask = 2^k) a rank holds the slots of the mask ranks that share its number
 // but for the low k bits, starting at slot s = rank & ~(mask-1), and puts them into the

@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// HypercubeArgs are hypercube_put's parameters (kernels/hypercube.cu).
+// HypercubeArgs are hypercube_put's parameters (hypercube.cu).
 type HypercubeArgs struct {
 	Chans        device.Ptr // MemoryChannelHandle[block][peer] to the peers' outputs
 	In, Out      device.Ptr // in place, In is slot Rank of Out

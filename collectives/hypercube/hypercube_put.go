@@ -10,7 +10,7 @@ import (
 
 // hypercube put: over memory channels, log2(n) steps in which each block puts its share
 // of every slot it holds into the same slots of the step's partner, meeting only the
-// partners' blocks of the same index (kernels/hypercube.cu).
+// partners' blocks of the same index (hypercube.cu).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "hypercube", Name: "put", Number: 1, AnyOffset: true,

@@ -1,4 +1,4 @@
-// reduce.cu: reduce kernels (host side: collectives/reduce_*.go), instantiated for every
+// reduce.cu: reduce kernels (host side: reduce_*.go), instantiated for every
 // element type and operator. The root's output is every rank's input reduced element by
 // element in rank order (rank 0's value first); the other ranks' outputs are left alone.
 #include "mscclpp/rooted_device.cuh"

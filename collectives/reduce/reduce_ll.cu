@@ -1,4 +1,4 @@
-// reduce_ll.cu: reduce with LL16 packets (host side: collectives/reduce_ll.go), instantiated
+// reduce_ll.cu: reduce with LL16 packets (host side: reduce_ll.go), instantiated
 // for every element type and operator.
 //
 // Scratch: the credit area (ll_device.cuh), then kLLSlots slots of nranks buffers' packets,

@@ -8,7 +8,7 @@ import (
 
 // reduce ll16: every rank but the root writes its buffer as LL16 packets into the root's
 // scratch, and the root reduces them in rank order; every rank credits every peer instead
-// of meeting it in barriers (kernels/reduce_ll.cu). Every type and op. -k auto picks it up
+// of meeting it in barriers (reduce_ll.cu). Every type and op. -k auto picks it up
 // to 1 MiB: on 2×H200 read was faster from 2 MiB. MaxBytes is that crossover, so that the
 // llSlots slots of nranks buffers stay small.
 func init() {

@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// ReduceReadArgs are the parameters of the reduce_read kernels (kernels/reduce.cu).
+// ReduceReadArgs are the parameters of the reduce_read kernels (reduce.cu).
 type ReduceReadArgs struct {
 	Chans              device.Ptr // MemoryChannelHandle[npeers] to the peers' inputs
 	In, Out            device.Ptr

@@ -7,7 +7,7 @@ import (
 )
 
 // reduce read: over memory channels, the root reads every peer's input over NVLink and
-// reduces them in rank order into its output (kernels/reduce.cu).
+// reduces them in rank order into its output (reduce.cu).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "reduce", Name: "read", Number: 1, AnyOffset: true,

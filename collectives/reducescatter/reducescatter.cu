@@ -1,4 +1,4 @@
-// reducescatter.cu: reduce-scatter kernels (host side: collectives/reducescatter_*.go),
+// reducescatter.cu: reduce-scatter kernels (host side: reducescatter_*.go),
 // instantiated for every element type and operator. Every rank's input holds nranks blocks
 // of `count` elements; rank r's output is block r of every rank's input, reduced in rank
 // order (rank 0's value first), so the result is the same whichever rank computes it.

@@ -1,5 +1,5 @@
 // reducescatter_ll.cu: reduce-scatter with LL16 packets (host side:
-// collectives/reducescatter_ll.go), instantiated for every element type and operator.
+// reducescatter_ll.go), instantiated for every element type and operator.
 //
 // Block c of my input goes, as packets, into slot `rank` of rank c's scratch (the half
 // picked by the launch parity). I reduce each packet unit of my block in rank order (my own

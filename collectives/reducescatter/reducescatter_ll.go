@@ -8,7 +8,7 @@ import (
 
 // reducescatter ll16: block c of every rank's buffer goes as LL16 packets into rank c's
 // scratch, where it is reduced in rank order, with no barrier
-// (kernels/reducescatter_ll.cu). Every type and op. -k auto picks it up to 2 MiB: on
+// (reducescatter_ll.cu). Every type and op. -k auto picks it up to 2 MiB: on
 // 2×H200 read was faster from 4 MiB.
 func init() {
 	collectives.Register(&collectives.Algorithm{

@@ -6,7 +6,7 @@ import (
 )
 
 // ReduceScatterReadArgs are the parameters of the reducescatter_read kernels
-// (kernels/reducescatter.cu).
+// (reducescatter.cu).
 type ReduceScatterReadArgs struct {
 	Chans        device.Ptr // MemoryChannelHandle[npeers] to the peers' inputs
 	In, Out      device.Ptr

@@ -7,7 +7,7 @@ import (
 )
 
 // reducescatter read: over memory channels, rank r reads block r of every peer's input
-// over NVLink and reduces it in rank order into its output (kernels/reducescatter.cu).
+// over NVLink and reduces it in rank order into its output (reducescatter.cu).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "reducescatter", Name: "read", Number: 1, AnyOffset: true,

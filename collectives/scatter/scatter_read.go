@@ -9,8 +9,9 @@ import (
 )
 
 // scatter read: over memory channels, every rank reads its slot of the root's input over
-// NVLink into its output. That is broadcast's read kernel (kernels/broadcast.cu) given
-// slot `rank` of the root's input instead of the whole of it.
+// NVLink into its output. That is broadcast's read kernel
+// (collectives/broadcast/broadcast.cu) given slot `rank` of the root's input instead of the
+// whole of it.
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "scatter", Name: "read", Number: 1, AnyOffset: true,

@@ -1,5 +1,5 @@
 // sendrecv.cu: send to the next rank, receive from the previous one, over memory channels
-// (host side: collectives/sendrecv_*.go).
+// (host side: sendrecv_*.go).
 //
 // Rank r sends its `bytes` to rank r+1 and receives rank r-1's (modulo nranks). Block b of
 // every rank owns share b of the buffer and its own semaphores with every peer (channels

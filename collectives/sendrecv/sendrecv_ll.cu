@@ -1,5 +1,5 @@
 // sendrecv_ll.cu: send to the next rank and receive from the previous one with LL16 packets
-// (host side: collectives/sendrecv_ll.go).
+// (host side: sendrecv_ll.go).
 //
 // My buffer goes, as packets, into buffer flag % K of the next rank's scratch, and the
 // previous rank's packets are unpacked from buffer flag % K of mine; K = max(nranks, 2). No

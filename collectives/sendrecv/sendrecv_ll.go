@@ -8,7 +8,7 @@ import (
 )
 
 // sendrecv ll16: my buffer goes as LL16 packets into the next rank's scratch, with no
-// barrier (kernels/sendrecv_ll.cu). -k auto picks it up to 512 KiB (a link carries the whole
+// barrier (sendrecv_ll.cu). -k auto picks it up to 512 KiB (a link carries the whole
 // size, twice allgather ll16's share on two ranks); that threshold is to be tuned on GPUs.
 func init() {
 	collectives.Register(&collectives.Algorithm{

@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// SendRecvArgs are sendrecv_put's parameters (kernels/sendrecv.cu).
+// SendRecvArgs are sendrecv_put's parameters (sendrecv.cu).
 type SendRecvArgs struct {
 	Chans        device.Ptr // MemoryChannelHandle[block][peer] to the peers' outputs
 	In, Out      device.Ptr // in place, the same buffer

@@ -1,6 +1,6 @@
 // sendrecv_port.cu: send-receive over port channels, one host (host side:
-// collectives/sendrecv_port.go). The CPU proxy moves my buffer to the next rank with the
-// copy engine, as allgather_port does (kernels/allgather.cu).
+// sendrecv_port.go). The CPU proxy moves my buffer to the next rank with the
+// copy engine, as allgather_port does (collectives/allgather/allgather.cu).
 //
 // Block 0 meets every peer (relaxed: the copy engine reads my buffer only after this kernel's
 // predecessors finished, by stream order), then one thread puts my buffer with a signal into

@@ -14,7 +14,7 @@ import (
 const SendRecvPortAutoMin = 128 << 20
 
 // sendrecv port: the CPU proxy copies my buffer into the next rank's output with the copy
-// engine (in place: into its scratch, then it copies it out) (kernels/sendrecv_port.cu).
+// engine (in place: into its scratch, then it copies it out) (sendrecv_port.cu).
 // One host.
 func init() {
 	collectives.Register(&collectives.Algorithm{

@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// SendRecvPortArgs are sendrecv_port's parameters (kernels/sendrecv_port.cu).
+// SendRecvPortArgs are sendrecv_port's parameters (sendrecv_port.cu).
 type SendRecvPortArgs struct {
 	Chans        device.Ptr // PortChannelHandle[npeers]: my input to the peers' outputs (in place: my output to their scratch)
 	SyncChans    device.Ptr // MemoryChannelHandle[npeers] for the start barrier

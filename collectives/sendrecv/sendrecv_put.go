@@ -10,7 +10,7 @@ import (
 
 // sendrecv put: over memory channels, each block puts its share of my buffer into the next
 // rank's output (in place: moves it through registers, piece by piece), meeting only the
-// neighbours' blocks of the same index (kernels/sendrecv.cu).
+// neighbours' blocks of the same index (sendrecv.cu).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "sendrecv", Name: "put", Number: 1, AnyOffset: true,

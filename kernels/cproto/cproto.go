@@ -1,6 +1,7 @@
-// Package cproto reads the extern "C" kernel prototypes of kernels/*.cu after the C
-// preprocessor has expanded the macros that instantiate them, so that tests can compare
-// them with the Go declarations (kernels/params). It runs the host C compiler's
+// Package cproto reads the extern "C" kernel prototypes of the .cu files (kernels/ and the
+// collectives' folders) after the C preprocessor has expanded the macros that instantiate
+// them, so that tests can compare them with the Go declarations (kernels/params and the
+// collectives' *_params.go). It runs the host C compiler's
 // preprocessor (cgo needs that compiler anyway) with empty stand-ins for the CUDA headers:
 // no CUDA toolkit or GPU is needed.
 package cproto

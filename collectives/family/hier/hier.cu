@@ -1,10 +1,11 @@
 // hier.cu: hierarchical all-gather and all-reduce for jobs on several hosts with several
-// ranks each (host side: collectives/allgather_hier.go, collectives/allreduce_hier.go).
-// Inside a host the ranks reach each other with memory channels (SM copies over NVLink);
-// between hosts each rank talks only to its rail, the ranks of equal local index on the
-// other hosts, over port channels (Ethernet or InfiniBand through the proxy). Every host
-// has nlocal ranks; rank (host g, local j) is ranks[g * nlocal + j]. Local peer k (of
-// nlocal - 1) is local index k < local ? k : k + 1, rail peer t host t < host ? t : t + 1.
+// ranks each (host side: collectives/allgather/allgather_hier.go,
+// collectives/allreduce/allreduce_hier.go). Inside a host the ranks reach each other with
+// memory channels (SM copies over NVLink); between hosts each rank talks only to its rail,
+// the ranks of equal local index on the other hosts, over port channels (Ethernet or
+// InfiniBand through the proxy). Every host has nlocal ranks; rank (host g, local j) is
+// ranks[g * nlocal + j]. Local peer k (of nlocal - 1) is local index k < local ? k : k + 1,
+// rail peer t host t < host ? t : t + 1.
 #include "mscclpp/collective_device.cuh"
 
 using namespace mb;

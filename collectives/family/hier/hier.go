@@ -20,7 +20,7 @@ import (
 const HierMPSNetwork = "under MPS with the driver's default work queues its signals, which the receiving rank stores into GPU memory with CUDA stream operations, stall behind the spinning kernels; set CUDA_DEVICE_MAX_CONNECTIONS=8 on every rank (docs/gpu-testing.md)"
 
 // HierGroups is what the hierarchical algorithms (allgather_hier.go, allreduce_hier.go,
-// kernels/hier.cu) know of the layout: my host and my index on it, the other ranks of my
+// hier.cu) know of the layout: my host and my index on it, the other ranks of my
 // host (reached by memory channels) and my rail, the ranks of my index on the other hosts
 // (reached by port channels).
 type HierGroups struct {

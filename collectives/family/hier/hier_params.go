@@ -5,7 +5,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// AllgatherHierArgs are allgather_hier's parameters (kernels/hier.cu).
+// AllgatherHierArgs are allgather_hier's parameters (hier.cu).
 type AllgatherHierArgs struct {
 	LocalChans device.Ptr // MemoryChannelHandle[nlocal-1]: to the outputs of the other ranks of my host
 	RailChans  device.Ptr // PortChannelHandle[nhosts-1]: my input (in place: my output) to the rail's outputs
@@ -27,7 +27,7 @@ type AllgatherHierArgs struct {
 // hosts, memory channels inside a host.
 var AllgatherHier = params.DeclareFunc[AllgatherHierArgs]("allgather_hier")
 
-// AllreduceHierArgs are the parameters of the allreduce_hier family (kernels/hier.cu).
+// AllreduceHierArgs are the parameters of the allreduce_hier family (hier.cu).
 type AllreduceHierArgs struct {
 	InChans, OutChans device.Ptr // MemoryChannelHandle[nlocal-1]: to my host's other ranks' inputs (in place: outputs) and outputs
 	RSChans, AGChans  device.Ptr // PortChannelHandle[nhosts-1]: my output to the rail's scratch, and to its outputs

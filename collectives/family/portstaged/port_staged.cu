@@ -1,6 +1,6 @@
 // port_staged.cu: the collectives other than all-reduce and all-gather over port channels
 // only, so they run on any layout of ranks over hosts (host side:
-// collectives/port_staged.go). Each pair's connection moves the bytes: the copy engine
+// port_staged.go). Each pair's connection moves the bytes: the copy engine
 // inside a host, Ethernet or InfiniBand between hosts.
 //
 // One schedule serves every collective (mode): what rank `from` sends rank `to` is one
@@ -30,7 +30,7 @@ using namespace mb;
 
 namespace {
 
-// Modes: collectives/port_staged.go's portStagedMode values.
+// Modes: port_staged.go's PortStagedMode values.
 enum : uint32_t {
   PS_REDUCESCATTER = 0,
   PS_REDUCE = 1,

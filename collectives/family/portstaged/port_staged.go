@@ -23,7 +23,7 @@ import (
 // transport inside one), so the choices on one host stay as they were. hypercube's
 // portput delivers the hypercube's result (an all-gather) in one step rather than log2(n).
 
-// PortStagedMode is the collective a port_staged launch runs (kernels/port_staged.cu's
+// PortStagedMode is the collective a port_staged launch runs (port_staged.cu's
 // PS_* values).
 type PortStagedMode uint32
 
@@ -97,7 +97,7 @@ type portAny struct {
 	big, half        uint64
 }
 
-// Slots is how many senders' slots a launch's region holds (kernels/port_staged.cu's
+// Slots is how many senders' slots a launch's region holds (port_staged.cu's
 // slotsOf): one where a single rank sends to each.
 func (m PortStagedMode) Slots(nranks int) uint64 {
 	switch m {
@@ -145,7 +145,7 @@ func newPortAny(env *collectives.Env, mode PortStagedMode) (collectives.Instance
 	return a, err
 }
 
-// UnitSlot returns launch l's per-rank bytes on n ranks (kernels/port_staged.cu's unit),
+// UnitSlot returns launch l's per-rank bytes on n ranks (port_staged.cu's unit),
 // the largest segment a rank sends one peer rounded up to 16 bytes (the slot), and
 // alltoallv's total.
 func (m PortStagedMode) UnitSlot(l *collectives.LaunchArgs, n int) (unit, slot, total uint64) {

@@ -6,7 +6,7 @@ import (
 )
 
 // PortStagedArgs are the parameters of port_staged and of the port_staged_reduce family
-// (kernels/port_staged.cu).
+// (port_staged.cu).
 type PortStagedArgs struct {
 	Chans      device.Ptr // PortChannelHandle[npeers]: my input (in place: my output) to the peers' scratch
 	SigChans   device.Ptr // the channels from my input, which carry every signal and credit
