@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
 
@@ -149,7 +150,7 @@ func Lookup(name string) (Collective, error) {
 	return c, nil
 }
 
-// Verifier runs the verification kernels of verify.cu on one rank.
+// Verifier runs the verification kernels of kernels/verify.cu on one rank.
 type Verifier struct {
 	GPU    device.GPU
 	Env    *Env
@@ -182,7 +183,7 @@ func (v *Verifier) Poison(p device.Ptr, bytes uint64) error {
 	if err != nil {
 		return err
 	}
-	return k.poison.Launch(v.Dim(), v.Stream, &PoisonArgs{Buf: p, Bytes: bytes})
+	return k.poison.Launch(v.Dim(), v.Stream, &params.PoisonArgs{Buf: p, Bytes: bytes})
 }
 
 // FillPattern writes rank's byte pattern.
@@ -191,7 +192,7 @@ func (v *Verifier) FillPattern(p device.Ptr, bytes uint64, rank int, seed uint32
 	if err != nil {
 		return err
 	}
-	return k.fillPattern.Launch(v.Dim(), v.Stream, &FillPatternArgs{Buf: p, Bytes: bytes, Rank: uint32(rank), Seed: seed})
+	return k.fillPattern.Launch(v.Dim(), v.Stream, &params.FillPatternArgs{Buf: p, Bytes: bytes, Rank: uint32(rank), Seed: seed})
 }
 
 // FillValues writes rank's input values for a reduction: exactly reducible ones, or during
@@ -201,15 +202,15 @@ func (v *Verifier) FillValues(p device.Ptr, dt Datatype, op Op, count int64, see
 	if err != nil {
 		return err
 	}
-	cache, family := k.fill, Fill
+	cache, family := k.fill, params.Fill
 	if v.Mixed {
-		cache, family = k.fillMixed, FillMixed
+		cache, family = k.fillMixed, params.FillMixed
 	}
 	fill, err := typed(k.gpu, cache, family, dt, op)
 	if err != nil {
 		return err
 	}
-	return fill.Launch(v.Dim(), v.Stream, &FillArgs{Buf: p, Count: uint64(count), Rank: uint32(v.Env.Rank), NRanks: uint32(v.Env.NRanks), Seed: seed})
+	return fill.Launch(v.Dim(), v.Stream, &params.FillArgs{Buf: p, Count: uint64(count), Rank: uint32(v.Env.Rank), NRanks: uint32(v.Env.NRanks), Seed: seed})
 }
 
 // CheckPattern counts wrong elements in nchunks chunks, chunk c holding rank c's pattern.
@@ -218,7 +219,7 @@ func (v *Verifier) CheckPattern(p device.Ptr, chunkBytes uint64, nchunks int, se
 	if err != nil {
 		return err
 	}
-	return k.checkPattern.Launch(v.Dim(), v.Stream, &CheckPatternArgs{Buf: p, ChunkBytes: chunkBytes,
+	return k.checkPattern.Launch(v.Dim(), v.Stream, &params.CheckPatternArgs{Buf: p, ChunkBytes: chunkBytes,
 		NChunks: uint32(nchunks), FirstRank: 0, Seed: seed, EltSize: uint32(eltSize), Wrong: v.Wrong})
 }
 
@@ -229,11 +230,11 @@ func (v *Verifier) CheckValues(p device.Ptr, dt Datatype, op Op, count, first in
 	if err != nil {
 		return err
 	}
-	check, err := typed(k.gpu, k.check, Check, dt, op)
+	check, err := typed(k.gpu, k.check, params.Check, dt, op)
 	if err != nil {
 		return err
 	}
-	return check.Launch(v.Dim(), v.Stream, &CheckArgs{Buf: p, Count: uint64(count), First: uint64(first), NRanks: uint32(v.Env.NRanks), Seed: seed, Wrong: v.Wrong})
+	return check.Launch(v.Dim(), v.Stream, &params.CheckArgs{Buf: p, Count: uint64(count), First: uint64(first), NRanks: uint32(v.Env.NRanks), Seed: seed, Wrong: v.Wrong})
 }
 
 // CheckPatternOf counts the wrong elements of bytes at p that must hold pattern id's bytes
@@ -243,6 +244,6 @@ func (v *Verifier) CheckPatternOf(p device.Ptr, bytes uint64, id int, seed uint3
 	if err != nil {
 		return err
 	}
-	return k.checkPattern.Launch(v.Dim(), v.Stream, &CheckPatternArgs{Buf: p, ChunkBytes: bytes,
+	return k.checkPattern.Launch(v.Dim(), v.Stream, &params.CheckPatternArgs{Buf: p, ChunkBytes: bytes,
 		NChunks: 1, FirstRank: uint32(id), Seed: seed, EltSize: uint32(eltSize), Wrong: v.Wrong})
 }

@@ -8,7 +8,7 @@
 // algorithm per size, rank count and layout (registry.go, layout.go).
 //
 // Beside the records this package holds what every algorithm is given (Env, LaunchArgs,
-// Layout, Datatype, Op), the Verifier that fills and checks buffers with verify.cu's
+// Layout, Datatype, Op), the Verifier that fills and checks buffers with kernels/verify.cu's
 // kernels, and the one-rank fallback every collective gets (local.go). The toolkit that
 // algorithms share is collectives/algo; algorithms several collectives register live in
 // collectives/family.

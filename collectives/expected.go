@@ -1,6 +1,6 @@
 package collectives
 
-// The test data of verify.cu, in Go. Inputs are small integers chosen per operator
+// The test data of kernels/verify.cu, in Go. Inputs are small integers chosen per operator
 // so every reduction result is exact in every element type; TestExpectedValuesAreExact
 // proves the bounds and cmd/mscclpp-bench-gpu/gputest compares the GPU's fill kernels with these.
 

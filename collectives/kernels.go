@@ -5,17 +5,17 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
-// verifyKernels are the kernels of verify.cu, looked up at a Verifier's first use; the
+// verifyKernels are the kernels of kernels/verify.cu, looked up at a Verifier's first use; the
 // typed fill and check kernels one type and operator at a time, as a run first needs them
 // (a run of one type never looks up the others).
 type verifyKernels struct {
 	gpu          device.GPU
-	poison       params.Kernel[PoisonArgs]
-	fillPattern  params.Kernel[FillPatternArgs]
-	checkPattern params.Kernel[CheckPatternArgs]
-	fill         map[typeOp]params.Kernel[FillArgs]
-	fillMixed    map[typeOp]params.Kernel[FillArgs]
-	check        map[typeOp]params.Kernel[CheckArgs]
+	poison       params.Kernel[params.PoisonArgs]
+	fillPattern  params.Kernel[params.FillPatternArgs]
+	checkPattern params.Kernel[params.CheckPatternArgs]
+	fill         map[typeOp]params.Kernel[params.FillArgs]
+	fillMixed    map[typeOp]params.Kernel[params.FillArgs]
+	check        map[typeOp]params.Kernel[params.CheckArgs]
 }
 
 // typeOp keys a typed kernel.
@@ -28,12 +28,12 @@ func loadVerifyKernels(g device.GPU) (*verifyKernels, error) {
 	ld := &params.Loader{GPU: g}
 	k := &verifyKernels{
 		gpu:          g,
-		poison:       params.Load(ld, Poison),
-		fillPattern:  params.Load(ld, FillPattern),
-		checkPattern: params.Load(ld, CheckPattern),
-		fill:         map[typeOp]params.Kernel[FillArgs]{},
-		fillMixed:    map[typeOp]params.Kernel[FillArgs]{},
-		check:        map[typeOp]params.Kernel[CheckArgs]{},
+		poison:       params.Load(ld, params.Poison),
+		fillPattern:  params.Load(ld, params.FillPattern),
+		checkPattern: params.Load(ld, params.CheckPattern),
+		fill:         map[typeOp]params.Kernel[params.FillArgs]{},
+		fillMixed:    map[typeOp]params.Kernel[params.FillArgs]{},
+		check:        map[typeOp]params.Kernel[params.CheckArgs]{},
 	}
 	return k, ld.Err
 }

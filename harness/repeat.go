@@ -28,7 +28,7 @@ const repeatSeed = 0x5eed
 func RepeatKey(iter, elem uint64) uint64 { return iter<<40 | elem }
 
 // MixedBits is element i of rank's order-sensitive input as 64 random bits, the formula of
-// collectives/verify.cu's mixedBits.
+// kernels/verify.cu's mixedBits.
 func MixedBits(i uint64, rank int, seed uint32) uint64 {
 	x := i*0x9E3779B97F4A7C15 + (uint64(rank)+1)*0xBF58476D1CE4E5B9 + uint64(seed)*0x94D049BB133111EB
 	x ^= x >> 31
@@ -66,8 +66,8 @@ func RepeatHashMix(x uint64) uint64 {
 
 // repeatKernels are the repeat check's own kernels, looked up when it first runs.
 type repeatKernels struct {
-	compare params.Kernel[collectives.RepeatCompareArgs]
-	hash    params.Kernel[collectives.RepeatHashArgs]
+	compare params.Kernel[params.RepeatCompareArgs]
+	hash    params.Kernel[params.RepeatHashArgs]
 }
 
 // repeatState is the repeat check's device memory: a copy of the first run's output, and
@@ -84,7 +84,7 @@ func (h *Harness) repeatSetup() (*repeatState, error) {
 		return h.rep, nil
 	}
 	ld := &params.Loader{GPU: h.GPU}
-	st := &repeatState{k: repeatKernels{compare: params.Load(ld, collectives.RepeatCmp), hash: params.Load(ld, collectives.RepeatHash)}}
+	st := &repeatState{k: repeatKernels{compare: params.Load(ld, params.RepeatCmp), hash: params.Load(ld, params.RepeatHash)}}
 	if ld.Err != nil {
 		return nil, fmt.Errorf("repeat check: %w", ld.Err)
 	}
@@ -138,7 +138,7 @@ func (h *Harness) repeatCheck(inst collectives.Instance, base *collectives.Launc
 		if it == 0 {
 			err = h.GPU.CopyAsync(st.saved, out, bytes, h.Stream)
 		} else {
-			err = st.k.compare.Launch(v.Dim(), h.Stream, &collectives.RepeatCompareArgs{Out: out, Saved: st.saved, Bytes: bytes,
+			err = st.k.compare.Launch(v.Dim(), h.Stream, &params.RepeatCompareArgs{Out: out, Saved: st.saved, Bytes: bytes,
 				EltSize: elt, Iter: uint64(it), First: st.words})
 		}
 		if err != nil {
@@ -148,7 +148,7 @@ func (h *Harness) repeatCheck(inst collectives.Instance, base *collectives.Launc
 	u, ok := h.Coll.(UniformOutput)
 	uniform := ok && u.UniformOutput()
 	if uniform {
-		if err := st.k.hash.Launch(v.Dim(), h.Stream, &collectives.RepeatHashArgs{Buf: st.saved, Bytes: bytes, Hash: st.words.Add(8)}); err != nil {
+		if err := st.k.hash.Launch(v.Dim(), h.Stream, &params.RepeatHashArgs{Buf: st.saved, Bytes: bytes, Hash: st.words.Add(8)}); err != nil {
 			return "", err
 		}
 	}

@@ -1,13 +1,14 @@
 // Package kernels is the kernel loader's catalogue: it embeds the compiled fatbins of its
-// own CUDA sources (the ping-pong and channel-test kernels, built by `make` into
-// kernels/fatbin/) and collects those of every package that registers its own (each
-// collective's folder embeds the fatbins of the .cu files beside it and calls Register
-// from its init). Device headers live in include/mscclpp: handles.h defines the structs
-// shared with Go (kernels/layout checks them); the *_device.cuh headers hold the device
-// halves of the channels and what the collective kernels share. Every kernel's name and
-// parameters are declared in Go (kernels/params and the collectives' *_params.go files,
-// checked against the sources by a CPU test through kernels/cproto). This package is
-// plain Go: it needs neither a GPU nor the CUDA toolkit.
+// own CUDA sources (verify.cu's test data and checks, which the collectives' Verifier,
+// ping-pong and the GPU suite share, and the ping-pong and channel-test kernels, built by
+// `make` into kernels/fatbin/) and collects those of every package that registers its own
+// (each collective's folder embeds the fatbins of the .cu files beside it and calls
+// Register from its init). Device headers live in include/mscclpp: handles.h defines the
+// structs shared with Go (kernels/layout checks them); the *_device.cuh headers hold the
+// device halves of the channels and what the collective kernels share. Every kernel's name
+// and parameters are declared in Go (kernels/params and the collectives' *_params.go
+// files, checked against the sources by a CPU test through kernels/cproto). This package
+// is plain Go: it needs neither a GPU nor the CUDA toolkit.
 package kernels
 
 import (

@@ -9,7 +9,6 @@ import (
 	"math"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
@@ -94,9 +93,9 @@ type kernels struct {
 	memSignal, memRelaxedSignal, portSignal params.Kernel[params.SignalArgs]
 	memPut, portPut                         params.Kernel[params.PutArgs]
 	memHandshake, portHandshake             params.Kernel[params.ChannelArgs]
-	poison                                  params.Kernel[collectives.PoisonArgs]
-	fillPattern                             params.Kernel[collectives.FillPatternArgs]
-	checkPattern                            params.Kernel[collectives.CheckPatternArgs]
+	poison                                  params.Kernel[params.PoisonArgs]
+	fillPattern                             params.Kernel[params.FillPatternArgs]
+	checkPattern                            params.Kernel[params.CheckPatternArgs]
 }
 
 func loadKernels(g device.GPU, memPut params.Func[params.PutArgs]) (kernels, error) {
@@ -109,9 +108,9 @@ func loadKernels(g device.GPU, memPut params.Func[params.PutArgs]) (kernels, err
 		portPut:          params.Load(ld, params.PingPongPortPut),
 		memHandshake:     params.Load(ld, params.PingPongMemoryHandshake),
 		portHandshake:    params.Load(ld, params.PingPongPortHandshake),
-		poison:           params.Load(ld, collectives.Poison),
-		fillPattern:      params.Load(ld, collectives.FillPattern),
-		checkPattern:     params.Load(ld, collectives.CheckPattern),
+		poison:           params.Load(ld, params.Poison),
+		fillPattern:      params.Load(ld, params.FillPattern),
+		checkPattern:     params.Load(ld, params.CheckPattern),
 	}
 	return k, ld.Err
 }
@@ -360,10 +359,10 @@ func (b *Bench) measurePut(channel string, peer int, initiator, bidir bool, size
 	seed := b.opts.Seed + uint32(size)
 	verify := device.Dim{Grid: b.sms * 4, Block: 512}
 	if b.opts.Check {
-		if err := b.k.poison.Launch(verify, b.stream, &collectives.PoisonArgs{Buf: b.dst, Bytes: size}); err != nil {
+		if err := b.k.poison.Launch(verify, b.stream, &params.PoisonArgs{Buf: b.dst, Bytes: size}); err != nil {
 			return o, err
 		}
-		if err := b.k.fillPattern.Launch(verify, b.stream, &collectives.FillPatternArgs{Buf: b.src, Bytes: size, Rank: uint32(b.mesh.Rank), Seed: seed}); err != nil {
+		if err := b.k.fillPattern.Launch(verify, b.stream, &params.FillPatternArgs{Buf: b.src, Bytes: size, Rank: uint32(b.mesh.Rank), Seed: seed}); err != nil {
 			return o, err
 		}
 		if err := b.mesh.Sync(b.stream); err != nil {
@@ -406,7 +405,7 @@ func (b *Bench) measurePut(channel string, peer int, initiator, bidir bool, size
 		if err := b.gpu.Memset(b.wrong, 0, 8); err != nil {
 			return o, err
 		}
-		check := collectives.CheckPatternArgs{Buf: b.dst, ChunkBytes: size, NChunks: 1, FirstRank: uint32(peer), Seed: seed, EltSize: 1, Wrong: b.wrong}
+		check := params.CheckPatternArgs{Buf: b.dst, ChunkBytes: size, NChunks: 1, FirstRank: uint32(peer), Seed: seed, EltSize: 1, Wrong: b.wrong}
 		if err := b.k.checkPattern.Launch(verify, b.stream, &check); err != nil {
 			return o, err
 		}

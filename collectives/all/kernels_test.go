@@ -111,7 +111,7 @@ func TestKernelTypes(t *testing.T) {
 	for _, e := range checkFamilies(ks, collectives.Datatypes, collectives.Ops, ll8.Types) {
 		t.Error(e)
 	}
-	fill := familyInstances(ks, collectives.Fill.Prefix())
+	fill := familyInstances(ks, params.Fill.Prefix())
 	for _, d := range collectives.Datatypes {
 		c, ok := cElement[fill.elem[d.Name]]
 		switch {

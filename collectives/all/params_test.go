@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allreduce"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/cproto"
@@ -190,8 +189,8 @@ func TestLaunchSlots(t *testing.T) {
 	if fmt.Sprint(g.launch) != fmt.Sprint(want) {
 		t.Errorf("launched %v, want %v", g.launch, want)
 	}
-	var never params.Kernel[collectives.PoisonArgs]
-	if err := never.Launch(device.Dim{}, 0, &collectives.PoisonArgs{}); err == nil {
+	var never params.Kernel[params.PoisonArgs]
+	if err := never.Launch(device.Dim{}, 0, &params.PoisonArgs{}); err == nil {
 		t.Error("a kernel never loaded launched")
 	}
 }

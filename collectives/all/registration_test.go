@@ -18,8 +18,8 @@ import (
 const module = "github.com/mscclpp-bench/mscclpp-bench"
 
 // support are the folders of collectives/ that hold no collective: the toolkit, the
-// families, this list, the test helpers and the shared kernels' fatbins.
-var support = []string{"algo", "all", "collectivestest", "family", "fatbin"}
+// families, this list and the test helpers.
+var support = []string{"algo", "all", "collectivestest", "family"}
 
 // collectiveFolders lists the folders of collectives/ that hold a collective.
 func collectiveFolders(t *testing.T) []string {

@@ -1,11 +1,11 @@
 // Package params is how Go declares, once, every kernel it launches: its name and its
 // parameters, as the fields of a Go struct in the C prototype's order (DeclareFunc,
-// DeclareFamily). The declarations live beside their .cu files: here for kernels/*.cu (the
-// ping-pong and channel-test kernels), in each collective's *_params.go for its own. A
-// kernel is launched only through its declaration (Kernel.Launch takes that struct), and a
-// CPU test (collectives/all/params_test.go) reads the preprocessed .cu sources and fails
-// when a prototype and its declaration differ in name, number, order or kind of
-// parameters, or when either side has a kernel the other lacks.
+// DeclareFamily). The declarations live beside their .cu files: here for kernels/*.cu
+// (verification, ping-pong and channel-test kernels), in each collective's *_params.go for
+// its own. A kernel is launched only through its declaration (Kernel.Launch takes that
+// struct), and a CPU test (collectives/all/params_test.go) reads the preprocessed .cu
+// sources and fails when a prototype and its declaration differ in name, number, order or
+// kind of parameters, or when either side has a kernel the other lacks.
 //
 // Field types give the C kind: device.Ptr for any pointer, uint64 for uint64_t, uint32 for
 // uint32_t, int32 for int. Field names are the C parameter names, capitalised (compared

@@ -14,7 +14,6 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/mscclpp-bench-gpu/internal/worker"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
@@ -97,8 +96,8 @@ func newFixture(t *testing.T, bytes uint64) *fixture {
 	f.sc, err = m.Share(f.scratch, bytes*2+64)
 	must(err)
 	seed++
-	must(launch(collectives.FillPattern, device.Dim{Grid: 64, Block: 256}, &collectives.FillPatternArgs{Buf: f.src, Bytes: bytes, Rank: uint32(m.Rank), Seed: seed}))
-	must(launch(collectives.Poison, device.Dim{Grid: 64, Block: 256}, &collectives.PoisonArgs{Buf: f.dst, Bytes: bytes}))
+	must(launch(params.FillPattern, device.Dim{Grid: 64, Block: 256}, &params.FillPatternArgs{Buf: f.src, Bytes: bytes, Rank: uint32(m.Rank), Seed: seed}))
+	must(launch(params.Poison, device.Dim{Grid: 64, Block: 256}, &params.PoisonArgs{Buf: f.dst, Bytes: bytes}))
 	must(m.Sync(job.Stream))
 	must(m.Boot.Barrier())
 	return f
@@ -135,8 +134,8 @@ func (f *fixture) checkFromPeer(n uint64) int64 {
 	if err := job.GPU.Memset(f.wrong, 0, 8); err != nil {
 		f.t.Fatal(err)
 	}
-	check := collectives.CheckPatternArgs{Buf: f.dst, ChunkBytes: n, NChunks: 1, FirstRank: uint32(f.peer), Seed: seed, EltSize: 1, Wrong: f.wrong}
-	if err := launch(collectives.CheckPattern, device.Dim{Grid: 64, Block: 256}, &check); err != nil {
+	check := params.CheckPatternArgs{Buf: f.dst, ChunkBytes: n, NChunks: 1, FirstRank: uint32(f.peer), Seed: seed, EltSize: 1, Wrong: f.wrong}
+	if err := launch(params.CheckPattern, device.Dim{Grid: 64, Block: 256}, &check); err != nil {
 		f.t.Fatal(err)
 	}
 	if err := job.Mesh.Sync(job.Stream); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // decode reads element i of type dt from b as a float64 (exact for our small integers).
@@ -66,16 +67,16 @@ func TestFillMatchesGo(t *testing.T) {
 		for _, op := range collectives.Ops {
 			name := fmt.Sprintf("%s_%s", dt.Name, op)
 			const seed = 5
-			fill, err := collectives.Fill.Load(job.GPU, dt.Name, string(op))
+			fill, err := params.Fill.Load(job.GPU, dt.Name, string(op))
 			if err != nil {
 				t.Fatal(err)
 			}
-			check, err := collectives.Check.Load(job.GPU, dt.Name, string(op))
+			check, err := params.Check.Load(job.GPU, dt.Name, string(op))
 			if err != nil {
 				t.Fatal(err)
 			}
 			dim := device.Dim{Grid: 4, Block: 256}
-			fillArgs := collectives.FillArgs{Buf: buf, Count: count, Rank: uint32(m.Rank), NRanks: uint32(m.NRanks), Seed: seed}
+			fillArgs := params.FillArgs{Buf: buf, Count: count, Rank: uint32(m.Rank), NRanks: uint32(m.NRanks), Seed: seed}
 			if err := fill.Launch(dim, job.Stream, &fillArgs); err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +98,7 @@ func TestFillMatchesGo(t *testing.T) {
 				if err := job.GPU.Memset(wrong, 0, 8); err != nil {
 					t.Fatal(err)
 				}
-				if err := check.Launch(dim, job.Stream, &collectives.CheckArgs{Buf: buf, Count: count, NRanks: uint32(m.NRanks), Seed: seed, Wrong: wrong}); err != nil {
+				if err := check.Launch(dim, job.Stream, &params.CheckArgs{Buf: buf, Count: count, NRanks: uint32(m.NRanks), Seed: seed, Wrong: wrong}); err != nil {
 					t.Fatal(err)
 				}
 				if err := m.Sync(job.Stream); err != nil {

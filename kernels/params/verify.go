@@ -1,8 +1,7 @@
-package collectives
+package params
 
 import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // The kernels of verify.cu.
@@ -62,12 +61,12 @@ type RepeatHashArgs struct {
 
 // The verification kernels.
 var (
-	Fill         = params.DeclareFamily[FillArgs]("fill")
-	FillMixed    = params.DeclareFamily[FillArgs]("fill_mixed")
-	RepeatCmp    = params.DeclareFunc[RepeatCompareArgs]("repeat_compare")
-	RepeatHash   = params.DeclareFunc[RepeatHashArgs]("repeat_hash")
-	Check        = params.DeclareFamily[CheckArgs]("check")
-	FillPattern  = params.DeclareFunc[FillPatternArgs]("fill_pattern")
-	CheckPattern = params.DeclareFunc[CheckPatternArgs]("check_pattern")
-	Poison       = params.DeclareFunc[PoisonArgs]("poison")
+	Fill         = DeclareFamily[FillArgs]("fill")
+	FillMixed    = DeclareFamily[FillArgs]("fill_mixed")
+	RepeatCmp    = DeclareFunc[RepeatCompareArgs]("repeat_compare")
+	RepeatHash   = DeclareFunc[RepeatHashArgs]("repeat_hash")
+	Check        = DeclareFamily[CheckArgs]("check")
+	FillPattern  = DeclareFunc[FillPatternArgs]("fill_pattern")
+	CheckPattern = DeclareFunc[CheckPatternArgs]("check_pattern")
+	Poison       = DeclareFunc[PoisonArgs]("poison")
 )

@@ -2,7 +2,7 @@
 //
 // Inputs are small integers chosen per operator so that every reduction result is exact in
 // every element type (integers may wrap; wrapping is modular, so the order of a reduction does
-// not change it). The same formulas live in Go (expected.go) and a GPU test
+// not change it). The same formulas live in Go (collectives/expected.go) and a GPU test
 // compares the two. Poisoned outputs (0xff bytes: NaN for floats, values no formula makes
 // for integers) are never mistaken for results.
 //
