@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mscclpp-bench/mscclpp-bench/acceptance"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 )
 
@@ -99,6 +100,84 @@ func TestAcceptanceOneRankOnStandin(t *testing.T) {
 			}
 			if !strings.Contains(o.stdout, verdict) {
 				t.Errorf("the table does not say %s:\n%s", verdict, o.stdout)
+			}
+		})
+	}
+}
+
+// TestAcceptancePairsOnStandin runs acceptance's flow on a node of two stand-in ranks:
+// rank 0 gathers the node, the pair's signal latency and put bandwidth over memory and
+// port channels with the data checked, and judges them against the spec. Limits the pair
+// meets give a PASS with its figures; a memory put floor far too high fails the run on
+// rank 0 (which judges) with exit 1 and one line naming the check, the table saying FAIL.
+func TestAcceptancePairsOnStandin(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		memPut   string // min_memory_put_gbs
+		code     int
+		failName string
+	}{
+		{"limits met", "0.000001", cli.ExitOK, ""},
+		{"memory put floor too high", "1e9", cli.ExitFailure, acceptance.CheckMemoryPut},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_"))
+			body := "put_bytes: 65536\nmax_memory_signal_us: 1e6\nmax_port_signal_us: 1e6\nmin_port_put_gbs: 0.000001\nmin_memory_put_gbs: " + tt.memPut + "\n"
+			if err := os.WriteFile(base+".yaml", []byte(body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			o := runPlan(t, standinJob(t, 2, pingpongKernels()), planOf(t, "acceptance", "--spec", base+".yaml", "-n", "3", "-w", "1", "-J", base+".json", "--progress", "off"))
+			if o.codes[0] != tt.code || o.codes[1] != cli.ExitOK {
+				t.Fatalf("exit codes %v, want %d on rank 0 and 0 on rank 1; stderr %q\n%s", o.codes, tt.code, o.stderr, o.stdout)
+			}
+			if tt.code != cli.ExitOK {
+				if err := oneLine(o.stderr[0]); err != nil {
+					t.Error(err)
+				}
+				if !strings.Contains(o.stderr[0], tt.failName) || !strings.Contains(o.stdout, "FAIL") {
+					t.Errorf("stderr %q or the table does not name the failed check %q:\n%s", o.stderr[0], tt.failName, o.stdout)
+				}
+			}
+			b, err := os.ReadFile(base + ".json")
+			if err != nil {
+				t.Fatalf("-J: %v", err)
+			}
+			var rep struct {
+				Pass    bool `json:"pass"`
+				Figures struct {
+					Pairs []acceptance.PairFigures `json:"pairs"`
+				} `json:"figures"`
+				Checks []struct {
+					Name string `json:"name"`
+					Pass bool   `json:"pass"`
+				} `json:"checks"`
+			}
+			if err := json.Unmarshal(b, &rep); err != nil {
+				t.Fatalf("-J: %v", err)
+			}
+			if rep.Pass != (tt.code == cli.ExitOK) {
+				t.Errorf("-J pass %v, want %v", rep.Pass, tt.code == cli.ExitOK)
+			}
+			if len(rep.Figures.Pairs) != 1 {
+				t.Fatalf("-J pairs %+v, want the pair 0-1", rep.Figures.Pairs)
+			}
+			p := rep.Figures.Pairs[0]
+			if p.A != 0 || p.B != 1 || p.Err != "" || p.Wrong != 0 || p.MemorySignalUs <= 0 || p.PortSignalUs <= 0 || p.MemoryPutGBs <= 0 || p.PortPutGBs <= 0 {
+				t.Errorf("pair figures %+v: want 0-1 measured, nothing wrong", p)
+			}
+			seen := map[string]bool{}
+			for _, c := range rep.Checks {
+				seen[c.Name] = true
+				if c.Name == tt.failName && c.Pass {
+					t.Errorf("check %q passed", c.Name)
+				}
+			}
+			for _, name := range []string{acceptance.CheckMemorySignal, acceptance.CheckPortSignal, acceptance.CheckMemoryPut, acceptance.CheckPortPut, acceptance.CheckVerification} {
+				if !seen[name] {
+					t.Errorf("no %q check in %+v", name, rep.Checks)
+				}
 			}
 		})
 	}

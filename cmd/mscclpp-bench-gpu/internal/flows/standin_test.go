@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +22,11 @@ import (
 // kernels are those given) and a mesh, as worker.Join leaves them but for the plan.
 func standinJob(t *testing.T, n int, kernels map[string]devicetest.Kernel) []*Job {
 	t.Helper()
+	// Each rank's proxy spins on a locked thread once it serves port channels, as the
+	// worker's does (which raises GOMAXPROCS for it); here all ranks share one process, so
+	// give every rank's proxy and kernel a P, or a kernel waits for preemption (10 ms).
+	prev := runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2*n+2))
+	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
 	space := devicetest.NewSpace(kernels)
 	boots := bootstraptest.Loopback(t, n, 10*time.Second)
 	jobs := make([]*Job, n)
