@@ -1,6 +1,8 @@
-// Command mscclpp-bench-gpu is the GPU worker: the same command line as mscclpp-bench, run
-// on this rank's GPU. mscclpp-bench execs it for GPU subcommands; it can also be launched
-// directly under mpirun. It links libcuda and libmpi.
+// Command mscclpp-bench-gpu is the GPU worker: it runs a GPU subcommand on this rank's GPU.
+// mscclpp-bench execs it with the plan it resolved from the command line (cli.PlanEnv),
+// which it runs without parsing the command line again; launched directly under mpirun,
+// it takes the same command line as mscclpp-bench and parses it itself. It links libcuda
+// and libmpi.
 package main
 
 import (
@@ -18,7 +20,6 @@ func init() {
 }
 
 func main() {
-	os.Unsetenv(cli.FrontEndExecEnv) // the front end's mark is for a front end, not for us
 	app := cli.App{Name: "mscclpp-bench", Version: version.String(), Run: worker.Run(version.String())}
-	os.Exit(cli.MainArgv(app, os.Args))
+	os.Exit(cli.WorkerMain(app, os.Args))
 }

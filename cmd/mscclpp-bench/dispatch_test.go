@@ -14,18 +14,20 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 )
 
-// fakeWorkerEnv makes this test binary act as the GPU worker: it parses its argv as the
-// worker does and prints what it would run instead of running it.
+// fakeWorkerEnv makes this test binary act as the GPU worker: it takes the front end's
+// plan as the worker does (cli.WorkerMain) and prints it instead of running it.
 const fakeWorkerEnv = "MSCCLPP_BENCH_TEST_FAKE_WORKER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeWorkerEnv) == "1" {
-		app := cli.App{Name: "mscclpp-bench", Version: "test", Run: func(_ context.Context, c *cli.Config) error {
-			fmt.Printf("worker argv0=%s command=%s args=%s iters=%d per_iter=%v\n",
-				filepath.Base(os.Args[0]), c.Command, strings.Join(c.Args, " "), c.Iters, c.NCCLTests.PerIter)
+		planned := os.Getenv(cli.PlanEnv) != ""
+		app := cli.App{Name: "mscclpp-bench", Version: "test", Run: func(_ context.Context, p *cli.Plan) error {
+			c := p.Collective
+			fmt.Printf("worker argv0=%s planned=%v command=%s args=%s iters=%d per_iter=%v\n",
+				filepath.Base(os.Args[0]), planned, p.Command, strings.Join(p.Args, " "), c.Iters, c.NCCLTests.PerIter)
 			return nil
 		}}
-		os.Exit(cli.MainArgv(app, os.Args))
+		os.Exit(cli.WorkerMain(app, os.Args))
 	}
 	os.Exit(m.Run())
 }
@@ -63,7 +65,7 @@ func TestNCCLTestsNames(t *testing.T) {
 			continue
 		}
 		built++
-		want := fmt.Sprintf("worker argv0=%s command=%s args=%s -b 8 -e 1M -f 4 -n 7 -I 1 -C 1 -S 1 -M 1 iters=7 per_iter=true\n", name, sub, link)
+		want := fmt.Sprintf("worker argv0=%s planned=true command=%s args=%s -b 8 -e 1M -f 4 -n 7 -I 1 -C 1 -S 1 -M 1 iters=7 per_iter=true\n", name, sub, link)
 		if code != 0 || string(out) != want {
 			t.Errorf("%s: exit %d, output %q; want exit 0 and %q", name, code, out, want)
 		}

@@ -38,16 +38,23 @@ func main() {
 	os.Exit(cli.MainArgv(app, os.Args))
 }
 
-// execWorker replaces this process with the GPU worker, same arguments and environment.
-// The worker gets this process's argv unchanged, its program name included, so that a
-// run started as all_reduce_perf (a link to this binary) is dispatched there the same way.
-func execWorker(_ context.Context, _ *cli.Config) error {
+// execWorker replaces this process with the GPU worker, same environment, with the plan
+// this front end resolved from the command line in cli.PlanEnv: the worker runs it and
+// does not parse the command line again. argv goes along unchanged (ps shows the command
+// as typed, all_reduce_perf included).
+func execWorker(_ context.Context, plan *cli.Plan) error {
 	path, err := workerPath()
 	if err != nil {
 		return err
 	}
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, execMarkEnv+"=") })
-	env = append(env, execMarkEnv+"="+execMark(os.Getpid(), path))
+	encoded, err := cli.EncodePlan(plan)
+	if err != nil {
+		return err
+	}
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, execMarkEnv+"=") || strings.HasPrefix(kv, cli.PlanEnv+"=")
+	})
+	env = append(env, execMarkEnv+"="+execMark(os.Getpid(), path), cli.PlanEnv+"="+encoded)
 	if err := syscall.Exec(path, os.Args, env); err != nil {
 		return fmt.Errorf("start GPU worker %s: %w", path, err)
 	}

@@ -9,6 +9,13 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/acceptance"
 )
 
+// AcceptanceOptions are acceptance's options, validated. Its sizes come from the spec:
+// Common's sweep is the flags' defaults.
+type AcceptanceOptions struct {
+	Common
+	SpecPath string // --spec: thresholds over the built-in ones; "" for the built-in ones
+}
+
 // acceptanceFlags are acceptance's flags: the common ones (sizes hidden and refused: they
 // come from the spec) and the spec file.
 type acceptanceFlags struct {
@@ -42,11 +49,11 @@ host memory and inside the GPU's memory (copy_bytes; min_host_to_device_gbs,
 min_device_to_host_gbs, min_device_copy_gbs).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := r.build(cmd.Flags())
+			o, err := r.build(cmd.Flags())
 			if err != nil {
 				return err
 			}
-			return run(app, cmd, cfg)
+			return run(app, cmd, &Plan{Command: "acceptance", Acceptance: o})
 		},
 	}
 	fs := cmd.Flags()
@@ -60,8 +67,8 @@ min_device_to_host_gbs, min_device_copy_gbs).`,
 	return cmd
 }
 
-// build validates the flags into a Config.
-func (r *acceptanceFlags) build(fs *pflag.FlagSet) (*Config, error) {
+// build validates the flags into acceptance's options.
+func (r *acceptanceFlags) build(fs *pflag.FlagSet) (*AcceptanceOptions, error) {
 	if err := refuseSweepFlags(fs); err != nil {
 		return nil, err
 	}
@@ -69,11 +76,11 @@ func (r *acceptanceFlags) build(fs *pflag.FlagSet) (*Config, error) {
 	if r.spec != "" {
 		inputs = append(inputs, r.spec)
 	}
-	c, err := r.commonFlags.build("acceptance", inputs...)
+	common, err := r.commonFlags.build(inputs...)
 	if err != nil {
 		return nil, err
 	}
-	c.SpecPath = r.spec
+	c := &AcceptanceOptions{Common: common, SpecPath: r.spec}
 	if c.SpecPath != "" {
 		if err := checkSpec(c.SpecPath); err != nil {
 			return nil, usagef("--spec: %v", err)

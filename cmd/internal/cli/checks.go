@@ -32,7 +32,7 @@ func checkMaxBytes(what string, n int64) error {
 }
 
 // sizeCount is len(c.Sizes()) without building the list.
-func (c *Config) sizeCount() int64 {
+func (c *Common) sizeCount() int64 {
 	if c.MinBytes > c.MaxBytes {
 		return 0
 	}
@@ -57,7 +57,7 @@ func (c *Config) sizeCount() int64 {
 }
 
 // checkSweepLength refuses a sweep of more than MaxSizes sizes, with the count.
-func (c *Config) checkSweepLength() error {
+func (c *Common) checkSweepLength() error {
 	if n := c.sizeCount(); n > MaxSizes {
 		step := fmt.Sprintf("adding %d (-i)", c.StepBytes)
 		if c.StepFactor > 1 {

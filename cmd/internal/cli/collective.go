@@ -11,6 +11,75 @@ import (
 	_ "github.com/mscclpp-bench/mscclpp-bench/collectives/all" // every collective registers itself
 )
 
+// CollectiveOptions are a collective subcommand's options, validated: what the worker's
+// sweep runs.
+type CollectiveOptions struct {
+	Common
+	Collective string // the registered collective's name ("allreduce", ...)
+	// Kernel is -k resolved against the collective's algorithms: auto, all or one of them.
+	Kernel      Selection
+	AggIters    int
+	Blocking    int
+	Graph       int
+	Average     int
+	Cycles      int // nccl-tests' -N: sweeps to run, 0 until stopped
+	Datatypes   []string
+	Ops         []string
+	Summary     bool
+	RepeatCheck bool             // --repeat-check: outputs bitwise identical across runs and ranks
+	NCCLTests   NCCLTestsOptions // nccl-tests' other options (nccltests_compat.go)
+}
+
+// SelectionMode says how -k picks algorithms.
+type SelectionMode int
+
+// The ways -k picks algorithms.
+const (
+	SelectAuto SelectionMode = iota // the best algorithm for each size on the job's layout
+	SelectAll                       // every algorithm that supports each size
+	SelectOne                       // the one algorithm named
+)
+
+// Selection is a -k value resolved once against the collective's registered algorithms.
+type Selection struct {
+	Mode SelectionMode
+	// Algorithm is the algorithm's registered name when Mode is SelectOne (-k 3 and
+	// -k rsag give the same name), else "".
+	Algorithm string
+	// Given is -k as typed, for messages.
+	Given string
+}
+
+// Key is the selection as the collectives registry takes it: "auto", "all" or the
+// algorithm's name.
+func (s Selection) Key() string {
+	switch s.Mode {
+	case SelectAuto:
+		return "auto"
+	case SelectAll:
+		return "all"
+	}
+	return s.Algorithm
+}
+
+// ParseSelection resolves -k k for collective: auto, all, or an algorithm's name or number.
+func ParseSelection(collective, k string) (Selection, error) {
+	if k == "auto" || k == "all" {
+		if err := collectives.ValidKernel(collective, k); err != nil { // none registered
+			return Selection{}, err
+		}
+		if k == "auto" {
+			return Selection{Mode: SelectAuto, Given: k}, nil
+		}
+		return Selection{Mode: SelectAll, Given: k}, nil
+	}
+	a, err := collectives.Find(collective, k)
+	if err != nil {
+		return Selection{}, err
+	}
+	return Selection{Mode: SelectOne, Algorithm: a.Name, Given: k}, nil
+}
+
 // collectiveFlags are a collective command's flags: the common ones plus nccl-tests'
 // collective flags. -o exists on every collective, as in nccl-tests (scripts pass one
 // option set to every program); where the collective does not reduce it only labels rows.
@@ -35,11 +104,11 @@ func collectiveCommand(app *App, coll collectives.Collective) *cobra.Command {
 		Long:  ncclTestsLong(coll),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := r.build(coll, cmd.Flags())
+			o, err := r.build(coll, cmd.Flags())
 			if err != nil {
 				return err
 			}
-			return run(app, cmd, cfg)
+			return run(app, cmd, &Plan{Command: o.Collective, Collective: o})
 		},
 	}
 	fs := cmd.Flags()
@@ -74,14 +143,14 @@ func kernelList(collective string) string {
 	return strings.Join(out, ", ")
 }
 
-// build validates the flags (defined on fs) into a Config.
-func (r *collectiveFlags) build(coll collectives.Collective, fs *pflag.FlagSet) (*Config, error) {
+// build validates the flags (defined on fs) into the collective's options.
+func (r *collectiveFlags) build(coll collectives.Collective, fs *pflag.FlagSet) (*CollectiveOptions, error) {
 	command := coll.Name()
-	c, err := r.commonFlags.build(command)
+	common, err := r.commonFlags.build()
 	if err != nil {
 		return nil, err
 	}
-	c.Kernel, c.Summary, c.RepeatCheck = r.kernel, r.summary, r.repeatCheck
+	c := &CollectiveOptions{Common: common, Collective: command, Summary: r.summary, RepeatCheck: r.repeatCheck}
 	if err := checkInts([]intCheck{
 		{"--agg_iters", r.aggIters, 1, 1 << 16},
 		{"--blocking", r.blocking, 0, 3},
@@ -104,14 +173,14 @@ func (r *collectiveFlags) build(coll collectives.Collective, fs *pflag.FlagSet) 
 	if err := r.nccl.build(c, fs); err != nil {
 		return nil, err
 	}
-	if err := collectives.ValidKernel(command, c.Kernel); err != nil {
+	if c.Kernel, err = ParseSelection(command, r.kernel); err != nil {
 		return nil, usagef("--kernel: %v", err)
 	}
-	// The rank count is not known here; the worker checks rank limits when it is.
-	if err := collectives.CheckSweep(command, c.Kernel, c.Sizes(), c.Datatypes, 0); err != nil {
-		return nil, usagef("--kernel %s: %v", c.Kernel, err)
+	// The rank count and layout are not known here; the worker checks them when they are.
+	if err := collectives.CheckSweep(command, c.Kernel.Key(), c.Sizes(), c.Datatypes, 0); err != nil {
+		return nil, usagef("--kernel %s: %v", c.Kernel.Given, err)
 	}
-	if err := collectives.CheckUnalign(command, c.Kernel, c.NCCLTests.Unalign, c.Datatypes); err != nil {
+	if err := collectives.CheckUnalign(command, c.Kernel.Key(), c.NCCLTests.Unalign, c.Datatypes); err != nil {
 		return nil, usagef("-u/--unalign: %v", err)
 	}
 	return c, nil

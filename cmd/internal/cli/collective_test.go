@@ -35,7 +35,7 @@ func TestCollectiveCommandsFromRegistry(t *testing.T) {
 			// nccl-tests takes -o on every program, whether or not it reduces.
 			args := []string{name, "-d", "int32", "-b", "1K", "-e", "1M", "-f", "2", "-o", "all"}
 			r := mainWith(t, nil, args...)
-			if r.code != ExitOK || r.cfg == nil || r.cfg.Command != name {
+			if r.code != ExitOK || r.cfg == nil || r.cfg.Collective != name {
 				t.Fatalf("%v: exit %d, stderr %q, config %+v", args, r.code, r.stderr, r.cfg)
 			}
 			if !reflect.DeepEqual(r.cfg.Ops, AllOps) {
@@ -61,7 +61,7 @@ func TestCollectiveCommandsFromRegistry(t *testing.T) {
 // number and refuses a name it lacks, before any GPU work.
 func TestReduceScatterCommand(t *testing.T) {
 	for _, k := range []string{"read", "1", "auto", "all"} {
-		if r := mainWith(t, nil, "reducescatter", "-k", k, "-d", "all", "-o", "all"); r.code != ExitOK || r.cfg.Kernel != k {
+		if r := mainWith(t, nil, "reducescatter", "-k", k, "-d", "all", "-o", "all"); r.code != ExitOK || r.cfg.Kernel.Given != k {
 			t.Errorf("reducescatter -k %s: exit %d, stderr %q", k, r.code, r.stderr)
 		}
 	}

@@ -1,8 +1,9 @@
 // Package cli is the command-line front of mscclpp-bench: cobra commands, nccl-tests'
 // flag names and defaults, validation and help. It imports neither gorgonia.org/cu nor
-// gompi, so it runs and is tested on machines with no GPU and no MPI. GPU subcommands hand
-// their validated Config to a Runner: the front binary's runner execs the GPU worker, the
-// worker's runner runs the benchmark.
+// gompi, so it runs and is tested on machines with no GPU and no MPI. A GPU subcommand's
+// command line is parsed and checked once into a Plan (plan.go) that holds that
+// subcommand's options; the front binary's Runner hands the Plan to the GPU worker, which
+// decodes it (WorkerMain) and runs it without parsing the command line again.
 package cli
 
 import (
@@ -12,49 +13,30 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 )
 
-// Config is everything a benchmark subcommand was asked to do.
-type Config struct {
-	Command string // "allgather", "allreduce", "pingpong", "acceptance"
-
+// Common are the options every GPU subcommand takes, validated: the sweep's sizes and
+// iterations, the limits, the bootstrap, the transport, the output and what the
+// environment sets for the libraries. Each subcommand's options embed it
+// (CollectiveOptions, PingPongOptions, AcceptanceOptions).
+type Common struct {
 	MinBytes, MaxBytes int64
 	StepBytes          int64
 	StepFactor         int64
 	Iters              int
 	Warmup             int
-	AggIters           int
 	Check              int
-	Datatypes          []string
-	Ops                []string
-	Blocking           int
 	Timeout            time.Duration
-	Graph              int
-	Average            int
-	Cycles             int // nccl-tests' -N: sweeps to run, 0 until stopped
 	JSONPath           string
-	Kernel             string // "auto", a name, a number, or "all"
-	Transport          string // "auto", "nvlink", "ethernet" or "ib"
-	Summary            bool
-	RepeatCheck        bool // --repeat-check: outputs bitwise identical across runs and ranks
-	BootstrapTimeout   time.Duration
-	BootstrapAddr      string // "[interface:]ip:port" for the root; "" = automatic
-
-	NCCLTests NCCLTestsOptions // nccl-tests' other options (nccltests_compat.go)
-
-	// pingpong
-	Pair     string // "i,j" or "" for every pair
-	Channels string // "memory", "port" or "all"
-
-	// acceptance
-	SpecPath string
-
-	Progress string // "auto", "on" or "off"
+	// Transport is --transport as the mesh takes it, from parse to the connection set-up.
+	Transport        channels.Mode
+	BootstrapTimeout time.Duration
+	BootstrapAddr    string // "[interface:]ip:port" for the root; "" = automatic
+	Progress         string // "auto", "on" or "off"
 
 	Env Env // what the environment sets for the libraries (env.go)
-
-	Args []string // the command line, for reports
 }
 
 // UsageError is a bad flag or combination: the process exits with code 2.
@@ -75,7 +57,7 @@ func IsUsage(err error) bool {
 
 // Sizes returns the sweep nccl-tests would run: from min to max, multiplying by the step
 // factor when it is above 1, else adding the step in bytes.
-func (c *Config) Sizes() []int64 {
+func (c *Common) Sizes() []int64 {
 	var out []int64
 	for s := c.MinBytes; s <= c.MaxBytes; {
 		out = append(out, s)

@@ -25,7 +25,7 @@ func TestSizes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &Config{MinBytes: tt.min, MaxBytes: tt.max, StepBytes: tt.step, StepFactor: tt.fact}
+			c := &Common{MinBytes: tt.min, MaxBytes: tt.max, StepBytes: tt.step, StepFactor: tt.fact}
 			if got := c.Sizes(); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Sizes() = %v, want %v", got, tt.want)
 			}

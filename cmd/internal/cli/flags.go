@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 )
 
@@ -66,10 +66,19 @@ func checkInts(checks []intCheck) error {
 	return nil
 }
 
-// build validates the common flags into a new Config for command; inputs are the files
-// the command reads, which -J may not name.
-func (r *commonFlags) build(command string, inputs ...string) (*Config, error) {
-	c := &Config{Command: command, BootstrapAddr: r.bootAddr}
+// build validates the common flags into Common; inputs are the files the command reads,
+// which -J may not name.
+func (r *commonFlags) build(inputs ...string) (Common, error) {
+	c, err := r.parse(inputs...)
+	if err != nil {
+		return Common{}, err
+	}
+	return *c, nil
+}
+
+// parse is build's work, on a Common of its own.
+func (r *commonFlags) parse(inputs ...string) (*Common, error) {
+	c := &Common{BootstrapAddr: r.bootAddr}
 	switch r.progress {
 	case "auto", "on", "off":
 		c.Progress = r.progress
@@ -147,6 +156,6 @@ func (r *commonFlags) build(command string, inputs ...string) (*Config, error) {
 	if err != nil {
 		return nil, usagef("--transport: %v", err)
 	}
-	c.Transport = mode.String()
+	c.Transport = mode
 	return c, nil
 }

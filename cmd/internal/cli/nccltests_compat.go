@@ -152,7 +152,7 @@ func addNCCLTestsFlags(fs *pflag.FlagSet, r *ncclTestsFlags) {
 // build checks the options and fills c.NCCLTests; c's sweep settings (Iters, Graph) must
 // be set. Values nccl-tests does not take are usage errors; combinations nccl-tests
 // resolves by turning an option off are resolved the same way, with a header note.
-func (r *ncclTestsFlags) build(c *Config, fs *pflag.FlagSet) error {
+func (r *ncclTestsFlags) build(c *CollectiveOptions, fs *pflag.FlagSet) error {
 	o := &c.NCCLTests
 	bools := []struct {
 		flag string

@@ -8,6 +8,14 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// PingPongOptions are pingpong's options, validated.
+type PingPongOptions struct {
+	Common
+	// Pair is the one pair of ranks to measure (--pair i,j), or nil for every pair.
+	Pair     *[2]int
+	Channels string // "memory", "port" or "all"
+}
+
 // pingpongFlags are pingpong's flags: the common ones, a pair and the channels.
 type pingpongFlags struct {
 	commonFlags
@@ -21,11 +29,11 @@ func pingpongCommand(app *App) *cobra.Command {
 		Short: "Point-to-point latency and bandwidth between pairs of ranks over memory and port channels",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := r.build()
+			o, err := r.build()
 			if err != nil {
 				return err
 			}
-			return run(app, cmd, cfg)
+			return run(app, cmd, &Plan{Command: "pingpong", PingPong: o})
 		},
 	}
 	fs := cmd.Flags()
@@ -35,17 +43,19 @@ func pingpongCommand(app *App) *cobra.Command {
 	return cmd
 }
 
-// build validates the flags into a Config.
-func (r *pingpongFlags) build() (*Config, error) {
-	c, err := r.commonFlags.build("pingpong")
+// build validates the flags into pingpong's options.
+func (r *pingpongFlags) build() (*PingPongOptions, error) {
+	common, err := r.commonFlags.build()
 	if err != nil {
 		return nil, err
 	}
-	c.Pair, c.Channels = r.pair, r.channels
-	if c.Pair != "" {
-		if _, _, err := ParsePair(c.Pair); err != nil {
+	c := &PingPongOptions{Common: common, Channels: r.channels}
+	if r.pair != "" {
+		i, j, err := ParsePair(r.pair)
+		if err != nil {
 			return nil, usagef("--pair: %v", err)
 		}
+		c.Pair = &[2]int{i, j}
 	}
 	switch c.Channels {
 	case "memory", "port", "all":

@@ -16,8 +16,8 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/clip"
 )
 
-// Runner runs a validated benchmark subcommand.
-type Runner func(ctx context.Context, cfg *Config) error
+// Runner runs a GPU subcommand's Plan.
+type Runner func(ctx context.Context, plan *Plan) error
 
 // App wires the command tree to its environment.
 type App struct {
@@ -60,6 +60,12 @@ func Main(app App, args []string) int {
 	root := NewRoot(&app)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.WithValue(context.Background(), stdoutKey{}, io.Writer(out)))
+	return exitCode(app, out, err)
+}
+
+// exitCode prints err as one line on app.Stderr and returns the exit code for it: a
+// failed write to out (standard output) is a failed run unless err is bad usage.
+func exitCode(app App, out *stdoutWriter, err error) int {
 	if out.err != nil && (err == nil || !IsUsage(err)) {
 		// The write failed; whatever the command made of that (cobra's completion returns
 		// the error as it is), it is a failed run, not bad usage.
@@ -230,13 +236,14 @@ func versionCommand(app *App) *cobra.Command {
 	}
 }
 
-// run hands a validated Config to the App's runner.
-func run(app *App, cmd *cobra.Command, cfg *Config) error {
+// run hands a subcommand's plan to the App's runner.
+func run(app *App, cmd *cobra.Command, plan *Plan) error {
 	if app.Run == nil {
-		return &runFailure{fmt.Errorf("%s needs a GPU runner, and none is built in", cfg.Command)}
+		return &runFailure{fmt.Errorf("%s needs a GPU runner, and none is built in", plan.Command)}
 	}
-	cfg.Args = commandLine(app.Name)
-	if err := app.Run(cmd.Context(), cfg); err != nil {
+	plan.Version = PlanVersion
+	plan.Args = commandLine(app.Name)
+	if err := app.Run(cmd.Context(), plan); err != nil {
 		return &runFailure{err}
 	}
 	return nil

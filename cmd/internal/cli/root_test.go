@@ -13,24 +13,32 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
 )
 
-// fakeRunner records the Config each run was given and returns err.
+// fakeRunner records the Plan each run was given and returns err.
 type fakeRunner struct {
-	cfgs []*Config
-	err  error
+	plans []*Plan
+	err   error
 }
 
-func (f *fakeRunner) run(_ context.Context, cfg *Config) error {
-	f.cfgs = append(f.cfgs, cfg)
+func (f *fakeRunner) run(_ context.Context, plan *Plan) error {
+	f.plans = append(f.plans, plan)
 	return f.err
 }
 
 type result struct {
 	code           int
 	stdout, stderr string
-	cfg            *Config // the Config the runner got; nil if it was not called
-	calls          int
+	plan           *Plan // the Plan the runner got; nil if it was not called
+	// The plan's options: cfg a collective's, pp pingpong's, acc acceptance's (nil when
+	// the plan is another subcommand's), common those of whichever it is.
+	cfg    *CollectiveOptions
+	pp     *PingPongOptions
+	acc    *AcceptanceOptions
+	common *Common
+	calls  int
 }
 
 func mainWith(t *testing.T, runErr error, args ...string) result {
@@ -38,9 +46,10 @@ func mainWith(t *testing.T, runErr error, args ...string) result {
 	f := &fakeRunner{err: runErr}
 	var out, errOut bytes.Buffer
 	code := Main(App{Name: "mscclpp-bench", Version: "v1.2.3-test", Run: f.run, Stdout: &out, Stderr: &errOut}, args)
-	r := result{code: code, stdout: out.String(), stderr: errOut.String(), calls: len(f.cfgs)}
-	if len(f.cfgs) > 0 {
-		r.cfg = f.cfgs[len(f.cfgs)-1]
+	r := result{code: code, stdout: out.String(), stderr: errOut.String(), calls: len(f.plans)}
+	if len(f.plans) > 0 {
+		r.plan = f.plans[len(f.plans)-1]
+		r.cfg, r.pp, r.acc, r.common = r.plan.Collective, r.plan.PingPong, r.plan.Acceptance, r.plan.Common()
 	}
 	return r
 }
@@ -176,7 +185,8 @@ func TestMainDefaults(t *testing.T) {
 				name      string
 				got, want any
 			}{
-				{"Command", c.Command, cmd},
+				{"Command", r.plan.Command, cmd},
+				{"Collective", c.Collective, cmd},
 				{"MinBytes (-b)", c.MinBytes, int64(32 << 20)},
 				{"MaxBytes (-e)", c.MaxBytes, int64(32 << 20)},
 				{"StepFactor (-f)", c.StepFactor, int64(1)},
@@ -191,8 +201,8 @@ func TestMainDefaults(t *testing.T) {
 				{"Cycles (-N)", c.Cycles, 1},
 				{"Datatypes (-d)", c.Datatypes, []string{"float"}},
 				{"Ops (-o)", c.Ops, wantOps},
-				{"Kernel (-k)", c.Kernel, "auto"},
-				{"Transport", c.Transport, "auto"},
+				{"Kernel (-k)", c.Kernel, Selection{Mode: SelectAuto, Given: "auto"}},
+				{"Transport", c.Transport, channels.ModeAuto},
 				{"Timeout (-T)", c.Timeout, 30 * time.Second},
 				{"JSONPath (-J)", c.JSONPath, ""},
 				{"Summary", c.Summary, false},
@@ -229,12 +239,12 @@ func TestMainFlags(t *testing.T) {
 		{"Average", c.Average, 3},
 		{"Graph", c.Graph, 7},
 		{"Cycles", c.Cycles, 0},
-		{"Kernel", c.Kernel, "rsag"},
+		{"Kernel", c.Kernel, Selection{Mode: SelectOne, Algorithm: "rsag", Given: "rsag"}},
 		{"Timeout", c.Timeout, 2500 * time.Millisecond},
 		{"JSONPath", c.JSONPath, "Out.JSON"},
 		{"Summary", c.Summary, true},
 		{"RepeatCheck", c.RepeatCheck, true},
-		{"Transport", c.Transport, "nvlink"},
+		{"Transport", c.Transport, channels.ModeNVLink},
 		{"BootstrapTimeout", c.BootstrapTimeout, 45 * time.Second},
 		{"BootstrapAddr", c.BootstrapAddr, "eth0:10.0.0.1:5000"},
 	}
@@ -287,7 +297,7 @@ func TestMainKernels(t *testing.T) {
 		{"allreduce", "ll8"}, {"allreduce", "0"}, {"allreduce", "local"}, {"allreduce", "99"},
 	} {
 		r := mainWith(t, nil, tt.cmd, "-k", tt.k, "-b", "8", "-e", "1M") // within ll8's sizes
-		if r.code != ExitOK || r.cfg == nil || r.cfg.Kernel != tt.k {
+		if r.code != ExitOK || r.cfg == nil || r.cfg.Kernel.Given != tt.k {
 			t.Errorf("%s -k %s: exit code %d, stderr %q, cfg %+v", tt.cmd, tt.k, r.code, r.stderr, r.cfg)
 		}
 	}
@@ -330,27 +340,27 @@ func TestMainHelp(t *testing.T) {
 
 func TestMainPingpong(t *testing.T) {
 	r := mainWith(t, nil, "pingpong", "--pair", "0,1", "--channel", "port")
-	if r.code != ExitOK || r.cfg == nil {
+	if r.code != ExitOK || r.pp == nil {
 		t.Fatalf("exit code %d, stderr %q", r.code, r.stderr)
 	}
-	c := r.cfg
-	if c.Command != "pingpong" || c.Pair != "0,1" || c.Channels != "port" {
-		t.Errorf("Command, Pair, Channels = %q, %q, %q; want pingpong, 0,1, port", c.Command, c.Pair, c.Channels)
+	c := r.pp
+	if r.plan.Command != "pingpong" || c.Pair == nil || *c.Pair != [2]int{0, 1} || c.Channels != "port" {
+		t.Errorf("Command, Pair, Channels = %q, %v, %q; want pingpong, [0 1], port", r.plan.Command, c.Pair, c.Channels)
 	}
 	// pingpong's own defaults: 1M to 256M by 2, every pair, every channel.
 	r = mainWith(t, nil, "pingpong")
-	if r.code != ExitOK || r.cfg == nil {
+	if r.code != ExitOK || r.pp == nil {
 		t.Fatalf("defaults: exit code %d, stderr %q", r.code, r.stderr)
 	}
-	c = r.cfg
-	if c.MinBytes != 1<<20 || c.MaxBytes != 256<<20 || c.StepFactor != 2 || c.Pair != "" || c.Channels != "all" || c.Iters != 20 {
-		t.Errorf("defaults: min %d max %d factor %d pair %q channels %q iters %d", c.MinBytes, c.MaxBytes, c.StepFactor, c.Pair, c.Channels, c.Iters)
+	c = r.pp
+	if c.MinBytes != 1<<20 || c.MaxBytes != 256<<20 || c.StepFactor != 2 || c.Pair != nil || c.Channels != "all" || c.Iters != 20 {
+		t.Errorf("defaults: min %d max %d factor %d pair %v channels %q iters %d", c.MinBytes, c.MaxBytes, c.StepFactor, c.Pair, c.Channels, c.Iters)
 	}
 	if want := []int64{1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 20, 256 << 20}; !reflect.DeepEqual(c.Sizes(), want) {
 		t.Errorf("defaults: Sizes() = %v, want %v", c.Sizes(), want)
 	}
 	for _, ch := range []string{"memory", "port", "all"} {
-		if r := mainWith(t, nil, "pingpong", "--channel", ch); r.code != ExitOK || r.cfg.Channels != ch {
+		if r := mainWith(t, nil, "pingpong", "--channel", ch); r.code != ExitOK || r.pp.Channels != ch {
 			t.Errorf("--channel %s: exit code %d, stderr %q", ch, r.code, r.stderr)
 		}
 	}
@@ -425,8 +435,12 @@ func TestMainAcceptanceAndProgress(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", tt.args, r.code, r.stderr, tt.code, tt.stderr)
 			continue
 		}
-		if tt.code == ExitOK && (r.cfg.SpecPath != tt.spec || r.cfg.Progress != tt.progress || r.cfg.Command != tt.args[0]) {
-			t.Errorf("%v: config %+v", tt.args, r.cfg)
+		spec := ""
+		if r.acc != nil {
+			spec = r.acc.SpecPath
+		}
+		if tt.code == ExitOK && (spec != tt.spec || r.common.Progress != tt.progress || r.plan.Command != tt.args[0]) {
+			t.Errorf("%v: plan %+v", tt.args, r.plan)
 		}
 	}
 }
@@ -434,13 +448,17 @@ func TestMainAcceptanceAndProgress(t *testing.T) {
 // TestTransportFlag: every --transport value reaches the runner (whether an HCA exists
 // is the worker's to check).
 func TestTransportFlag(t *testing.T) {
-	for _, c := range []struct{ flag, want string }{
-		{"auto", "auto"}, {"nvlink", "nvlink"}, {"cudaipc", "nvlink"}, {"ethernet", "ethernet"}, {"ib", "ib"},
+	for _, c := range []struct {
+		flag string
+		want channels.Mode
+	}{
+		{"auto", channels.ModeAuto}, {"nvlink", channels.ModeNVLink}, {"cudaipc", channels.ModeNVLink},
+		{"ethernet", channels.ModeEthernet}, {"ib", channels.ModeIB},
 	} {
 		for _, cmd := range []string{"allreduce", "pingpong", "acceptance"} {
 			r := mainWith(t, nil, cmd, "--transport", c.flag)
-			if r.code != ExitOK || r.cfg == nil || r.cfg.Transport != c.want {
-				t.Errorf("%s --transport %s: exit %d, %+v, stderr %q; want Transport %q", cmd, c.flag, r.code, r.cfg, r.stderr, c.want)
+			if r.code != ExitOK || r.common == nil || r.common.Transport != c.want {
+				t.Errorf("%s --transport %s: exit %d, %+v, stderr %q; want Transport %v", cmd, c.flag, r.code, r.plan, r.stderr, c.want)
 			}
 		}
 	}
@@ -455,7 +473,7 @@ func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
 // write fails the command with exit 1 and one line (version used to exit 0 and completion
 // 2); a runner's report written to Stdout(ctx) counts too. Usage errors stay usage errors.
 func TestStdoutWriteErrorFails(t *testing.T) {
-	report := func(ctx context.Context, _ *Config) error {
+	report := func(ctx context.Context, _ *Plan) error {
 		fmt.Fprintln(Stdout(ctx), "# a report line") // the error is left to Main, as a printer may
 		return nil
 	}

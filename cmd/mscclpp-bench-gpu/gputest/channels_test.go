@@ -27,8 +27,14 @@ func TestMain(m *testing.M) {
 	if transport == "" {
 		transport = "nvlink"
 	}
-	cfg := &cli.Config{Command: "gputest", Transport: transport, Timeout: 20 * time.Second}
-	j, err := worker.Join(context.Background(), cfg, "gputest")
+	mode, err := channels.ParseMode(transport)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gputest: MSCCLPP_BENCH_GPUTEST_TRANSPORT:", err)
+		os.Exit(2)
+	}
+	// The suite joins as a pingpong plan would: it measures channels between pairs.
+	plan := &cli.Plan{Version: cli.PlanVersion, Command: "gputest", PingPong: &cli.PingPongOptions{Common: cli.Common{Transport: mode, Timeout: 20 * time.Second}}}
+	j, err := worker.Join(context.Background(), plan, "gputest")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gputest: join:", err)
 		os.Exit(1)

@@ -57,16 +57,20 @@ func (f *faulty) Launch(a *collectives.LaunchArgs, s device.Stream) error {
 // columns), and returns rank 0's report (nil elsewhere) and the run's error.
 func runSweep(t *testing.T, k string) (*results.Report, error) {
 	t.Helper()
-	cfg := &cli.Config{Command: "allreduce", MinBytes: 1 << 20, MaxBytes: 1 << 20, StepFactor: 2, Iters: 2, Warmup: 1,
-		AggIters: 1, Check: 1, Average: 1, Cycles: 1, Datatypes: []string{"float"}, Ops: []string{"sum"}, Kernel: k, Timeout: 20 * time.Second}
+	sel, err := cli.ParseSelection("allreduce", k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &cli.CollectiveOptions{Common: cli.Common{MinBytes: 1 << 20, MaxBytes: 1 << 20, StepFactor: 2, Iters: 2, Warmup: 1, Check: 1, Timeout: 20 * time.Second},
+		Collective: "allreduce", AggIters: 1, Average: 1, Cycles: 1, Datatypes: []string{"float"}, Ops: []string{"sum"}, Kernel: sel}
 	var out io.Writer = io.Discard
 	if job.Rank() == 0 {
 		out = os.Stdout
 	}
 	var rep *results.Report
-	err := sweep.Run(sweep.Rank{
+	err = sweep.Run(sweep.Rank{
 		Cfg: cfg, GPU: job.GPU, Mesh: job.Mesh, Stream: job.Stream, SMs: job.SMs, Out: out,
-		Header: func(name string) results.Header { j := *job; j.Cfg = cfg; return j.Header(name) },
+		Header: func(name string) results.Header { j := *job.Job; j.Common = &cfg.Common; return j.Header(name) },
 		WriteJSON: func(r *results.Report) error {
 			if job.Rank() == 0 {
 				rep = r

@@ -210,7 +210,7 @@ func TestRepeatCheck(t *testing.T) {
 	if firstOwn < 0 {
 		t.Fatal("the mixed inputs' float32 sums do not depend on the order: the check could not fail")
 	}
-	repeat := func(k string, graph int) cli.Config {
+	repeat := func(k string, graph int) cli.CollectiveOptions {
 		c := config("allreduce", k, "float", 1)
 		c.MinBytes, c.MaxBytes = 4096, 4096
 		c.RepeatCheck, c.Graph = true, graph
@@ -218,7 +218,7 @@ func TestRepeatCheck(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		cfg  cli.Config
+		cfg  cli.CollectiveOptions
 		want string // "": repeatable
 	}{
 		{"rank order", repeat("ordersum", 0), ""},
@@ -272,20 +272,20 @@ func TestRepeatCheck(t *testing.T) {
 // (all-gather) is repeatable across runs and ranks.
 func TestRepeatCheckOtherCollectives(t *testing.T) {
 	j := newJob(t, 3)
-	for _, c := range []cli.Config{config("reducescatter", "hostrs", "float", 1), config("allgather", "hostgather", "float", 1)} {
+	for _, c := range []cli.CollectiveOptions{config("reducescatter", "hostrs", "float", 1), config("allgather", "hostgather", "float", 1)} {
 		c.RepeatCheck = true
 		o := run(t, j, c)
 		for r, err := range o.errs {
 			if err != nil {
-				t.Errorf("%s rank %d: %v", c.Command, r, err)
+				t.Errorf("%s rank %d: %v", c.Collective, r, err)
 			}
 		}
 		if o.report == nil || len(o.report.Rows) == 0 {
-			t.Fatalf("%s: no rows:\n%s", c.Command, o.text)
+			t.Fatalf("%s: no rows:\n%s", c.Collective, o.text)
 		}
 		for _, row := range o.report.Rows {
 			if row.Repeat != results.RepeatSame {
-				t.Errorf("%s %d B: repeat %q, want %q", c.Command, row.Size, row.Repeat, results.RepeatSame)
+				t.Errorf("%s %d B: repeat %q, want %q", c.Collective, row.Size, row.Repeat, results.RepeatSame)
 			}
 		}
 	}

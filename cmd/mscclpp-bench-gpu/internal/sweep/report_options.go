@@ -12,7 +12,7 @@ import (
 // ncclTestsHeader adds to h what nccl-tests' options change in the report: -u in the
 // parameter line, the -z and -I lines, the -C and -S columns, and the notes on options
 // that do not apply here.
-func ncclTestsHeader(h results.Header, c *cli.Config) results.Header {
+func ncclTestsHeader(h results.Header, c *cli.CollectiveOptions) results.Header {
 	o := c.NCCLTests
 	h.Unalign, h.Blocking = o.Unalign, c.Blocking
 	h.PerIter, h.PerIterSkip, h.ParallelInit = o.PerIter, o.PerIterSkip, o.ParallelInit

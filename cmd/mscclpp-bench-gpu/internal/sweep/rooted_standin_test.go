@@ -117,7 +117,7 @@ func hostRootedStep(g *devicetest.GPU, a []uint64, compute func(ins []uint64, ou
 }
 
 // rootedConfig is config for a rooted collective with root r.
-func rootedConfig(command, k, dtype string, root int) cli.Config {
+func rootedConfig(command, k, dtype string, root int) cli.CollectiveOptions {
 	c := config(command, k, dtype, 1)
 	c.NCCLTests.Root = root
 	return c
@@ -129,7 +129,7 @@ func TestRunRootedCollectives(t *testing.T) {
 	j := newJob(t, 2)
 	for _, tt := range []struct {
 		name      string
-		cfg       cli.Config
+		cfg       cli.CollectiveOptions
 		faults    map[int]int
 		perPlace  int64
 		wantError string

@@ -14,7 +14,7 @@ import (
 )
 
 // runSplit runs cfg under rule on every rank of j, each group on a mesh of its own.
-func runSplit(t *testing.T, j *job, cfg cli.Config, rule cli.SplitRule) outcome {
+func runSplit(t *testing.T, j *job, cfg cli.CollectiveOptions, rule cli.SplitRule) outcome {
 	t.Helper()
 	var o outcome
 	var out bytes.Buffer

@@ -1,6 +1,6 @@
 // Package sweep runs a collective's subcommand (any registered one) on a rank that has joined the
-// job: it turns the command line into the harness's options, checks the algorithm's
-// limits against the job's rank count, prints the nccl-tests report (rank 0), writes -J,
+// job: it turns the collective's plan (cli.CollectiveOptions) into the harness's options,
+// checks the plan's algorithm selection against the job's layout and rank count, prints the nccl-tests report (rank 0), writes -J,
 // and fails the run when any element was wrong, with --repeat-check when an output was not
 // repeatable, or with NCCL_TESTS_MIN_BW set when the average bus bandwidth is below 90 % of
 // it. It needs no GPU of its own (everything
@@ -25,7 +25,8 @@ import (
 
 // Rank is what a sweep needs from a joined rank.
 type Rank struct {
-	Cfg    *cli.Config
+	Cfg    *cli.CollectiveOptions // the plan's options
+	Args   []string               // the command line, for the -J report
 	GPU    device.GPU
 	Mesh   *channels.Mesh
 	Stream device.Stream
@@ -51,13 +52,13 @@ type Rank struct {
 	MPSNetwork bool
 }
 
-// Options turns the command line into the harness's options for a rank whose kernels
-// may fill sms multiprocessors.
-func Options(c *cli.Config, sms int) harness.Options {
+// Options turns the collective's options into the harness's for a rank whose kernels may
+// fill sms multiprocessors.
+func Options(c *cli.CollectiveOptions, sms int) harness.Options {
 	o := harness.Options{
 		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, AggIters: c.AggIters, Check: c.Check,
 		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops,
-		Kernel: c.Kernel, SMs: sms, Cycles: c.Cycles,
+		Kernel: c.Kernel.Key(), SMs: sms, Cycles: c.Cycles,
 		PerIter: c.NCCLTests.PerIter, PerIterSkip: c.NCCLTests.PerIterSkip, Unalign: c.NCCLTests.Unalign, Root: c.NCCLTests.Root,
 		RepeatCheck: c.RepeatCheck,
 	}
@@ -73,23 +74,12 @@ func Options(c *cli.Config, sms int) harness.Options {
 func Run(r Rank) error {
 	defer r.Meter.Close()
 	c := r.Cfg
-	coll, err := collectives.Lookup(c.Command)
+	coll, err := collectives.Lookup(c.Collective)
 	if err != nil {
 		return err
 	}
-	if err := collectives.CheckSweep(c.Command, c.Kernel, c.Sizes(), c.Datatypes, r.Mesh.NRanks); err != nil {
-		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
-	}
-	layout := collectives.LayoutOf(r.Mesh)
-	layout.MPSNetwork = r.MPSNetwork
-	if err := collectives.CheckLayout(c.Command, c.Kernel, layout); err != nil {
-		return cli.Usagef("--kernel %s: %v", c.Kernel, err)
-	}
-	if err := collectives.CheckRanks(coll, r.Mesh.NRanks); err != nil {
-		return cli.Usagef("%v", err)
-	}
-	if coll.HasRoot() && c.NCCLTests.Root >= r.Mesh.NRanks {
-		return cli.Usagef("-r/--root %d: this job has ranks 0 to %d", c.NCCLTests.Root, r.Mesh.NRanks-1)
+	if err := checkJob(c, coll, r.Mesh, r.MPSNetwork); err != nil {
+		return err
 	}
 	p := results.NewTextPrinter(r.Out)
 	h := ncclTestsHeader(r.Header(coll.TestName()), c)
@@ -104,16 +94,16 @@ func Run(r Rank) error {
 	if c.Cycles != 1 && r.AfterCycle != nil {
 		opts.AfterCycle = func(cycle int) error { return r.AfterCycle(p, cycle) }
 	}
-	harness, err := harness.NewHarness(coll, r.GPU, r.Mesh, r.Stream, opts, p)
+	run, err := harness.NewHarness(coll, r.GPU, r.Mesh, r.Stream, opts, p)
 	if err != nil {
 		return err
 	}
-	defer harness.Close()
+	defer run.Close()
 	if err := mem.mark(); err != nil {
 		return err
 	}
-	report := &results.Report{Header: h, Args: c.Args, Start: time.Now()}
-	sum, err := harness.Run(clearingReporter{p, r.Meter})
+	report := &results.Report{Header: h, Args: r.Args, Start: time.Now()}
+	sum, err := run.Run(clearingReporter{p, r.Meter})
 	if err != nil {
 		return err
 	}
@@ -138,15 +128,38 @@ func Run(r Rank) error {
 		return err
 	}
 	if sum.Wrong > 0 {
-		return fmt.Errorf("%s: %d wrong elements", c.Command, sum.Wrong)
+		return fmt.Errorf("%s: %d wrong elements", c.Collective, sum.Wrong)
 	}
 	if sum.RepeatDiffs > 0 {
-		return fmt.Errorf("%s: repeat check: %d placement(s) not repeatable; the first: %s", c.Command, sum.RepeatDiffs, sum.FirstRepeatDiff)
+		return fmt.Errorf("%s: repeat check: %d placement(s) not repeatable; the first: %s", c.Collective, sum.RepeatDiffs, sum.FirstRepeatDiff)
 	}
 	if !footer.BusBwOK() {
-		return fmt.Errorf("%s: average bus bandwidth %s GB/s is below 90 %% of NCCL_TESTS_MIN_BW=%s (%s GB/s)", c.Command,
+		return fmt.Errorf("%s: average bus bandwidth %s GB/s is below 90 %% of NCCL_TESTS_MIN_BW=%s (%s GB/s)", c.Collective,
 			strconv.FormatFloat(footer.AvgBusBw, 'g', 6, 64), strconv.FormatFloat(footer.MinBusBw, 'g', -1, 64),
 			strconv.FormatFloat(footer.MinBusBw*0.9, 'g', 6, 64))
+	}
+	return nil
+}
+
+// checkJob checks the plan against what only the job knows: its rank count and layout
+// (hosts, transports, MPS), with usage errors found before the header is printed. The
+// plan's -k was resolved by the front end; with it, the harness then picks each size's
+// algorithm on the same layout (auto: the best that fits).
+func checkJob(c *cli.CollectiveOptions, coll collectives.Collective, m *channels.Mesh, mpsNetwork bool) error {
+	k := c.Kernel.Key()
+	if err := collectives.CheckSweep(c.Collective, k, c.Sizes(), c.Datatypes, m.NRanks); err != nil {
+		return cli.Usagef("--kernel %s: %v", c.Kernel.Given, err)
+	}
+	layout := collectives.LayoutOf(m)
+	layout.MPSNetwork = mpsNetwork
+	if err := collectives.CheckLayout(c.Collective, k, layout); err != nil {
+		return cli.Usagef("--kernel %s: %v", c.Kernel.Given, err)
+	}
+	if err := collectives.CheckRanks(coll, m.NRanks); err != nil {
+		return cli.Usagef("%v", err)
+	}
+	if coll.HasRoot() && c.NCCLTests.Root >= m.NRanks {
+		return cli.Usagef("-r/--root %d: this job has ranks 0 to %d", c.NCCLTests.Root, m.NRanks-1)
 	}
 	return nil
 }
@@ -158,7 +171,7 @@ type clearingReporter struct {
 	meter *progress.Meter
 }
 
-// Row implements collectives.Reporter.
+// Row implements harness.Reporter.
 func (r clearingReporter) Row(row results.Row) {
 	r.meter.Clear()
 	r.TextPrinter.Row(row)

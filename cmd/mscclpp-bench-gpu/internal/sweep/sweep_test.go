@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -26,8 +27,9 @@ import (
 // TestOptions: every harness option comes from its flag; -c in particular reaches the
 // harness unchanged.
 func TestOptions(t *testing.T) {
-	c := &cli.Config{Command: "allreduce", MinBytes: 8, MaxBytes: 64, StepFactor: 2, Iters: 7, Warmup: 3, AggIters: 2,
-		Check: 5, Graph: 4, Blocking: 0, Average: 2, Cycles: 3, Datatypes: []string{"half", "float"}, Ops: []string{"max"}, Kernel: "rsag"}
+	c := &cli.CollectiveOptions{Common: cli.Common{MinBytes: 8, MaxBytes: 64, StepFactor: 2, Iters: 7, Warmup: 3, Check: 5},
+		Collective: "allreduce", AggIters: 2, Graph: 4, Blocking: 0, Average: 2, Cycles: 3, Datatypes: []string{"half", "float"}, Ops: []string{"max"},
+		Kernel: cli.Selection{Mode: cli.SelectOne, Algorithm: "rsag", Given: "3"}}
 	want := harness.Options{Sizes: []int64{8, 16, 32, 64}, Iters: 7, Warmup: 3, AggIters: 2, Check: 5, Graph: 4,
 		Average: 2, Cycles: 3, Datatypes: []string{"half", "float"}, Ops: []string{"max"}, Kernel: "rsag", SMs: 33}
 	if got := Options(c, 33); !reflect.DeepEqual(got, want) {
@@ -48,7 +50,7 @@ type outcome struct {
 }
 
 // run runs cfg on every rank of j at once.
-func run(t *testing.T, j *job, cfg cli.Config) outcome {
+func run(t *testing.T, j *job, cfg cli.CollectiveOptions) outcome {
 	t.Helper()
 	var o outcome
 	var out bytes.Buffer
@@ -70,13 +72,17 @@ func run(t *testing.T, j *job, cfg cli.Config) outcome {
 }
 
 // config returns a two-size sweep (64 B and 4 KiB) of kernel k on dtype.
-func config(command, k, dtype string, check int) cli.Config {
+func config(command, k, dtype string, check int) cli.CollectiveOptions {
 	ops := []string{"sum"}
 	if command == "allgather" {
 		ops = []string{"none"}
 	}
-	return cli.Config{Command: command, MinBytes: 64, MaxBytes: 4096, StepFactor: 64, Iters: 3, Warmup: 1, AggIters: 1,
-		Check: check, Average: 1, Cycles: 1, Datatypes: []string{dtype}, Ops: ops, Kernel: k, Timeout: 10 * time.Second}
+	sel, err := cli.ParseSelection(command, k)
+	if err != nil {
+		panic(fmt.Sprintf("test config: %v", err)) // a test's own mistake
+	}
+	return cli.CollectiveOptions{Common: cli.Common{MinBytes: 64, MaxBytes: 4096, StepFactor: 64, Iters: 3, Warmup: 1, Check: check, Timeout: 10 * time.Second},
+		Collective: command, AggIters: 1, Average: 1, Cycles: 1, Datatypes: []string{dtype}, Ops: ops, Kernel: sel}
 }
 
 // TestRunCountsWrongElements: elements a collective gets wrong are counted on every rank,
@@ -86,7 +92,7 @@ func TestRunCountsWrongElements(t *testing.T) {
 	j := newJob(t, 2)
 	tests := []struct {
 		name      string
-		cfg       cli.Config
+		cfg       cli.CollectiveOptions
 		faults    map[int]int
 		perPlace  int64 // #wrong of every placement of every row (-1: N/A)
 		wantError string
@@ -107,7 +113,7 @@ func TestRunCountsWrongElements(t *testing.T) {
 	graph.Graph = 2
 	tests = append(tests, struct {
 		name      string
-		cfg       cli.Config
+		cfg       cli.CollectiveOptions
 		faults    map[int]int
 		perPlace  int64
 		wantError string
@@ -159,7 +165,7 @@ func TestRunCountsWrongElements(t *testing.T) {
 func TestRunBandwidths(t *testing.T) {
 	j := newJob(t, 2)
 	for _, tt := range []struct {
-		cfg      cli.Config
+		cfg      cli.CollectiveOptions
 		testName string
 	}{
 		{config("allgather", "hostgather", "float", 1), "all_gather_perf"},
@@ -167,25 +173,25 @@ func TestRunBandwidths(t *testing.T) {
 	} {
 		o := run(t, j, tt.cfg)
 		if o.errs[0] != nil || o.report == nil {
-			t.Fatalf("%s: %v", tt.cfg.Command, o.errs[0])
+			t.Fatalf("%s: %v", tt.cfg.Collective, o.errs[0])
 		}
 		dt, _ := collectives.LookupDatatype("float")
 		for _, row := range o.report.Rows {
-			c, _ := collectives.Lookup(tt.cfg.Command)
+			c, _ := collectives.Lookup(tt.cfg.Collective)
 			counts := c.Counts(row.Size, dt, 2)
 			if row.Size != counts.Recv*4 {
-				t.Errorf("%s: size column %d, want the %d bytes each rank receives", tt.cfg.Command, row.Size, counts.Recv*4)
+				t.Errorf("%s: size column %d, want the %d bytes each rank receives", tt.cfg.Collective, row.Size, counts.Recv*4)
 			}
 			for _, p := range []*results.Placement{row.OutOfPlace, row.InPlace} {
 				if !(p.TimeUs > 0) {
-					t.Fatalf("%s %d: time %g", tt.cfg.Command, row.Size, p.TimeUs)
+					t.Fatalf("%s %d: time %g", tt.cfg.Collective, row.Size, p.TimeUs)
 				}
 				want := float64(row.Size) / 1e9 / (p.TimeUs / 1e6)
 				if math.Abs(p.AlgBw-want) > 1e-9*want {
-					t.Errorf("%s %d: algbw %g, want %g (%d bytes in %g us)", tt.cfg.Command, row.Size, p.AlgBw, want, row.Size, p.TimeUs)
+					t.Errorf("%s %d: algbw %g, want %g (%d bytes in %g us)", tt.cfg.Collective, row.Size, p.AlgBw, want, row.Size, p.TimeUs)
 				}
 				if bus := p.AlgBw * results.BusBwFactor(tt.testName, 2); math.Abs(p.BusBw-bus) > 1e-9*bus {
-					t.Errorf("%s %d: busbw %g, want %g", tt.cfg.Command, row.Size, p.BusBw, bus)
+					t.Errorf("%s %d: busbw %g, want %g", tt.cfg.Collective, row.Size, p.BusBw, bus)
 				}
 			}
 		}
@@ -411,13 +417,14 @@ func TestMinBusBw(t *testing.T) {
 
 // runner is what the worker binary runs for rank r of j: the sweep on the stand-in GPU, with
 // rank 0's report into stdout and its -J file written (the other ranks print nothing).
-func (j *job) runner(r int, stdout io.Writer) func(context.Context, *cli.Config) error {
-	return func(_ context.Context, cfg *cli.Config) error {
+func (j *job) runner(r int, stdout io.Writer) func(context.Context, *cli.Plan) error {
+	return func(_ context.Context, plan *cli.Plan) error {
+		cfg := plan.Collective
 		out := io.Discard
 		if r == 0 {
 			out = stdout
 		}
-		return Run(Rank{Cfg: cfg, GPU: j.gpus[r], Mesh: j.meshes[r], Stream: 1, SMs: 4, Out: out,
+		return Run(Rank{Cfg: cfg, Args: plan.Args, GPU: j.gpus[r], Mesh: j.meshes[r], Stream: 1, SMs: 4, Out: out,
 			Header: func(name string) results.Header { return results.Header{Program: "test", Collective: name} },
 			WriteJSON: func(rep *results.Report) error {
 				if r != 0 {

@@ -1,8 +1,8 @@
 // Package worker runs GPU subcommands inside the GPU worker binary: it joins the job
 // (MPI, environment variables, or a single process), picks this rank's GPU from the ranks
-// that share its host, builds the channel mesh and hands over to the benchmark. It is the
-// only package besides internal/gpu and internal/mpi that needs a GPU and libmpi, and it is
-// linked only into cmd/mscclpp-bench-gpu.
+// that share its host, builds the channel mesh and hands the joined rank and its plan to
+// flows, which runs it. It is the only package besides internal/gpu and internal/mpi that
+// needs a GPU and libmpi, and it is linked only into cmd/mscclpp-bench-gpu.
 package worker
 
 import (
@@ -20,13 +20,11 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/mpi"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/cmd/mscclpp-bench-gpu/internal/flows"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/gpu"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/gpushare"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/ibverbs"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 	"github.com/mscclpp-bench/mscclpp-bench/kernels"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
@@ -35,36 +33,12 @@ import (
 // bootstrap's goroutines.
 const minProcs = 4
 
-// Job is a joined rank with its GPU and mesh.
+// Job is a joined rank: what flows runs on, and what only joining and closing need.
 type Job struct {
-	Cfg      *cli.Config
-	Version  string
-	Out      io.Writer // rank 0's stdout; io.Discard elsewhere
-	Boot     *bootstrap.TCPBootstrap
-	GPU      *gpu.GPU
-	Mesh     *channels.Mesh
-	Stream   device.Stream
-	Devices  []results.Device
-	Hostname string
-	Launcher string // "mpirun", "env", "torchrun", "pytorch-env", "slurm" or "single"
-	usedMPI  bool
-	Started  time.Time
-	SetupDur time.Duration
-	SetupMem int64 // GPU memory the mesh and stream took (-M's "Initialization")
-	// SMs is this rank's share of its GPU's multiprocessors: ranks that share a GPU split
-	// them, so that their kernels, which wait for each other, can all be resident at once.
-	SMs int
-	// ShareNotes are the header lines that say how ranks share GPUs (gpushare.Notes).
-	ShareNotes []string
-	// MPSNetwork: ranks share a GPU under MPS with the driver's default work queues
-	// (gpushare.DefaultQueuesUnderMPS) and some pair talks over a network transport
-	// (collectives.Layout.MPSNetwork: the algorithms known to hang so are refused).
-	MPSNetwork bool
-
-	mps bool // an MPS control daemon serves this rank (gpushare.MPSOn)
-
-	// HostBarrier is a shared-memory barrier of all ranks when they share one host, else nil.
-	HostBarrier *bootstrap.HostBarrier
+	*flows.Job
+	GPU     *gpu.GPU // the same GPU as flows.Job's, for Close
+	usedMPI bool
+	mps     bool // an MPS control daemon serves this rank (gpushare.MPSOn)
 
 	cpus  affinity.Set       // the CPUs this rank was bound to at start
 	proxy affinity.Placement // where its proxy thread runs
@@ -72,12 +46,9 @@ type Job struct {
 	helpers affinity.Set
 }
 
-// Rank returns this process's rank.
-func (j *Job) Rank() int { return j.Boot.Rank() }
-
 // Run is the worker's cli.Runner.
 func Run(version string) cli.Runner {
-	return func(ctx context.Context, cfg *cli.Config) error {
+	return func(ctx context.Context, plan *cli.Plan) error {
 		if ctx == nil {
 			ctx = context.Background()
 		}
@@ -87,16 +58,16 @@ func Run(version string) cli.Runner {
 		if runtime.GOMAXPROCS(0) < minProcs {
 			runtime.GOMAXPROCS(minProcs)
 		}
-		j, err := Join(ctx, cfg, version)
+		j, err := Join(ctx, plan, version)
 		if err != nil {
 			return err
 		}
-		stop, err := startProfile(cfg.Env.CPUProfile, j.Rank())
+		stop, err := startProfile(plan.Common().Env.CPUProfile, j.Rank())
 		if err != nil {
 			_ = j.Close(false)
 			return err
 		}
-		runErr := dispatch(j)
+		runErr := flows.Dispatch(j.Job)
 		stop()
 		closeErr := j.Close(runErr == nil)
 		if runErr != nil {
@@ -106,9 +77,13 @@ func Run(version string) cli.Runner {
 	}
 }
 
-// Join makes this process a rank of the job: bootstrap, GPU, mesh and stream.
-func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
-	j := &Job{Cfg: cfg, Version: version, Out: io.Discard, Started: time.Now()}
+// Join makes this process a rank of the job that runs plan: bootstrap, GPU, mesh and stream.
+func Join(ctx context.Context, plan *cli.Plan, version string) (*Job, error) {
+	cfg := plan.Common()
+	if cfg == nil {
+		return nil, fmt.Errorf("the plan for %q has no options", plan.Command)
+	}
+	j := &Job{Job: &flows.Job{Plan: plan, Common: cfg, Version: version, Out: io.Discard, Started: time.Now()}}
 	opts := bootstrap.Options{Timeout: cfg.BootstrapTimeout}
 	if opts.Timeout == 0 {
 		opts.Timeout = bootstrap.DefaultTimeout() // a bad $MSCCLPP_BENCH_BOOTSTRAP_TIMEOUT fails in New
@@ -177,6 +152,7 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	if j.GPU, err = gpu.Open(dev, images); err != nil {
 		return nil, fmt.Errorf("rank %d on %s: %w", j.Rank(), j.Hostname, err)
 	}
+	j.Job.GPU = j.GPU
 	freeBefore, _, err := j.GPU.MemInfo()
 	if err != nil {
 		return nil, fmt.Errorf("rank %d: %w", j.Rank(), err)
@@ -192,12 +168,8 @@ func Join(ctx context.Context, cfg *cli.Config, version string) (*Job, error) {
 	// of the SMs (internal/gpushare), so the split stays within it.
 	j.SMs = max(j.GPU.Info().SMs/perGPU, 1)
 	j.mps = gpushare.MPSOn(gpushare.PipeDir(os.Getenv))
-	mode, err := channels.ParseMode(cfg.Transport)
-	if err != nil {
-		return nil, err
-	}
 	meshOpts := cfg.Env.Mesh // what the environment sets (cli.ReadEnv)
-	meshOpts.Mode, meshOpts.Timeout, meshOpts.Hostname, meshOpts.Proxy = mode, cfg.Timeout, j.Hostname, proxy
+	meshOpts.Mode, meshOpts.Timeout, meshOpts.Hostname, meshOpts.Proxy = cfg.Transport, cfg.Timeout, j.Hostname, proxy
 	meshOpts.Verbs = ibverbs.Library{GIDIndex: cfg.Env.IBGIDIndex}
 	meshOpts.Ethernet.CPUs = j.helpers
 	if !affinity.CanSpin(proxy, j.helpers, j.cpus) {
@@ -352,27 +324,6 @@ func (j *Job) Close(ok bool) error {
 	return first
 }
 
-// Barrier returns the fastest barrier of all ranks: the host barrier when there is one.
-func (j *Job) Barrier() func() error {
-	if j.HostBarrier != nil {
-		return j.HostBarrier.Wait
-	}
-	return j.Boot.Barrier
-}
-
-// Header returns the report header common to every subcommand.
-func (j *Job) Header(collective string) results.Header {
-	c := j.Cfg
-	return results.Header{
-		Program: "mscclpp-bench", Version: j.Version, Collective: collective,
-		NThreads: 1, NGPUs: 1, MinBytes: c.MinBytes, MaxBytes: c.MaxBytes,
-		StepFactor: c.StepFactor, StepBytes: c.StepBytes, Warmup: c.Warmup, Iters: c.Iters,
-		AggIters: max(c.AggIters, 1), Check: c.Check, Graph: c.Graph, Devices: j.Devices,
-		Extra: "launcher=" + j.Launcher + " " + channels.DescribeTransports(j.Mesh.Endpoints, j.Mesh.PairTransport),
-		Notes: append([]string(nil), j.ShareNotes...),
-	}
-}
-
 // rootAddr is the bootstrap root address under MPI: the one given, else the interface
 // that $MSCCLPP_BENCH_SOCKET_IFNAME picks (any port), else "" (automatic).
 func rootAddr(given string) string {
@@ -383,25 +334,6 @@ func rootAddr(given string) string {
 		return name + ":0"
 	}
 	return given // CreateUniqueID then picks; the data sockets report the bad variable
-}
-
-// WriteJSON writes the report to the -J file (rank 0 only).
-func (j *Job) WriteJSON(r *results.Report) error {
-	if j.Cfg.JSONPath == "" || j.Rank() != 0 {
-		return nil
-	}
-	err := safefile.Write(j.Cfg.JSONPath, func(w io.Writer) error { return results.WriteJSON(w, r) })
-	if err != nil {
-		return fmt.Errorf("write JSON %s: %w", j.Cfg.JSONPath, err)
-	}
-	return nil
-}
-
-// Meter returns rank 0's progress line on stderr, or nil (no progress) on other ranks, when
-// --progress is off, or in auto mode away from a terminal.
-func (j *Job) Meter() *progress.Meter {
-	on, err := progress.Enabled(j.Cfg.Progress)
-	return progress.New(os.Stderr, err == nil && on && j.Rank() == 0)
 }
 
 // startProfile starts a Go CPU profile into path.RANK when path is set

@@ -1,4 +1,4 @@
-package worker
+package flows
 
 import (
 	"encoding/json"
@@ -65,10 +65,10 @@ func runAcceptance(j *Job) error {
 	if err := acceptance.WriteTable(j.Out, checks); err != nil {
 		return err
 	}
-	if j.Cfg.JSONPath != "" {
-		err := safefile.Write(j.Cfg.JSONPath, func(w io.Writer) error { return acceptance.WriteJSON(w, report) })
+	if path := j.Common.JSONPath; path != "" {
+		err := safefile.Write(path, func(w io.Writer) error { return acceptance.WriteJSON(w, report) })
 		if err != nil {
-			return fmt.Errorf("write JSON %s: %w", j.Cfg.JSONPath, err)
+			return fmt.Errorf("write JSON %s: %w", path, err)
 		}
 	}
 	if !report.Pass {
@@ -108,7 +108,7 @@ func (j *Job) measureCopies(spec acceptance.Spec, meter *progress.Meter) *accept
 		bytes = acceptance.DefaultCopyBytes
 	}
 	f := acceptance.MeasureCopies(j.GPU, j.Stream, acceptance.CopyOptions{
-		Bytes: bytes, Iters: j.Cfg.Iters, Warmup: j.Cfg.Warmup, Timeout: j.Cfg.Timeout,
+		Bytes: bytes, Iters: j.Common.Iters, Warmup: j.Common.Warmup, Timeout: j.Common.Timeout,
 	})
 	return &f
 }
@@ -138,12 +138,12 @@ func (j *Job) acceptanceSpec() (acceptance.Spec, string, error) {
 		base, err := acceptance.DefaultSpec(model)
 		msg.Source = "built in for " + model
 		switch {
-		case j.Cfg.SpecPath != "":
-			msg.Source = j.Cfg.SpecPath
+		case j.Plan.Acceptance.SpecPath != "":
+			msg.Source = j.Plan.Acceptance.SpecPath
 			if err != nil {
 				base = acceptance.GenericSpec() // no GPU limits; those of the network and sizes
 			}
-			base, err = acceptance.LoadSpec(j.Cfg.SpecPath, base)
+			base, err = acceptance.LoadSpec(j.Plan.Acceptance.SpecPath, base)
 		}
 		msg.Spec = base
 		if err != nil {
@@ -247,9 +247,9 @@ func (j *Job) discoverNode(boot channels.Bootstrap, global []int) (acceptance.No
 // name the transport of its port channels.
 func (j *Job) measurePairs(spec acceptance.Spec, m *channels.Mesh, pairs [][2]int, memory bool) ([]acceptance.PairFigures, error) {
 	bench, err := pingpong.New(j.GPU, m, j.Stream, pingpong.Options{
-		Sizes: []int64{spec.PutBytes}, Iters: j.Cfg.Iters, Warmup: j.Cfg.Warmup, Check: true,
+		Sizes: []int64{spec.PutBytes}, Iters: j.Common.Iters, Warmup: j.Common.Warmup, Check: true,
 		Pairs: pairs, Memory: memory, Port: true, Seed: 11, SMs: j.SMs, Essential: true,
-		Put: j.Cfg.Env.Put,
+		Put: j.Common.Env.Put,
 	})
 	if err != nil {
 		return nil, err
@@ -327,7 +327,7 @@ func (j *Job) measureCollectives(limits []acceptance.CollectiveLimit, m *channel
 			continue
 		}
 		opts := harness.Options{
-			Sizes: sz, Iters: j.Cfg.Iters, Warmup: max(j.Cfg.Warmup, 5), AggIters: 1, Check: 1, Average: 1, Graph: 4,
+			Sizes: sz, Iters: j.Common.Iters, Warmup: max(j.Common.Warmup, 5), AggIters: 1, Check: 1, Average: 1, Graph: 4,
 			Datatypes: []string{"float"}, Ops: []string{"sum"}, Kernel: "auto", SMs: j.SMs, MPSNetwork: j.MPSNetwork,
 		}
 		p := results.NewTextPrinter(io.Discard)

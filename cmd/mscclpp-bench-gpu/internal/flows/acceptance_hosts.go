@@ -1,4 +1,4 @@
-package worker
+package flows
 
 import (
 	"encoding/json"

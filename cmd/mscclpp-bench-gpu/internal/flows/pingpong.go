@@ -1,4 +1,4 @@
-package worker
+package flows
 
 import (
 	"encoding/binary"
@@ -7,25 +7,16 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
-	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/pingpong"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
 
 func runPingPong(j *Job) error {
-	c := j.Cfg
+	c := j.Plan.PingPong
 	if j.Mesh.NRanks < 2 {
 		return fmt.Errorf("pingpong needs at least 2 ranks, this job has %d (launch with mpirun -np 2 or more)", j.Mesh.NRanks)
 	}
-	var only *[2]int
-	if c.Pair != "" {
-		a, b, err := cli.ParsePair(c.Pair)
-		if err != nil {
-			return err
-		}
-		only = &[2]int{a, b}
-	}
-	pairs, err := pingpong.Pairs(j.Mesh.NRanks, only)
+	pairs, err := pingpong.Pairs(j.Mesh.NRanks, c.Pair)
 	if err != nil {
 		return err
 	}
@@ -47,7 +38,7 @@ func runPingPong(j *Job) error {
 		return err
 	}
 	p.PingPongHeader()
-	report := &results.Report{Header: h, Args: c.Args, Start: time.Now()}
+	report := &results.Report{Header: h, Args: j.Plan.Args, Start: time.Now()}
 	wrong, err := bench.Run(func(r results.PingPongRow) {
 		p.PingPongRow(r)
 		report.PingPong = append(report.PingPong, r)
@@ -79,7 +70,7 @@ const rawTCPMinBytes = 64 << 20
 // ways at 16 MiB measured a quarter of the rate of the later ones on 2xH200), and notes
 // them under the header, as the ceilings the port-channel figures are to be read against.
 func noteRawTCP(j *Job, p *results.TextPrinter, pairs [][2]int) error {
-	bytes := uint64(max(j.Cfg.MaxBytes, rawTCPMinBytes))
+	bytes := uint64(max(j.Common.MaxBytes, rawTCPMinBytes))
 	for _, pr := range pairs {
 		if j.Mesh.PairTransport(pr[0], pr[1]) != channels.TransportEthernet {
 			continue
