@@ -27,9 +27,12 @@ COMMIT  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X github.com/mscclpp-bench/mscclpp-bench/internal/version.Version=$(VERSION) \
            -X github.com/mscclpp-bench/mscclpp-bench/internal/version.Commit=$(COMMIT)
 
-CU_SRCS  := $(wildcard kernels/*.cu)
+# Every .cu file of kernels/ and collectives/ (a collective's folder, a family's), wherever
+# it lives, compiles into the fatbin/ folder beside it: adding one needs no edit here.
+CU_SRCS  := $(sort $(shell find kernels collectives -name '*.cu' -not -path '*/include/*'))
 CU_HDRS  := $(wildcard kernels/include/mscclpp/*)
-FATBINS  := $(patsubst kernels/%.cu,kernels/fatbin/%.fatbin,$(CU_SRCS))
+fatbin_of = $(dir $(1))fatbin/$(basename $(notdir $(1))).fatbin
+FATBINS  := $(foreach f,$(CU_SRCS),$(call fatbin_of,$(f)))
 GO_SRCS  := $(shell find . -name '*.go' -not -path './third_party/*') go.mod go.sum
 
 # Go's build cache does not notice edits of headers outside a package's folder, so the
@@ -52,9 +55,13 @@ nccl-tests-links: bin/mscclpp-bench
 
 kernels: $(FATBINS)
 
-kernels/fatbin/%.fatbin: kernels/%.cu $(CU_HDRS)
-	@mkdir -p kernels/fatbin
-	$(NVCC) $(GENCODE) $(NVCCFLAGS) -Ikernels/include -fatbin -o $@ $<
+# One rule per .cu file: DIR/NAME.cu -> DIR/fatbin/NAME.fatbin.
+define fatbin_rule
+$(call fatbin_of,$(1)): $(1) $$(CU_HDRS)
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(GENCODE) $$(NVCCFLAGS) -Ikernels/include -fatbin -o $$@ $$<
+endef
+$(foreach f,$(CU_SRCS),$(eval $(call fatbin_rule,$(f))))
 
 bin/mscclpp-bench: $(GO_SRCS)
 	@mkdir -p bin
@@ -97,4 +104,4 @@ gpu-test:
 	NP=$(NP) HOSTS=$(HOSTS) scripts/gpu-test.sh
 
 clean:
-	rm -rf bin kernels/fatbin/*.fatbin
+	rm -rf bin $(FATBINS)

@@ -33,6 +33,10 @@ type Collective interface {
 	HasRoot() bool    // whether -r applies (a root rank)
 	// Counts turns a requested size in bytes into element counts and in-place offsets.
 	Counts(size int64, dt Datatype, nranks int) Counts
+	// BusFactor is nccl-tests' bus-bandwidth factor on nranks ranks (doc/PERFORMANCE.md):
+	// bus bandwidth is algorithm bandwidth times it. It is the one place the factor is
+	// kept: Bandwidth uses it, and RegisterCollective gives it to results (BusBwFactor).
+	BusFactor(nranks int) float64
 	// Bandwidth turns a measured time into algorithm and bus bandwidth in GB/s, as
 	// nccl-tests' getBw does (c.Param elements of eltSize bytes).
 	Bandwidth(c Counts, eltSize int, seconds float64, nranks int) (algBw, busBw float64)
@@ -49,9 +53,9 @@ type Collective interface {
 // use, and leaves hypercube's blank.
 type OpLabeler interface{ OpLabel(requested Op) string }
 
-// opLabel is the redop column of collective c run with -o op: the operator where c
+// OpLabel is the redop column of collective c run with -o op: the operator where c
 // reduces, else what nccl-tests prints there ("none" unless c is an OpLabeler).
-func opLabel(c Collective, op Op) string {
+func OpLabel(c Collective, op Op) string {
 	if c.HasOp() {
 		return string(op)
 	}
@@ -61,11 +65,11 @@ func opLabel(c Collective, op Op) string {
 	return string(OpNone)
 }
 
-// runOps is the operators a sweep of c runs for -o ops: all of them where c reduces;
+// RunOps is the operators a sweep of c runs for -o ops: all of them where c reduces;
 // where it does not, -o has no effect on what runs, and one run is made per distinct
 // redop column (nccl-tests repeats sendrecv for each operator of -o all, and runs the
 // others once).
-func runOps(c Collective, ops []string) []string {
+func RunOps(c Collective, ops []string) []string {
 	if len(ops) == 0 {
 		ops = []string{string(OpNone)}
 	}
@@ -75,7 +79,7 @@ func runOps(c Collective, ops []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, op := range ops {
-		if l := opLabel(c, Op(op)); !seen[l] {
+		if l := OpLabel(c, Op(op)); !seen[l] {
 			seen[l] = true
 			out = append(out, op)
 		}
@@ -95,30 +99,31 @@ func CheckRanks(c Collective, nranks int) error {
 	return nil
 }
 
-// scaledBw is nccl-tests' getBw for the collectives whose algorithm bandwidth is
+// ScaledBw is nccl-tests' getBw for the collectives whose algorithm bandwidth is
 // c.Param*eltSize*scale bytes per second, and bus bandwidth that times factor.
-func scaledBw(c Counts, eltSize int, seconds float64, scale int64, factor float64) (float64, float64) {
+func ScaledBw(c Counts, eltSize int, seconds float64, scale int64, factor float64) (float64, float64) {
 	alg := results.AlgBw(c.Param*int64(eltSize)*scale, seconds)
 	return alg, alg * factor
 }
 
-// ringFactor is (n-1)/n, the bus-bandwidth factor of all-gather and reduce-scatter.
-func ringFactor(nranks int) float64 {
+// RingFactor is (n-1)/n, the bus-bandwidth factor of all-gather and reduce-scatter.
+func RingFactor(nranks int) float64 {
 	n := float64(max(nranks, 1))
 	return (n - 1) / n
 }
 
 var collectivesByName = map[string]Collective{}
 
-// RegisterCollective adds a collective (from its file's init), with its one-rank
-// fallback algorithm (local.go). It panics on a duplicate name: a programming error found
-// by the first test run, never user input.
+// RegisterCollective adds a collective (from its package's init), with its one-rank
+// fallback algorithm (local.go), and gives results its bus factor. It panics on a
+// duplicate name: a programming error found by the first test run, never user input.
 func RegisterCollective(c Collective) {
 	if _, dup := collectivesByName[c.Name()]; dup {
 		panic(fmt.Sprintf("collectives: collective %q registered twice", c.Name()))
 	}
 	collectivesByName[c.Name()] = c
 	registerLocal(c.Name())
+	results.RegisterBusFactor(c.Name(), c.BusFactor)
 }
 
 // Collectives lists every registered collective by name.
@@ -154,7 +159,7 @@ type Verifier struct {
 	Grid   int
 
 	k     *verifyKernels // looked up at first use
-	mixed bool           // FillValues writes the repeat check's order-sensitive values
+	Mixed bool           // FillValues writes the repeat check's order-sensitive values
 }
 
 // kernels returns the verification kernels, looking them up the first time.
@@ -169,7 +174,8 @@ func (v *Verifier) kernels() (*verifyKernels, error) {
 	return v.k, nil
 }
 
-func (v *Verifier) dim() device.Dim { return device.Dim{Grid: v.Grid, Block: 512} }
+// Dim is the grid and block the verification kernels run with.
+func (v *Verifier) Dim() device.Dim { return device.Dim{Grid: v.Grid, Block: 512} }
 
 // Poison fills bytes at p with 0xff.
 func (v *Verifier) Poison(p device.Ptr, bytes uint64) error {
@@ -177,7 +183,7 @@ func (v *Verifier) Poison(p device.Ptr, bytes uint64) error {
 	if err != nil {
 		return err
 	}
-	return k.poison.Launch(v.dim(), v.Stream, &params.PoisonArgs{Buf: p, Bytes: bytes})
+	return k.poison.Launch(v.Dim(), v.Stream, &params.PoisonArgs{Buf: p, Bytes: bytes})
 }
 
 // FillPattern writes rank's byte pattern.
@@ -186,7 +192,7 @@ func (v *Verifier) FillPattern(p device.Ptr, bytes uint64, rank int, seed uint32
 	if err != nil {
 		return err
 	}
-	return k.fillPattern.Launch(v.dim(), v.Stream, &params.FillPatternArgs{Buf: p, Bytes: bytes, Rank: uint32(rank), Seed: seed})
+	return k.fillPattern.Launch(v.Dim(), v.Stream, &params.FillPatternArgs{Buf: p, Bytes: bytes, Rank: uint32(rank), Seed: seed})
 }
 
 // FillValues writes rank's input values for a reduction: exactly reducible ones, or during
@@ -197,14 +203,14 @@ func (v *Verifier) FillValues(p device.Ptr, dt Datatype, op Op, count int64, see
 		return err
 	}
 	cache, family := k.fill, params.Fill
-	if v.mixed {
+	if v.Mixed {
 		cache, family = k.fillMixed, params.FillMixed
 	}
 	fill, err := typed(k.gpu, cache, family, dt, op)
 	if err != nil {
 		return err
 	}
-	return fill.Launch(v.dim(), v.Stream, &params.FillArgs{Buf: p, Count: uint64(count), Rank: uint32(v.Env.Rank), NRanks: uint32(v.Env.NRanks), Seed: seed})
+	return fill.Launch(v.Dim(), v.Stream, &params.FillArgs{Buf: p, Count: uint64(count), Rank: uint32(v.Env.Rank), NRanks: uint32(v.Env.NRanks), Seed: seed})
 }
 
 // CheckPattern counts wrong elements in nchunks chunks, chunk c holding rank c's pattern.
@@ -213,7 +219,7 @@ func (v *Verifier) CheckPattern(p device.Ptr, chunkBytes uint64, nchunks int, se
 	if err != nil {
 		return err
 	}
-	return k.checkPattern.Launch(v.dim(), v.Stream, &params.CheckPatternArgs{Buf: p, ChunkBytes: chunkBytes,
+	return k.checkPattern.Launch(v.Dim(), v.Stream, &params.CheckPatternArgs{Buf: p, ChunkBytes: chunkBytes,
 		NChunks: uint32(nchunks), FirstRank: 0, Seed: seed, EltSize: uint32(eltSize), Wrong: v.Wrong})
 }
 
@@ -228,5 +234,16 @@ func (v *Verifier) CheckValues(p device.Ptr, dt Datatype, op Op, count, first in
 	if err != nil {
 		return err
 	}
-	return check.Launch(v.dim(), v.Stream, &params.CheckArgs{Buf: p, Count: uint64(count), First: uint64(first), NRanks: uint32(v.Env.NRanks), Seed: seed, Wrong: v.Wrong})
+	return check.Launch(v.Dim(), v.Stream, &params.CheckArgs{Buf: p, Count: uint64(count), First: uint64(first), NRanks: uint32(v.Env.NRanks), Seed: seed, Wrong: v.Wrong})
+}
+
+// CheckPatternOf counts the wrong elements of bytes at p that must hold pattern id's bytes
+// (FillPattern with rank id).
+func (v *Verifier) CheckPatternOf(p device.Ptr, bytes uint64, id int, seed uint32, eltSize int) error {
+	k, err := v.kernels()
+	if err != nil {
+		return err
+	}
+	return k.checkPattern.Launch(v.Dim(), v.Stream, &params.CheckPatternArgs{Buf: p, ChunkBytes: bytes,
+		NChunks: 1, FirstRank: uint32(id), Seed: seed, EltSize: uint32(eltSize), Wrong: v.Wrong})
 }

@@ -6,7 +6,7 @@ import "fmt"
 type Datatype struct {
 	Name string
 	Size int
-	id   int // 1 + its index in Datatypes (0: not from the table)
+	ID   int // 1 + its index in Datatypes (0: not from the table)
 }
 
 // Datatypes in nccl-tests' order: the one list of element types. The CLI offers these,
@@ -20,7 +20,7 @@ var Datatypes = numbered([]Datatype{
 
 func numbered(ds []Datatype) []Datatype {
 	for i := range ds {
-		ds[i].id = i + 1
+		ds[i].ID = i + 1
 	}
 	return ds
 }
@@ -84,8 +84,8 @@ func OpNames() []string {
 	return out
 }
 
-// index returns the operator's position in Ops, or -1.
-func (o Op) index() int {
+// Index returns the operator's position in Ops, or -1.
+func (o Op) Index() int {
 	for i, x := range Ops {
 		if x == o {
 			return i

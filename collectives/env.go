@@ -1,11 +1,3 @@
-// Package collectives is shaped like nccl-tests: a shared harness (size sweep, warmup,
-// timing, CUDA graphs, verification, reporting) plus one small file per collective that
-// supplies byte counts, expected values, the bus-bandwidth factor and its algorithms.
-// Algorithms register themselves (registry.go); -k auto picks one per size and rank count.
-//
-// The package drives the GPU only through device.GPU and channels.Mesh, so everything but
-// the kernels themselves (selection, byte counts, expected values, bandwidth, reports)
-// is tested on the CPU.
 package collectives
 
 import (

@@ -214,8 +214,8 @@ func (a *Algorithm) supportsIn(size int64, l Layout, dtype string) error {
 	return a.Fits(l)
 }
 
-// supportsAt is supportsIn for buffers offBytes past their aligned start (-u).
-func (a *Algorithm) supportsAt(size int64, l Layout, dtype string, offBytes int64) error {
+// SupportsAt is supportsIn for buffers offBytes past their aligned start (-u).
+func (a *Algorithm) SupportsAt(size int64, l Layout, dtype string, offBytes int64) error {
 	if err := a.supportsIn(size, l, dtype); err != nil {
 		return err
 	}

@@ -46,10 +46,11 @@ type Algorithm struct {
 	NotWithMPSNetwork string
 
 	// New builds the algorithm's per-run state (channels, scratch) for buffers of up to
-	// env.MaxBytes. Nil only in tests.
+	// Env.MaxBytes. Nil only in tests.
 	New func(env *Env) (Instance, error)
 }
 
+// registry holds every collective's algorithms, by number.
 var registry = map[string][]*Algorithm{}
 
 // Register adds an algorithm. It panics on a duplicate name or number: that is a
@@ -64,6 +65,19 @@ func Register(a *Algorithm) {
 	sort.Slice(registry[a.Collective], func(i, j int) bool {
 		return registry[a.Collective][i].Number < registry[a.Collective][j].Number
 	})
+}
+
+// SetAlgorithms replaces collective's algorithms with algs (none: the collective has
+// none) and returns those it had. It is for tests that register an algorithm of their own
+// or take one away, and put the registry back when they finish.
+func SetAlgorithms(collective string, algs []*Algorithm) []*Algorithm {
+	old := registry[collective]
+	if len(algs) == 0 {
+		delete(registry, collective)
+	} else {
+		registry[collective] = algs
+	}
+	return old
 }
 
 // Algorithms lists a collective's algorithms by number.
@@ -172,7 +186,7 @@ func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace 
 			if a.AutoMin == 0 && a.AutoMax == 0 || inPlace && a.AutoOutOfPlace {
 				continue
 			}
-			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || (a.AutoOn != nil && !a.AutoOn(l)) || a.supportsAt(size, l, dtype, offBytes) != nil {
+			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || (a.AutoOn != nil && !a.AutoOn(l)) || a.SupportsAt(size, l, dtype, offBytes) != nil {
 				continue
 			}
 			if best == nil || a.AutoPriority < best.AutoPriority {
@@ -182,7 +196,7 @@ func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace 
 		if best == nil {
 			// fall back to anything that supports the size
 			for _, a := range registry[collective] {
-				if a.supportsAt(size, l, dtype, offBytes) == nil {
+				if a.SupportsAt(size, l, dtype, offBytes) == nil {
 					return []*Algorithm{a}, nil
 				}
 			}
@@ -196,7 +210,7 @@ func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace 
 	case "all":
 		var out []*Algorithm
 		for _, a := range registry[collective] {
-			if a.supportsAt(size, l, dtype, offBytes) == nil {
+			if a.SupportsAt(size, l, dtype, offBytes) == nil {
 				out = append(out, a)
 			}
 		}
@@ -206,7 +220,7 @@ func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace 
 	if err != nil {
 		return nil, err
 	}
-	if err := a.supportsAt(size, l, dtype, offBytes); err != nil {
+	if err := a.SupportsAt(size, l, dtype, offBytes); err != nil {
 		return nil, err
 	}
 	return []*Algorithm{a}, nil

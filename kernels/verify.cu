@@ -145,7 +145,7 @@ extern "C" __global__ void poison(uint8_t* buf, uint64_t bytes) {
   for (uint64_t i = n16 * 16 + gtid(); i < bytes; i += gthreads()) buf[i] = 0xff;
 }
 
-// ---- repeatability (--repeat-check; collectives/repeat.go) --------------------------------
+// ---- repeatability (--repeat-check; harness/repeat.go) --------------------------------
 
 // mixedBits is element i of rank r's order-sensitive input, as 64 random bits
 // (collectives.MixedBits is the same formula).

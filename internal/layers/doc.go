@@ -1,17 +1,28 @@
 // Package layers names the layers the repository's folders form, top to bottom, and its
 // test checks that no package imports one from a higher layer (tests included):
 //
-//	top        cmd/...                 binaries, their CLI, the worker and its glue
-//	work       collectives, pingpong,  what a benchmark or report does
-//	           acceptance, compare, plot
-//	transport  channels, bootstrap/... how ranks find and reach each other
-//	ground     kernels/..., results,   devices, kernels' declarations, formats, helpers
-//	           internal/...
+//	top          cmd/...                   binaries, their CLI, the worker and its glue
+//	work         harness, collectives/all, what a benchmark or report does: the harness
+//	             pingpong, acceptance,     that runs any collective, the list of them all
+//	             compare, plot
+//	collective   collectives/<name>        one folder per collective: its record, its
+//	                                       algorithms, their kernels
+//	family       collectives/family/...    algorithms several collectives register
+//	record       collectives, .../algo,    what a collective and an algorithm are, the
+//	             .../collectivestest       registry, the toolkit algorithms share
+//	transport    channels, bootstrap/...   how ranks find and reach each other
+//	ground       kernels/..., results,     devices, kernels' declarations, formats, helpers
+//	             internal/...
 //
+// A package belongs to the layer of the longest prefix that matches its path; a prefix
+// ending in "/" matches only the packages below it (collectives/ claims every folder of
+// collectives/ that no longer prefix names, so a new collective needs no edit here).
 // Packages of one layer may import each other (Go forbids cycles). Go's internal rule
 // keeps the top's own packages (cmd/internal/cli, cmd/mscclpp-bench-gpu/internal/...)
 // out of reach of everything outside cmd/.
 package layers
+
+import "strings"
 
 // Module is the module path the layers are named under.
 const Module = "github.com/mscclpp-bench/mscclpp-bench"
@@ -24,19 +35,32 @@ var Layers = []struct {
 }{
 	{"ground", []string{"internal", "kernels", "results"}},
 	{"transport", []string{"bootstrap", "channels"}},
-	{"work", []string{"collectives", "pingpong", "acceptance", "compare", "plot"}},
+	{"record", []string{"collectives", "collectives/algo", "collectives/collectivestest"}},
+	{"family", []string{"collectives/family"}},
+	{"collective", []string{"collectives/"}},
+	{"work", []string{"harness", "collectives/all", "pingpong", "acceptance", "compare", "plot"}},
 	{"top", []string{"cmd"}},
 }
 
-// Of returns the index in Layers of the package at module-relative path rel, or -1 when
-// no layer claims it.
+// matches says whether prefix p claims the package at rel: p itself and every package
+// below it, or with a trailing "/" only those below it.
+func matches(p, rel string) bool {
+	if strings.HasSuffix(p, "/") {
+		return len(rel) > len(p) && strings.HasPrefix(rel, p)
+	}
+	return rel == p || strings.HasPrefix(rel, p+"/")
+}
+
+// Of returns the index in Layers of the package at module-relative path rel (the layer of
+// the longest prefix that claims it), or -1 when no layer claims it.
 func Of(rel string) int {
+	best, bestLen := -1, -1
 	for i, l := range Layers {
 		for _, p := range l.Prefixes {
-			if rel == p || len(rel) > len(p) && rel[:len(p)+1] == p+"/" {
-				return i
+			if matches(p, rel) && len(p) > bestLen {
+				best, bestLen = i, len(p)
 			}
 		}
 	}
-	return -1
+	return best
 }

@@ -45,7 +45,11 @@ func TestOf(t *testing.T) {
 		rel  string
 		want string
 	}{
-		{"cmd/internal/cli", "top"}, {"collectives", "work"}, {"channels", "transport"},
+		{"cmd/internal/cli", "top"}, {"collectives", "record"}, {"channels", "transport"},
+		{"collectives/algo", "record"}, {"collectives/family/hier", "family"},
+		{"collectives/allreduce", "collective"}, {"collectives/newone", "collective"},
+		{"collectives/all", "work"}, {"collectives/allx", "collective"}, {"harness", "work"},
+		{"collectivesx", ""},
 		{"bootstrap/mpi", "transport"}, {"kernels/params", "ground"}, {"internal/device", "ground"},
 		{"resultsx", ""}, {"", ""},
 	} {

@@ -1,6 +1,7 @@
-// Package cproto reads the extern "C" kernel prototypes of kernels/*.cu after the C
-// preprocessor has expanded the macros that instantiate them, so that tests can compare
-// them with the Go declarations (kernels/params). It runs the host C compiler's
+// Package cproto reads the extern "C" kernel prototypes of the .cu files (kernels/ and the
+// collectives' folders) after the C preprocessor has expanded the macros that instantiate
+// them, so that tests can compare them with the Go declarations (kernels/params and the
+// collectives' *_params.go). It runs the host C compiler's
 // preprocessor (cgo needs that compiler anyway) with empty stand-ins for the CUDA headers:
 // no CUDA toolkit or GPU is needed.
 package cproto
@@ -8,6 +9,7 @@ package cproto
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,7 +59,57 @@ func Read(dir string) ([]Kernel, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("cproto: no .cu files in %s", dir)
 	}
+	return ReadFiles(files, filepath.Join(dir, "include"))
+}
+
+// Sources lists every .cu file under root, wherever it lives (a collective's folder, a
+// family's, kernels/), in name order; hidden folders, bin and third_party are skipped.
+// A folder without any gives an empty list.
+func Sources(root string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "bin" || d.Name() == "third_party") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".cu") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cproto: %w", err)
+	}
 	sort.Strings(files)
+	return files, nil
+}
+
+// KernelDirs are the module's folders that hold the benchmark's kernels (tools/ holds
+// standalone CUDA programs, which are not embedded).
+var KernelDirs = []string{"kernels", "collectives"}
+
+// ReadTree reads every .cu file of the module at root (Sources of each of KernelDirs),
+// with the device headers of root/kernels/include.
+func ReadTree(root string) ([]Kernel, error) {
+	var files []string
+	for _, d := range KernelDirs {
+		fs, err := Sources(filepath.Join(root, d))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, fs...)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("cproto: no .cu files under %s in %v", root, KernelDirs)
+	}
+	return ReadFiles(files, filepath.Join(root, "kernels", "include"))
+}
+
+// ReadFiles preprocesses the .cu files (with the device headers of include) and returns
+// their kernels, file by file in the order given, each file's in source order.
+func ReadFiles(files []string, include string) ([]Kernel, error) {
 	stubs, err := os.MkdirTemp("", "cproto-")
 	if err != nil {
 		return nil, fmt.Errorf("cproto: %w", err)
@@ -70,7 +122,7 @@ func Read(dir string) ([]Kernel, error) {
 	}
 	var out []Kernel
 	for _, f := range files {
-		src, err := preprocess(f, stubs, filepath.Join(dir, "include"))
+		src, err := preprocess(f, stubs, include)
 		if err != nil {
 			return nil, err
 		}

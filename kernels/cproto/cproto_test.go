@@ -1,7 +1,10 @@
 package cproto
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,10 +51,11 @@ func TestParseRejects(t *testing.T) {
 	}
 }
 
-// TestReadKernels preprocesses the real sources: every file yields kernels, and a kernel
-// that only a macro instantiates is there with its parameters.
+// TestReadKernels preprocesses the real sources, in kernels/ and in the collectives'
+// folders: every file yields kernels, and a kernel that only a macro instantiates is
+// there with its parameters.
 func TestReadKernels(t *testing.T) {
-	ks, err := Read("..")
+	ks, err := ReadTree("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,5 +77,37 @@ func TestReadKernels(t *testing.T) {
 	}
 	if len(found.Params) < 3 || found.Params[0].Type != "MemoryChannelHandle" || !found.Params[0].Pointer {
 		t.Errorf("allreduce_rsag_float_sum read as %v", found)
+	}
+}
+
+// TestSources: the .cu files are found at any depth, in name order, and a folder Sources
+// skips (bin, third_party, hidden ones) hides the files in it.
+func TestSources(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"a.cu", "x/b.cu", "x/y/c.cu", "x/y/c.cuh", "bin/d.cu", "third_party/e.cu", ".git/f.cu", "g.go"} {
+		p := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Sources(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		got[i], _ = filepath.Rel(root, got[i])
+	}
+	want := []string{"a.cu", "x/b.cu", "x/y/c.cu"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Sources = %v, want %v", got, want)
+	}
+	if got, err := Sources(t.TempDir()); err != nil || len(got) != 0 {
+		t.Errorf("Sources of a folder with no .cu file = %v, %v; want none and no error", got, err)
+	}
+	if _, err := ReadTree(t.TempDir()); err == nil {
+		t.Error("ReadTree of a module with no .cu file: want an error")
 	}
 }

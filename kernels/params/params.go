@@ -1,9 +1,11 @@
-// Package params declares, once, every kernel of kernels/*.cu that Go launches: its name
-// and its parameters, as the fields of a Go struct in the C prototype's order. A kernel is
-// launched only through its declaration (Kernel.Launch takes that struct), and a CPU test
-// (params_test.go) reads the preprocessed .cu sources and fails when a prototype and its
-// declaration differ in name, number, order or kind of parameters, or when either side has
-// a kernel the other lacks.
+// Package params is how Go declares, once, every kernel it launches: its name and its
+// parameters, as the fields of a Go struct in the C prototype's order (DeclareFunc,
+// DeclareFamily). The declarations live beside their .cu files: here for kernels/*.cu
+// (verification, ping-pong and channel-test kernels), in each collective's *_params.go for
+// its own. A kernel is launched only through its declaration (Kernel.Launch takes that
+// struct), and a CPU test (collectives/all/params_test.go) reads the preprocessed .cu
+// sources and fails when a prototype and its declaration differ in name, number, order or
+// kind of parameters, or when either side has a kernel the other lacks.
 //
 // Field types give the C kind: device.Ptr for any pointer, uint64 for uint64_t, uint32 for
 // uint32_t, int32 for int. Field names are the C parameter names, capitalised (compared
@@ -109,7 +111,9 @@ type Func[A any] struct {
 	fields []field
 }
 
-func declareFunc[A any](name string) Func[A] { return Func[A]{name, declare[A](name, false)} }
+// DeclareFunc declares kernel name, whose parameters are A's fields; each package that
+// holds a .cu file declares its kernels so, beside it (*_params.go).
+func DeclareFunc[A any](name string) Func[A] { return Func[A]{name, declare[A](name, false)} }
 
 // Name returns the kernel's name.
 func (f Func[A]) Name() string { return f.name }
@@ -124,7 +128,9 @@ type Family[A any] struct {
 	fields []field
 }
 
-func declareFamily[A any](prefix string) Family[A] {
+// DeclareFamily declares the family of kernels prefix_<type>_<op>, whose parameters are
+// A's fields; each package that holds a .cu file declares its families so, beside it.
+func DeclareFamily[A any](prefix string) Family[A] {
 	return Family[A]{prefix, declare[A](prefix, true)}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	_ "github.com/mscclpp-bench/mscclpp-bench/collectives/all" // every collective registers itself
 )
 
 // CollectiveOptions are a collective subcommand's options, validated: what the worker's

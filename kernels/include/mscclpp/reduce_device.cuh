@@ -112,7 +112,7 @@ MB_DEVICE W finishWord(W a, uint32_t nranks) {
 }  // namespace mb
 
 // MB_FOR_EACH_TYPE(X) calls X(name, C type) for every element type, in the order of the
-// datatype table in collectives/datatype.go (collectives' TestKernelTypes checks both).
+// datatype table in collectives/datatype.go (collectives/all's TestKernelTypes checks both).
 #define MB_FOR_EACH_TYPE(X)   \
   X(int8, int8_t)             \
   X(uint8, uint8_t)           \

@@ -12,6 +12,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/acceptance"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/harness"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/topology"
@@ -325,12 +326,12 @@ func (j *Job) measureCollectives(limits []acceptance.CollectiveLimit, m *channel
 			}
 			continue
 		}
-		opts := collectives.Options{
+		opts := harness.Options{
 			Sizes: sz, Iters: j.Common.Iters, Warmup: max(j.Common.Warmup, 5), AggIters: 1, Check: 1, Average: 1, Graph: 4,
 			Datatypes: []string{"float"}, Ops: []string{"sum"}, Kernel: "auto", SMs: j.SMs, MPSNetwork: j.MPSNetwork,
 		}
 		p := results.NewTextPrinter(io.Discard)
-		h, err := collectives.NewHarness(coll, j.GPU, m, j.Stream, opts, p)
+		h, err := harness.NewHarness(coll, j.GPU, m, j.Stream, opts, p)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/harness"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
@@ -128,7 +129,7 @@ func repeatKernels() map[string]devicetest.Kernel {
 		"fill_mixed_float_sum": func(g *devicetest.GPU, a []uint64) error {
 			b, err := g.Space().Bytes(device.Ptr(a[0]), 4*a[1])
 			for i := uint64(0); err == nil && i < a[1]; i++ {
-				v := float32(collectives.MixedFloat(collectives.MixedBits(i, int(a[2]), uint32(a[4])), collectives.MixedFloat32Exp))
+				v := float32(harness.MixedFloat(harness.MixedBits(i, int(a[2]), uint32(a[4])), harness.MixedFloat32Exp))
 				binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
 			}
 			return err
@@ -149,7 +150,7 @@ func repeatKernels() map[string]devicetest.Kernel {
 			}
 			for i := range out {
 				if out[i] != saved[i] {
-					if key := collectives.RepeatKey(a[4], uint64(i)/a[3]); key < binary.LittleEndian.Uint64(w) {
+					if key := harness.RepeatKey(a[4], uint64(i)/a[3]); key < binary.LittleEndian.Uint64(w) {
 						binary.LittleEndian.PutUint64(w, key)
 					}
 					break
@@ -169,7 +170,7 @@ func repeatKernels() map[string]devicetest.Kernel {
 			}
 			h := binary.LittleEndian.Uint64(w)
 			for i, v := range b {
-				h += collectives.RepeatHashMix(uint64(i)*256 + uint64(v))
+				h += harness.RepeatHashMix(uint64(i)*256 + uint64(v))
 			}
 			binary.LittleEndian.PutUint64(w, h)
 			return nil
@@ -184,7 +185,7 @@ func mixedInputs(n, count int) [][]byte {
 	for r := range ins {
 		ins[r] = make([]byte, 4*count)
 		for i := 0; i < count; i++ {
-			v := float32(collectives.MixedFloat(collectives.MixedBits(uint64(i), r, 0x5eed), collectives.MixedFloat32Exp))
+			v := float32(harness.MixedFloat(harness.MixedBits(uint64(i), r, 0x5eed), harness.MixedFloat32Exp))
 			binary.LittleEndian.PutUint32(ins[r][4*i:], math.Float32bits(v))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
@@ -51,9 +52,9 @@ var slotLayouts = map[string]func(me, n, root int, send, recv uint64, total int6
 		for src := 0; src < n; src++ {
 			var at int64 // rank src's segments for ranks before me
 			for k := 0; k < me; k++ {
-				at += collectives.AlltoallvPeerBytes(src, k, n, total)
+				at += algo.AlltoallvPeerBytes(src, k, n, total)
 			}
-			ps = append(ps, piece{src, uint64(at), uint64(collectives.AlltoallvPeerBytes(src, me, n, total))})
+			ps = append(ps, piece{src, uint64(at), uint64(algo.AlltoallvPeerBytes(src, me, n, total))})
 		}
 		return ps
 	},

@@ -17,6 +17,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/harness"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
@@ -45,7 +46,7 @@ type Rank struct {
 	// SetupMem is the GPU memory this rank's set-up (mesh, channels) took, for -M.
 	SetupMem int64
 	// World, when set, is the whole job while Mesh is this rank's group's (RunSplit).
-	World collectives.AllGatherer
+	World harness.AllGatherer
 	// MPSNetwork: ranks share a GPU under MPS and pairs talk over a network
 	// (collectives.Layout.MPSNetwork).
 	MPSNetwork bool
@@ -53,8 +54,8 @@ type Rank struct {
 
 // Options turns the collective's options into the harness's for a rank whose kernels may
 // fill sms multiprocessors.
-func Options(c *cli.CollectiveOptions, sms int) collectives.Options {
-	o := collectives.Options{
+func Options(c *cli.CollectiveOptions, sms int) harness.Options {
+	o := harness.Options{
 		Sizes: c.Sizes(), Iters: c.Iters, Warmup: c.Warmup, AggIters: c.AggIters, Check: c.Check,
 		Graph: c.Graph, Blocking: c.Blocking, Average: c.Average, Datatypes: c.Datatypes, Ops: c.Ops,
 		Kernel: c.Kernel.Key(), SMs: sms, Cycles: c.Cycles,
@@ -93,16 +94,16 @@ func Run(r Rank) error {
 	if c.Cycles != 1 && r.AfterCycle != nil {
 		opts.AfterCycle = func(cycle int) error { return r.AfterCycle(p, cycle) }
 	}
-	harness, err := collectives.NewHarness(coll, r.GPU, r.Mesh, r.Stream, opts, p)
+	run, err := harness.NewHarness(coll, r.GPU, r.Mesh, r.Stream, opts, p)
 	if err != nil {
 		return err
 	}
-	defer harness.Close()
+	defer run.Close()
 	if err := mem.mark(); err != nil {
 		return err
 	}
 	report := &results.Report{Header: h, Args: r.Args, Start: time.Now()}
-	sum, err := harness.Run(clearingReporter{p, r.Meter})
+	sum, err := run.Run(clearingReporter{p, r.Meter})
 	if err != nil {
 		return err
 	}
@@ -170,7 +171,7 @@ type clearingReporter struct {
 	meter *progress.Meter
 }
 
-// Row implements collectives.Reporter.
+// Row implements harness.Reporter.
 func (r clearingReporter) Row(row results.Row) {
 	r.meter.Clear()
 	r.TextPrinter.Row(row)

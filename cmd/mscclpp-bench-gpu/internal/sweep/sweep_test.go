@@ -18,6 +18,7 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/harness"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
@@ -29,7 +30,7 @@ func TestOptions(t *testing.T) {
 	c := &cli.CollectiveOptions{Common: cli.Common{MinBytes: 8, MaxBytes: 64, StepFactor: 2, Iters: 7, Warmup: 3, Check: 5},
 		Collective: "allreduce", AggIters: 2, Graph: 4, Blocking: 0, Average: 2, Cycles: 3, Datatypes: []string{"half", "float"}, Ops: []string{"max"},
 		Kernel: cli.Selection{Mode: cli.SelectOne, Algorithm: "rsag", Given: "3"}}
-	want := collectives.Options{Sizes: []int64{8, 16, 32, 64}, Iters: 7, Warmup: 3, AggIters: 2, Check: 5, Graph: 4,
+	want := harness.Options{Sizes: []int64{8, 16, 32, 64}, Iters: 7, Warmup: 3, AggIters: 2, Check: 5, Graph: 4,
 		Average: 2, Cycles: 3, Datatypes: []string{"half", "float"}, Ops: []string{"max"}, Kernel: "rsag", SMs: 33}
 	if got := Options(c, 33); !reflect.DeepEqual(got, want) {
 		t.Errorf("Options = %+v\nwant      %+v", got, want)

@@ -1,0 +1,318 @@
+package all
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
+)
+
+// layoutOf builds a layout from host ids, with CUDA IPC inside every host unless noIPC.
+func layoutOf(noIPC bool, hosts ...string) collectives.Layout {
+	return collectives.NewLayout(hosts, func(i, j int) bool { return !noIPC })
+}
+
+func TestNewLayout(t *testing.T) {
+	tests := []struct {
+		hosts []string
+		noIPC bool
+		want  string
+	}{
+		{[]string{"a"}, false, "1 host (0), CUDA IPC inside each"},
+		{[]string{"a", "a"}, false, "1 host (0,1), CUDA IPC inside each"},
+		{[]string{"a", "b"}, false, "2 hosts (0 | 1), CUDA IPC inside each"},
+		{[]string{"a", "b", "a", "b"}, false, "2 hosts (0,2 | 1,3), CUDA IPC inside each"},
+		{[]string{"a", "a"}, true, "1 host (0,1), not all by CUDA IPC inside a host"},
+		// nothing shares a host, so no pair inside one can lack CUDA IPC
+		{[]string{"a", "b"}, true, "2 hosts (0 | 1), CUDA IPC inside each"},
+	}
+	for _, tt := range tests {
+		l := layoutOf(tt.noIPC, tt.hosts...)
+		if got := l.String(); got != tt.want {
+			t.Errorf("layout of %v (noIPC %v) = %q, want %q", tt.hosts, tt.noIPC, got, tt.want)
+		}
+		if l.NRanks() != len(tt.hosts) {
+			t.Errorf("layout of %v: NRanks %d", tt.hosts, l.NRanks())
+		}
+	}
+	l := layoutOf(false, "a", "b", "a", "b")
+	if h, i, rs := l.Local(3); h != 1 || i != 1 || len(rs) != 2 {
+		t.Errorf("Local(3) = %d, %d, %v; want host 1, index 1, 2 ranks", h, i, rs)
+	}
+	if got := l.Rail(1); len(got) != 2 || got[0] != 2 || got[1] != 3 {
+		t.Errorf("Rail(1) = %v, want [2 3]", got)
+	}
+}
+
+func TestFits(t *testing.T) {
+	layouts := map[string]collectives.Layout{
+		"one host":          collectives.OneHostLayout(4),
+		"one host, no IPC":  layoutOf(true, "a", "a"),
+		"two hosts of 1":    layoutOf(false, "a", "b"),
+		"two hosts of 2":    layoutOf(false, "a", "a", "b", "b"),
+		"uneven hosts":      layoutOf(false, "a", "a", "b"),
+		"two hosts, no IPC": layoutOf(true, "a", "a", "b", "b"),
+	}
+	tests := []struct {
+		needs collectives.Needs
+		fits  []string
+	}{
+		{collectives.OneHost, []string{"one host"}},
+		{collectives.HostGroups, []string{"one host", "two hosts of 1", "two hosts of 2"}},
+		{collectives.AnyLayout, []string{"one host", "one host, no IPC", "two hosts of 1", "two hosts of 2", "uneven hosts", "two hosts, no IPC"}},
+	}
+	for _, tt := range tests {
+		a := &collectives.Algorithm{Collective: "allgather", Name: "x", Needs: tt.needs}
+		for name, l := range layouts {
+			want := strings.Contains(","+strings.Join(tt.fits, ",")+",", ","+name+",")
+			err := a.Fits(l)
+			if (err == nil) != want {
+				t.Errorf("needs %v on %s: Fits = %v, want fits %v", tt.needs, name, err, want)
+			}
+			if err != nil && !strings.Contains(err.Error(), tt.needs.String()) {
+				t.Errorf("needs %v on %s: error %q does not say what is needed", tt.needs, name, err)
+			}
+		}
+	}
+}
+
+// TestSelectTwoHosts: on two simulated hosts, auto and all offer only the algorithms that
+// need no memory channel between hosts, at every size and type; on one host the choices
+// are those of Select.
+func TestSelectTwoHosts(t *testing.T) {
+	layouts := []collectives.Layout{layoutOf(false, "h0", "h1"), layoutOf(false, "h0", "h0", "h1", "h1"), layoutOf(true, "h0", "h0")}
+	for _, l := range layouts {
+		for _, coll := range []string{"allgather", "allreduce"} {
+			for _, dt := range collectives.Datatypes {
+				for _, size := range SweepSizes() {
+					auto, err := collectives.SelectIn(coll, "auto", size, l, dt.Name)
+					if err != nil || len(auto) != 1 {
+						t.Fatalf("SelectIn(%s, auto, %d, %v, %s) = %v, %v", coll, size, l, dt.Name, AlgNames(auto), err)
+					}
+					if auto[0].Needs == collectives.OneHost {
+						t.Errorf("SelectIn(%s, auto, %d, %v, %s) = %s, which needs one host", coll, size, l, dt.Name, auto[0].Name)
+					}
+					all, err := collectives.SelectIn(coll, "all", size, l, dt.Name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, a := range all {
+						if a.Fits(l) != nil {
+							t.Errorf("SelectIn(%s, all, %d, %v) offers %s", coll, size, l, a.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	two := layoutOf(false, "h0", "h1")
+	for _, tt := range []struct{ coll, small, large, all string }{
+		{"allgather", "hostput", "portput", "portput,hier,hostput"},
+		{"allreduce", "hostoneshot", "portrsag", "portrsag,hier,portoneshot,hostoneshot"},
+	} {
+		coll := tt.coll
+		for _, size := range []int64{8, 64 << 10, 1 << 30} {
+			want := tt.small
+			if size > 256<<10 {
+				want = tt.large
+			}
+			got, err := collectives.SelectIn(coll, "auto", size, two, "float")
+			if err != nil || got[0].Name != want {
+				t.Errorf("SelectIn(%s, auto, %d, two hosts) = %v, %v; want %s", coll, size, AlgNames(got), err, want)
+			}
+		}
+		all, _ := collectives.SelectIn(coll, "all", 1<<20, two, "float")
+		if names := strings.Join(AlgNames(all), ","); names != tt.all {
+			t.Errorf("SelectIn(%s, all, 1 MiB, two hosts) = %s, want %s", coll, names, tt.all)
+		}
+		if _, err := collectives.SelectIn(coll, "port", 1<<30, two, "float"); err == nil || !strings.Contains(err.Error(), "one host") {
+			t.Errorf("SelectIn(%s, port, two hosts) = %v, want an error naming one host", coll, err)
+		}
+		if err := collectives.CheckLayout(coll, "port", two); err == nil {
+			t.Errorf("CheckLayout(%s, port, two hosts) accepted a one-host algorithm", coll)
+		}
+		// the host-resident algorithms: refused wherever some pair uses CUDA IPC
+		for _, l := range []collectives.Layout{collectives.OneHostLayout(2), layoutOf(false, "h0", "h0", "h1")} {
+			if err := collectives.CheckLayout(coll, tt.small, l); err == nil || !strings.Contains(err.Error(), "CUDA IPC") {
+				t.Errorf("CheckLayout(%s, %s, %v) = %v, want an error naming CUDA IPC", coll, tt.small, l, err)
+			}
+		}
+		for _, k := range []string{"auto", "all", tt.small, tt.large} {
+			if err := collectives.CheckLayout(coll, k, two); err != nil {
+				t.Errorf("CheckLayout(%s, %s, two hosts): %v", coll, k, err)
+			}
+		}
+	}
+	// every collective has an algorithm across hosts (portput, port_staged.go) and on one host
+	for _, c := range collectives.Collectives() {
+		for _, k := range []string{"auto", "all"} {
+			for _, l := range []collectives.Layout{two, collectives.OneHostLayout(2)} {
+				if err := collectives.CheckLayout(c.Name(), k, l); err != nil {
+					t.Errorf("CheckLayout(%s, %s, %v): %v", c.Name(), k, l, err)
+				}
+			}
+		}
+	}
+	// one host: the new algorithms never win auto where a one-host algorithm applies
+	for _, coll := range []string{"allgather", "allreduce"} {
+		for _, size := range SweepSizes() {
+			got, err := collectives.SelectIn(coll, "auto", size, collectives.OneHostLayout(2), "float")
+			if err != nil || got[0].Needs != collectives.OneHost {
+				t.Errorf("SelectIn(%s, auto, %d, one host) = %v, %v; want a one-host algorithm", coll, size, AlgNames(got), err)
+			}
+		}
+	}
+}
+
+// TestSelectHierarchical: which algorithms -k auto and -k all offer on each layout. The
+// hierarchical ones win auto only across hosts of several ranks each (CUDA IPC inside);
+// with one rank per host the flat port algorithms are the same thing and win (allreduce:
+// portoneshot up to 256 KiB, portrsag above, also where hier does not fit); on one host
+// the NVLink algorithms win; under --transport ethernet inside a host (no CUDA IPC) or
+// with uneven hosts, hier does not fit at all. Where no pair uses CUDA IPC, the
+// host-resident algorithms (hostput, hostoneshot) win at every size they take (1 MiB and 4 MiB).
+func TestSelectHierarchical(t *testing.T) {
+	tests := []struct {
+		name       string
+		l          collectives.Layout
+		hier       bool   // Layout.Hierarchical
+		host       bool   // no pair over CUDA IPC: hostput and hostoneshot win auto up to their MaxBytes
+		autoGather string // "" : a one-host algorithm
+		autoReduce string // up to 256 KiB (portoneshot's automatic range)
+		autoLarge  string // allreduce above it
+		allGather  string // -k all's port and hier algorithms, in number order
+		allReduce  string
+	}{
+		{"1 host of 4", collectives.OneHostLayout(4), false, false, "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), false, true, "portput", "portoneshot", "portrsag", "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, false, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, false, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
+		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, false, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, true, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostoneshot"},
+		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, false, "portput", "portoneshot", "portrsag", "portput", "portrsag,portoneshot"},
+	}
+	for _, tt := range tests {
+		if got := tt.l.Hierarchical(); got != tt.hier {
+			t.Errorf("%s: Hierarchical = %v, want %v", tt.name, got, tt.hier)
+		}
+		for _, c := range []struct {
+			coll, auto, large, all, host string
+			hostMax                      int64
+		}{{"allgather", tt.autoGather, tt.autoGather, tt.allGather, "hostput", algo.HostAllgatherMax}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, "hostoneshot", algo.HostAllreduceMax}} {
+			small := c.auto
+			for _, size := range []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 256 << 20} {
+				c.auto = small
+				if size > 256<<10 {
+					c.auto = c.large
+				}
+				if tt.host && size <= c.hostMax {
+					c.auto = c.host
+				}
+				got, err := collectives.SelectIn(c.coll, "auto", size, tt.l, "float")
+				if err != nil || len(got) != 1 {
+					t.Fatalf("%s: SelectIn(%s, auto, %d) = %v, %v", tt.name, c.coll, size, AlgNames(got), err)
+				}
+				if c.auto == "" && got[0].Needs != collectives.OneHost || c.auto != "" && got[0].Name != c.auto {
+					t.Errorf("%s: SelectIn(%s, auto, %d) = %s, want %q (\"\": one-host)", tt.name, c.coll, size, got[0].Name, c.auto)
+				}
+			}
+			all, err := collectives.SelectIn(c.coll, "all", 1<<20, tt.l, "float")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var port []string
+			for _, a := range all {
+				if a.Needs != collectives.OneHost {
+					port = append(port, a.Name)
+				}
+			}
+			if got := strings.Join(port, ","); got != c.all {
+				t.Errorf("%s: SelectIn(%s, all) offers %s beside the one-host algorithms, want %s", tt.name, c.coll, got, c.all)
+			}
+			err = collectives.CheckLayout(c.coll, "hier", tt.l)
+			if fits := strings.Contains(c.all, "hier"); (err == nil) != fits {
+				t.Errorf("%s: CheckLayout(%s, hier) = %v, want fits %v", tt.name, c.coll, err, fits)
+			}
+		}
+	}
+}
+
+// TestSelectMPSNetwork: where ranks share a GPU under MPS and pairs talk over a network,
+// the hierarchical algorithms are refused with the reason (-k hier), auto takes the flat
+// port algorithms instead and all leaves hier out; the same layout without MPS keeps them.
+func TestSelectMPSNetwork(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		l          collectives.Layout
+		auto, all  string // allreduce at 8 B: auto's pick, and -k all's port and hier algorithms
+		gatherAuto string
+	}{
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hier", "portrsag,hier,portoneshot", "hier"},
+		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "portoneshot", "portrsag,portoneshot", "portput"},
+		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot", "hostput"},
+	} {
+		mps := strings.HasSuffix(c.name, "MPS")
+		c.l.MPSNetwork = mps
+		got, err := collectives.SelectIn("allreduce", "auto", 8, c.l, "float")
+		if err != nil || len(got) != 1 || got[0].Name != c.auto {
+			t.Errorf("%s: allreduce auto = %v, %v; want %s", c.name, AlgNames(got), err, c.auto)
+		}
+		got, err = collectives.SelectIn("allgather", "auto", 8, c.l, "float")
+		if err != nil || len(got) != 1 || got[0].Name != c.gatherAuto {
+			t.Errorf("%s: allgather auto = %v, %v; want %s", c.name, AlgNames(got), err, c.gatherAuto)
+		}
+		all, err := collectives.SelectIn("allreduce", "all", 8, c.l, "float")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var port []string
+		for _, a := range all {
+			if a.Needs != collectives.OneHost {
+				port = append(port, a.Name)
+			}
+		}
+		if got := strings.Join(port, ","); got != c.all {
+			t.Errorf("%s: allreduce all = %s, want %s", c.name, got, c.all)
+		}
+		for _, coll := range []string{"allreduce", "allgather"} {
+			err := collectives.CheckLayout(coll, "hier", c.l)
+			switch {
+			case mps && (err == nil || !strings.Contains(err.Error(), "under MPS") || !strings.Contains(err.Error(), "docs/gpu-testing.md")):
+				t.Errorf("%s: CheckLayout(%s, hier) = %v, want the MPS reason", c.name, coll, err)
+			case !mps && err != nil:
+				t.Errorf("%s: CheckLayout(%s, hier) = %v", c.name, coll, err)
+			}
+			if err := collectives.CheckLayout(coll, "auto", c.l); err != nil {
+				t.Errorf("%s: CheckLayout(%s, auto) = %v", c.name, coll, err)
+			}
+		}
+	}
+}
+
+// TestNetworkOnly: the layouts with no pair of ranks over CUDA IPC, which the
+// host-resident algorithms (Needs NoIPC) need.
+func TestNetworkOnly(t *testing.T) {
+	tests := []struct {
+		name string
+		l    collectives.Layout
+		want bool
+	}{
+		{"1 host of 2", collectives.OneHostLayout(2), false},
+		{"1 host of 2, no IPC", layoutOf(true, "a", "a"), true},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), true},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), false},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true},
+		{"uneven hosts", layoutOf(false, "a", "a", "b"), false},
+		{"a literal of one rank per host", collectives.Layout{Hosts: [][]int{{0}, {1}, {2}}, HostIPC: true}, true},
+	}
+	for _, tt := range tests {
+		if got := tt.l.NetworkOnly(); got != tt.want {
+			t.Errorf("%s (%v): NetworkOnly = %v, want %v", tt.name, tt.l, got, tt.want)
+		}
+		err := (&collectives.Algorithm{Collective: "allreduce", Name: "x", Needs: collectives.NoIPC}).Fits(tt.l)
+		if (err == nil) != tt.want {
+			t.Errorf("%s: Fits(NoIPC) = %v, want fits %v", tt.name, err, tt.want)
+		}
+	}
+}

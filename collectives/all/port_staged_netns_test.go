@@ -1,0 +1,168 @@
+package all
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/netnstest"
+)
+
+// The portput algorithms between two network namespaces joined by a veth pair: one process
+// per namespace acts as one host, its ranks on one stand-in GPU space (the stand-in's CUDA
+// IPC between them), the hosts joined by the Ethernet transport over the veth pair only.
+
+// Environment of a helper process (the test binary re-executed as one host's ranks).
+const (
+	psNetnsRanks  = "COLLECTIVES_TEST_NETNS_RANKS" // this host's ranks, comma-separated; set only in helpers
+	psNetnsNRanks = "COLLECTIVES_TEST_NETNS_NRANKS"
+	psNetnsRoot   = "COLLECTIVES_TEST_NETNS_ROOT" // bootstrap root ip:port
+	psNetnsHost   = "COLLECTIVES_TEST_NETNS_HOST" // this host's id
+)
+
+// TestPortStagedNetnsHelperProcess is not a test: it is one host of
+// TestPortStagedAcrossNetworkNamespaces.
+func TestPortStagedNetnsHelperProcess(t *testing.T) {
+	if os.Getenv(psNetnsRanks) == "" {
+		t.Skip("one host of TestPortStagedAcrossNetworkNamespaces")
+	}
+	var ranks []int
+	for _, f := range strings.Split(os.Getenv(psNetnsRanks), ",") {
+		r, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("%s=%q: %v", psNetnsRanks, os.Getenv(psNetnsRanks), err)
+		}
+		ranks = append(ranks, r)
+	}
+	n, err := strconv.Atoi(os.Getenv(psNetnsNRanks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := os.Getenv(psNetnsHost)
+	old := channels.ShmDir
+	channels.ShmDir = t.TempDir()
+	t.Cleanup(func() { channels.ShmDir = old })
+	kernels := map[string]devicetest.Kernel{"port_staged": portStagedKernel(false)}
+	addFamily(kernels, "port_staged_reduce", portStagedKernel(true))
+	space := devicetest.NewSpace(kernels)
+	const bufBytes = 1 << 20
+	envs := make([]*collectives.Env, len(ranks))
+	boots := make([]*bootstrap.TCPBootstrap, len(ranks))
+	errs := bounded.Ranks(t, len(ranks), 60*time.Second, func(i int) error {
+		r := ranks[i]
+		b, err := bootstrap.New(r, n, bootstrap.Options{Timeout: 20 * time.Second})
+		if err != nil {
+			return err
+		}
+		if err := b.InitializeAddr(context.Background(), os.Getenv(psNetnsRoot), "portput-netns"); err != nil {
+			return err
+		}
+		boots[i] = b
+		g := space.NewGPU(r)
+		m, err := channels.NewMesh(g, b, channels.MeshOptions{Timeout: 20 * time.Second, Hostname: host, HostID: host,
+			Ethernet: channels.EthernetOptions{Sockets: 2, Chunk: 64 << 10, Depth: 2, Ifname: os.Getenv(bootstrap.SocketIfnameEnv)}})
+		if err != nil {
+			return err
+		}
+		e := &collectives.Env{GPU: g, Mesh: m, Rank: r, NRanks: n, SMs: 4, MaxBytes: bufBytes, InBytes: bufBytes, OutBytes: bufBytes, Layout: collectives.LayoutOf(m)}
+		for _, buf := range []**channels.Buffer{&e.In, &e.Out} {
+			p, err := m.Alloc(bufBytes)
+			if err != nil {
+				return err
+			}
+			if *buf, err = m.Share(p, bufBytes); err != nil {
+				return err
+			}
+		}
+		for q := 0; q < n; q++ {
+			if q == r {
+				continue
+			}
+			want := channels.TransportEthernet
+			if sameHost(e.Layout, q, r) {
+				want = channels.TransportCUDAIPC
+			}
+			if got := m.PairTransport(r, q); got != want {
+				return fmt.Errorf("ranks %d and %d connect over %v, want %v (%v)", r, q, got, want, e.Layout)
+			}
+		}
+		envs[i] = e
+		return nil
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", ranks[i], err)
+		}
+	}
+	checkPortStaged(t, envs, n)
+	// nobody closes while a peer may still read
+	for i, err := range bounded.Ranks(t, len(ranks), 30*time.Second, func(i int) error {
+		if err := boots[i].Barrier(); err != nil {
+			return err
+		}
+		return envs[i].Mesh.Close()
+	}) {
+		if err != nil {
+			t.Fatalf("rank %d: close: %v", ranks[i], err)
+		}
+	}
+	for _, b := range boots {
+		b.Close()
+	}
+}
+
+// sameHost says whether ranks a and b share a host of layout l.
+func sameHost(l collectives.Layout, a, b int) bool {
+	ha, _, _ := l.Local(a)
+	hb, _, _ := l.Local(b)
+	return ha == hb
+}
+
+// TestPortStagedAcrossNetworkNamespaces: every portput algorithm between two network
+// namespaces joined by a veth pair, each with its own address and only that link, 1 and 2
+// ranks per namespace; every byte of every rank's output checked. It needs root and
+// iproute2; the namespaces are the test's own and are deleted at the end.
+func TestPortStagedAcrossNetworkNamespaces(t *testing.T) {
+	p := netnstest.New(t, "ps", "10.214.0")
+	for port, hosts := range map[int][]string{29501: {"0", "1"}, 29502: {"0,1", "2,3"}} {
+		t.Run(fmt.Sprintf("ranks %s", strings.Join(hosts, " | ")), func(t *testing.T) {
+			n := strings.Count(strings.Join(hosts, ","), ",") + 1
+			root := fmt.Sprintf("%s:%d", p.Addrs[0], port) // inside the test's own namespace: nothing else listens
+			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+			defer cancel()
+			type result struct {
+				out []byte
+				err error
+			}
+			done := make([]chan result, len(hosts))
+			for h, ranks := range hosts {
+				done[h] = make(chan result, 1)
+				args := append(p.Exec(h)[1:], os.Args[0],
+					"-test.run=^TestPortStagedNetnsHelperProcess$", "-test.count=1", "-test.v")
+				cmd := exec.CommandContext(ctx, p.IP, args...)
+				cmd.Env = append(os.Environ(), psNetnsRanks+"="+ranks, psNetnsNRanks+"="+strconv.Itoa(n),
+					psNetnsRoot+"="+root, psNetnsHost+"="+fmt.Sprintf("host%d", h), bootstrap.SocketIfnameEnv+"="+p.Veth[h])
+				go func() {
+					out, err := cmd.CombinedOutput()
+					done[h] <- result{out, err}
+				}()
+			}
+			for h := range hosts {
+				r := <-done[h]
+				if r.err != nil || !strings.Contains(string(r.out), "--- PASS: TestPortStagedNetnsHelperProcess") {
+					t.Errorf("host %d (ranks %s): %v\n%s", h, hosts[h], r.err, r.out)
+				}
+			}
+		})
+	}
+}

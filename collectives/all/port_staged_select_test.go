@@ -1,0 +1,189 @@
+package all
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
+)
+
+// TestPortStagedRegistry: every collective that registers the port-staged family has
+// portput (#5), found by name and number, on two or more ranks of any layout, every type.
+func TestPortStagedRegistry(t *testing.T) {
+	for _, pc := range portstaged.Collectives() {
+		for _, k := range []string{"portput", "5"} {
+			a, err := collectives.Find(pc.Name, k)
+			if err != nil || a.Name != "portput" || a.Number != portstaged.PortStagedNumber {
+				t.Fatalf("Find(%s, %s) = %v, %v; want portput (#5)", pc.Name, k, a, err)
+			}
+			if a.MinRanks != 2 || a.MaxBytes != 0 || a.Types != nil || a.Needs != collectives.AnyLayout || a.Doc == "" || a.New == nil {
+				t.Errorf("%s portput: MinRanks %d, MaxBytes %d, Types %v, Needs %v, Doc %q", pc.Name, a.MinRanks, a.MaxBytes, a.Types, a.Needs, a.Doc)
+			}
+		}
+	}
+	var names []string
+	for _, pc := range portstaged.Collectives() {
+		names = append(names, pc.Name)
+	}
+	// every collective but the two whose port-only algorithms came first
+	for _, c := range collectives.Collectives() {
+		if n := c.Name(); n != "allgather" && n != "allreduce" && !slices.Contains(names, n) {
+			t.Errorf("collective %s has no portput", n)
+		}
+	}
+}
+
+// TestPortStagedSelect: across hosts (one rank per host, two per host, hosts of unequal
+// rank counts, and a network transport inside one host) -k auto picks portput at every size
+// and type, and -k all offers it and nothing that needs one host; on one host connected
+// by CUDA IPC, -k auto picks exactly what it picks without portput.
+func TestPortStagedSelect(t *testing.T) {
+	across := map[string]collectives.Layout{
+		"2 hosts of 1":          layoutOf(false, "h0", "h1"),
+		"2 hosts of 2":          layoutOf(false, "h0", "h0", "h1", "h1"),
+		"2 hosts of 2, crossed": layoutOf(false, "h0", "h1", "h0", "h1"),
+		"hosts of 2 and 1":      layoutOf(false, "h0", "h0", "h1"),
+		"4 hosts of 1":          layoutOf(false, "a", "b", "c", "d"),
+		"1 host, no IPC":        layoutOf(true, "h0", "h0"),
+	}
+	for _, pc := range portstaged.Collectives() {
+		for name, l := range across {
+			if err := collectives.CheckLayout(pc.Name, "auto", l); err != nil {
+				t.Errorf("CheckLayout(%s, auto, %s): %v", pc.Name, name, err)
+			}
+			if err := collectives.CheckLayout(pc.Name, "portput", l); err != nil {
+				t.Errorf("CheckLayout(%s, portput, %s): %v", pc.Name, name, err)
+			}
+			for _, dt := range collectives.Datatypes {
+				for _, size := range SweepSizes() {
+					got, err := collectives.SelectIn(pc.Name, "auto", size, l, dt.Name)
+					if err != nil || len(got) != 1 || got[0].Name != "portput" {
+						t.Fatalf("SelectIn(%s, auto, %d, %s, %s) = %v, %v; want portput", pc.Name, size, name, dt.Name, AlgNames(got), err)
+					}
+					in, err := collectives.SelectPlaced(pc.Name, "auto", size, l, dt.Name, true)
+					if err != nil || in[0].Name != "portput" {
+						t.Fatalf("SelectPlaced(%s, auto, %d, %s, in place) = %v, %v; want portput", pc.Name, size, name, AlgNames(in), err)
+					}
+				}
+			}
+			all, err := collectives.SelectIn(pc.Name, "all", 1<<20, l, "float")
+			if names := strings.Join(AlgNames(all), ","); err != nil || names != "portput" {
+				t.Errorf("SelectIn(%s, all, 1 MiB, %s) = %s, %v; want portput", pc.Name, name, names, err)
+			}
+		}
+		// a one-host algorithm named across hosts: refused, naming what it needs
+		for _, a := range collectives.Algorithms(pc.Name) {
+			if a.Needs == collectives.OneHost && a.Name != "local" {
+				if err := collectives.CheckLayout(pc.Name, a.Name, across["2 hosts of 1"]); err == nil || !strings.Contains(err.Error(), "one host") {
+					t.Errorf("CheckLayout(%s, %s, 2 hosts) = %v, want an error naming one host", pc.Name, a.Name, err)
+				}
+			}
+		}
+	}
+	// one host by CUDA IPC: auto's choices with and without portput are the same
+	for _, pc := range portstaged.Collectives() {
+		with := autoChoices(t, pc.Name)
+		saved := collectives.Algorithms(pc.Name)
+		collectives.SetAlgorithms(pc.Name, slices.DeleteFunc(slices.Clone(saved), func(a *collectives.Algorithm) bool { return a.Name == "portput" }))
+		without := autoChoices(t, pc.Name)
+		collectives.SetAlgorithms(pc.Name, saved)
+		if len(with) != len(without) {
+			t.Fatalf("%s: %d choices with portput, %d without", pc.Name, len(with), len(without))
+		}
+		for i := range with {
+			if with[i] != without[i] {
+				t.Errorf("%s on one host: auto picks %s with portput, %s without", pc.Name, with[i], without[i])
+			}
+		}
+	}
+}
+
+// autoChoices lists -k auto's pick (or error) on one host of 2, 4 and 8 ranks at every
+// sweep size, type and placement.
+func autoChoices(t *testing.T, coll string) []string {
+	t.Helper()
+	var out []string
+	for _, n := range []int{2, 4, 8} {
+		for _, dt := range collectives.Datatypes {
+			for _, size := range SweepSizes() {
+				for _, inPlace := range []bool{false, true} {
+					got, err := collectives.SelectPlaced(coll, "auto", size, collectives.OneHostLayout(n), dt.Name, inPlace)
+					if err != nil {
+						out = append(out, "error: "+err.Error())
+					} else {
+						out = append(out, got[0].Name)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestPortStagedSchedule: on 2 to 8 ranks, for every type and for sizes from 0 to 1 GiB
+// (powers of two and odd ones), every segment of port_staged.cu's schedule (psSendSeg,
+// psRecvOff) lies inside the sender's input and the receiver's output, fits a slot, the
+// receiver's segments do not overlap, and a launch's slots fit the big region set up for
+// its size. It checks the Go schedule (psSendSeg, psRecvOff), which the stand-in kernel
+// transcribes; collectives/family/portstaged/port_staged.cu computes the same offsets on
+// its own, so a drift between the two shows only in the GPU suite.
+func TestPortStagedSchedule(t *testing.T) {
+	sizes := SweepSizes()[:31] // up to 1 GiB
+	sizes = append(sizes, 1, 3, 1000, 33337, 100000, 1<<20+7)
+	for _, pc := range portstaged.Collectives() {
+		coll, err := collectives.Lookup(pc.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 2; n <= 8; n++ {
+			for _, dt := range collectives.Datatypes {
+				for _, size := range sizes {
+					c := coll.Counts(size, dt, n)
+					elt := uint64(dt.Size)
+					a := &collectives.LaunchArgs{Type: dt, Count: c.Send, Param: c.Param, SendBytes: uint64(c.Send) * elt, RecvBytes: uint64(c.Recv) * elt}
+					unit, slot, total := pc.Mode.UnitSlot(a, n)
+					if need, big := pc.Mode.Slots(n)*slot, pc.Mode.BigBytes(size, n); need > big {
+						t.Fatalf("%s %d B %s on %d ranks: %d bytes of slots, big region %d", pc.Name, size, dt.Name, n, need, big)
+					}
+					for root := 0; root < n; root += max(1, n-1) {
+						for to := 0; to < n; to++ {
+							var got uint64
+							var ends [][2]uint64
+							for from := 0; from < n; from++ {
+								off, bytes := psSendSeg(pc.Mode, uint64(from), uint64(to), unit, total, uint64(root), uint64(n))
+								if bytes == 0 {
+									continue
+								}
+								if off+bytes > a.SendBytes || (from != to && bytes > slot) {
+									t.Fatalf("%s %d B %s on %d ranks, root %d: rank %d sends rank %d [%d, +%d) of %d input bytes, slot %d",
+										pc.Name, size, dt.Name, n, root, from, to, off, bytes, a.SendBytes, slot)
+								}
+								if pc.Mode == portstaged.PSReduce || pc.Mode == portstaged.PSReduceScatter {
+									continue // reduced, not placed
+								}
+								at := psRecvOff(pc.Mode, uint64(from), uint64(to), unit, total, uint64(n))
+								if at+bytes > a.RecvBytes {
+									t.Fatalf("%s %d B %s on %d ranks: rank %d's segment lands at [%d, +%d) of rank %d's %d output bytes",
+										pc.Name, size, dt.Name, n, from, at, bytes, to, a.RecvBytes)
+								}
+								for _, e := range ends {
+									if at < e[1] && e[0] < at+bytes {
+										t.Fatalf("%s %d B %s on %d ranks: segments overlap in rank %d's output", pc.Name, size, dt.Name, n, to)
+									}
+								}
+								ends = append(ends, [2]uint64{at, at + bytes})
+								got += bytes
+							}
+							// what a rank receives fills its output (gather: the root's; the others' stay as they were)
+							if pc.Mode != portstaged.PSReduce && pc.Mode != portstaged.PSReduceScatter && !(pc.Mode == portstaged.PSGather && to != root) && got != a.RecvBytes {
+								t.Fatalf("%s %d B %s on %d ranks, root %d: rank %d receives %d bytes of %d", pc.Name, size, dt.Name, n, root, to, got, a.RecvBytes)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,361 @@
+package all
+
+import (
+	"encoding/binary"
+	"fmt"
+	"testing"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/alltoallv"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
+	"github.com/mscclpp-bench/mscclpp-bench/harness"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
+)
+
+// The portput algorithms of reducescatter, reduce, alltoall, alltoallv, sendrecv,
+// broadcast, gather, scatter and hypercube end to end on the CPU, across simulated hosts
+// (Ethernet over loopback between hosts, the stand-in's CUDA IPC inside one, the real
+// proxy). The kernel is a Go transcription of collectives/family/portstaged/port_staged.cu
+// (one block; int32 sum for the reductions): the same triggers, in the same order, and the
+// same semaphore counts. The expected outputs are computed here from each collective's
+// definition.
+
+// psSendSeg is port_staged.cu's sendSeg: the segment (offset in the sender's input, bytes)
+// of rank from's input that goes to rank to.
+func psSendSeg(mode portstaged.PortStagedMode, from, to, unit, total, root, n uint64) (uint64, uint64) {
+	switch mode {
+	case portstaged.PSReduceScatter, portstaged.PSAlltoall:
+		return to * unit, unit
+	case portstaged.PSAlltoallv:
+		s := alltoallv.AlltoallvSegment(int(from), int(to), int(n), int64(total))
+		return s.From, s.Bytes
+	case portstaged.PSSendRecv:
+		if to == (from+1)%n && to != from {
+			return 0, unit
+		}
+		return 0, 0
+	case portstaged.PSBroadcast:
+		if from == root {
+			return 0, unit
+		}
+		return 0, 0
+	case portstaged.PSReduce, portstaged.PSGather:
+		if to == root {
+			return 0, unit
+		}
+		return 0, 0
+	case portstaged.PSScatter:
+		if from == root {
+			return to * unit, unit
+		}
+		return to * unit, 0
+	case portstaged.PSAllgather:
+		return 0, unit
+	}
+	return 0, 0
+}
+
+// psRecvOff is port_staged.cu's recvOff.
+func psRecvOff(mode portstaged.PortStagedMode, from, to, unit, total, n uint64) uint64 {
+	switch mode {
+	case portstaged.PSAlltoall, portstaged.PSGather, portstaged.PSAllgather:
+		return from * unit
+	case portstaged.PSAlltoallv:
+		return alltoallv.AlltoallvSegment(int(from), int(to), int(n), int64(total)).To
+	}
+	return 0
+}
+
+// portStagedKernel: (chans, sigChans, scratch, bigBytes, halfBytes, slot, in, out, srcOff,
+// unit, total, mode, root, rank, nranks, state); reduce: the port_staged_reduce family
+// (int32 sum).
+func portStagedKernel(reduce bool) devicetest.Kernel {
+	return func(g *devicetest.GPU, a []uint64) error {
+		scratch, big, half, slot, in, out, srcOff, unit, total := a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]
+		mode, root, rank, n := portstaged.PortStagedMode(a[11]), a[12], a[13], a[14]
+		st := launchState(g, a[15])
+		chans, sigs := ports(g, a[0], int(n-1)), ports(g, a[1], int(n-1))
+		flag := uint64(st.Launches) + 1
+		credit := uint64(0)
+		if flag > 1 {
+			credit = 1
+		}
+		slots := mode.Slots(int(n))
+		isHalf := slots*slot <= half
+		region := uint64(0)
+		if isHalf {
+			region = big + (flag&1)*half
+		}
+		slotAt := func(from uint64) uint64 {
+			if slots == 1 {
+				return region
+			}
+			return region + from*slot
+		}
+		flushFirst := !reduce && in == out && (mode == portstaged.PSAlltoall || mode == portstaged.PSAlltoallv || mode == portstaged.PSSendRecv)
+		for i, c := range chans {
+			peer := other(uint64(i), rank)
+			if credit > 0 && !isHalf {
+				if err := sigs[i].waitCount(1); err != nil {
+					return err
+				}
+			}
+			off, bytes := psSendSeg(mode, rank, peer, unit, total, root, n)
+			dst := slotAt(rank)
+			switch {
+			case bytes == 0:
+				if _, err := sigs[i].push(channels.TriggerFlag, 0, 0, 0); err != nil {
+					return err
+				}
+			case a[0] == a[1]:
+				typ := uint32(channels.TriggerData | channels.TriggerFlag)
+				if flushFirst {
+					typ |= channels.TriggerSync
+				}
+				pos, err := c.push(typ, dst, srcOff+off, bytes)
+				if err != nil {
+					return err
+				}
+				if flushFirst {
+					if err := c.sync(pos); err != nil {
+						return err
+					}
+				}
+			default:
+				if _, err := c.push(channels.TriggerData, dst, srcOff+off, bytes); err != nil {
+					return err
+				}
+				if _, err := sigs[i].push(channels.TriggerFlag, 0, 0, 0); err != nil {
+					return err
+				}
+				if flushFirst {
+					pos, err := c.push(channels.TriggerSync, 0, 0, 0)
+					if err != nil {
+						return err
+					}
+					if err := c.sync(pos); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		for _, c := range sigs {
+			if err := c.waitCount(credit + 1); err != nil {
+				return err
+			}
+		}
+		if reduce {
+			if mode == portstaged.PSReduceScatter || rank == root {
+				mine := uint64(0)
+				if mode == portstaged.PSReduceScatter {
+					mine = rank * unit
+				}
+				res := bytesAt(g, out, unit)
+				for k := uint64(0); k+4 <= unit; k += 4 {
+					var sum int32
+					for r := uint64(0); r < n; r++ {
+						src := scratch + slotAt(r) + k
+						if r == rank {
+							src = in + mine + k
+						}
+						sum += int32(binary.LittleEndian.Uint32(bytesAt(g, src, 4)))
+					}
+					binary.LittleEndian.PutUint32(res[k:], uint32(sum))
+				}
+			}
+		} else {
+			for q := uint64(0); q < n; q++ {
+				off, bytes := psSendSeg(mode, q, rank, unit, total, root, n)
+				if bytes == 0 {
+					continue
+				}
+				src := scratch + slotAt(q)
+				if q == rank {
+					src = in + off
+				}
+				if dst := out + psRecvOff(mode, q, rank, unit, total, n); src != dst {
+					copy(bytesAt(g, dst, bytes), bytesAt(g, src, bytes))
+				}
+			}
+		}
+		if err := creditAll(sigs, credit+1); err != nil {
+			return err
+		}
+		st.Launches++
+		return nil
+	}
+}
+
+// psInByte is byte i of rank q's input in a test launch.
+func psInByte(q, i, launch int) byte { return byte(i*7 + q*31 + launch*13) }
+
+const psPoison = 0xa5
+
+// psWant is byte i of rank r's output (out of RecvBytes) that collective mode must leave,
+// from its definition: rank q's input byte j is psInByte(q, j, launch).
+func psWant(t *testing.T, mode portstaged.PortStagedMode, a *collectives.LaunchArgs, r, n, i, launch int) byte {
+	in := func(q, j int) byte { return psInByte(q, j, launch) }
+	sum := func(off int) byte { // byte i%4 of the int32 sum over ranks of element at input offset off
+		var s int32
+		for q := 0; q < n; q++ {
+			var w [4]byte
+			for j := range w {
+				w[j] = in(q, off+j)
+			}
+			s += int32(binary.LittleEndian.Uint32(w[:]))
+		}
+		var w [4]byte
+		binary.LittleEndian.PutUint32(w[:], uint32(s))
+		return w[i%4]
+	}
+	send, recv := int(a.SendBytes), int(a.RecvBytes)
+	switch mode {
+	case portstaged.PSReduceScatter:
+		return sum(r*recv + i&^3)
+	case portstaged.PSReduce:
+		if r == a.Root {
+			return sum(i &^ 3)
+		}
+		if a.InPlace {
+			return in(r, i)
+		}
+		return psPoison
+	case portstaged.PSAlltoall:
+		c := send / n
+		return in(i/c, r*c+i%c)
+	case portstaged.PSAlltoallv:
+		total := algo.AlltoallvTotal(a, n)
+		for q := 0; q < n; q++ {
+			s := alltoallv.AlltoallvSegment(q, r, n, total)
+			if i >= int(s.To) && i < int(s.To+s.Bytes) {
+				return in(q, int(s.From)+i-int(s.To))
+			}
+		}
+		t.Fatalf("alltoallv: byte %d of rank %d's output is in no segment", i, r)
+	case portstaged.PSSendRecv:
+		return in((r+n-1)%n, i)
+	case portstaged.PSBroadcast:
+		return in(a.Root, i)
+	case portstaged.PSGather:
+		if r == a.Root || (a.InPlace && i/send == r) {
+			return in(i/send, i%send)
+		}
+		return psPoison
+	case portstaged.PSScatter:
+		return in(a.Root, r*recv+i)
+	case portstaged.PSAllgather:
+		return in(i/send, i%send)
+	}
+	return 0
+}
+
+// portStagedJob is one rank per entry of hosts on the stand-in, with the portput kernels,
+// the pairs connected as mode says.
+func portStagedJob(t *testing.T, hosts []string, bufBytes uint64, mode channels.Mode) []*collectives.Env {
+	t.Helper()
+	kernels := map[string]devicetest.Kernel{"port_staged": portStagedKernel(false)}
+	addFamily(kernels, "port_staged_reduce", portStagedKernel(true))
+	return standinJobMode(t, hosts, bufBytes, kernels, mode)
+}
+
+func TestPortStagedAcrossHostsOnStandin(t *testing.T) {
+	// one rank per host, two per host, hosts of unequal rank counts (no hypercube on 3)
+	layouts := [][]string{{"h0", "h1"}, {"h0", "h0", "h1", "h1"}, {"h0", "h1", "h0"}}
+	// halves of 16 KiB: the launches switch between the scratch's halves and its big
+	// region (with credits) within the sweep, both ways.
+	for _, half := range []uint64{portstaged.PortStagedHalfBytes, 16 << 10} {
+		for _, hosts := range layouts {
+			t.Run(fmt.Sprintf("hosts %v, halves of %d bytes", hosts, half), func(t *testing.T) {
+				defer func(old uint64) { portstaged.PortStagedHalfBytes = old }(portstaged.PortStagedHalfBytes)
+				portstaged.PortStagedHalfBytes = half
+				checkPortStaged(t, portStagedJob(t, hosts, 1<<20, channels.ModeAuto), len(hosts))
+			})
+		}
+	}
+	// one host under --transport ethernet: every pair over the network, none by CUDA IPC
+	t.Run("one host of 3, every pair over Ethernet", func(t *testing.T) {
+		envs := portStagedJob(t, []string{"h0", "h0", "h0"}, 1<<20, channels.ModeEthernet)
+		if l := envs[0].Layout; len(l.Hosts) != 1 || l.HostIPC || !portstaged.AcrossNetwork(l) {
+			t.Fatalf("layout %v: want one host without CUDA IPC", l)
+		}
+		checkPortStaged(t, envs, 3)
+	})
+}
+
+// checkPortStaged sets up every portput algorithm on the ranks of envs (of a job of n
+// ranks, whose other ranks run the same in other processes) and runs each (int32, sum for
+// the reductions) at odd sizes, in and out of place, at offsets, with the root moving from
+// launch to launch, several launches per instance so that credits and semaphore counts
+// carry over; it checks every byte of these ranks' outputs.
+func checkPortStaged(t *testing.T, envs []*collectives.Env, n int) {
+	t.Helper()
+	int32T, err := collectives.LookupDatatype("int32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pc := range portstaged.Collectives() {
+		if pc.Mode == portstaged.PSAllgather && n&(n-1) != 0 {
+			continue
+		}
+		coll, err := collectives.Lookup(pc.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alg, err := collectives.Find(pc.Name, "portput")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := alg.Fits(envs[0].Layout); err != nil {
+			t.Fatal(err)
+		}
+		insts := make([]collectives.Instance, n)
+		onAll(t, envs, func(e *collectives.Env) error {
+			var err error
+			insts[e.Rank], err = alg.New(e) // each rank its own element
+			return err
+		})
+		launch := 0
+		for _, size := range []int64{12, 100, 4004, 16388, 240012, 52} {
+			c := coll.Counts(size, int32T, n)
+			for _, inPlace := range []bool{false, true} {
+				launch++
+				op := collectives.OpNone
+				if coll.HasOp() {
+					op = collectives.OpSum
+				}
+				a := &collectives.LaunchArgs{Type: int32T, Op: op, Root: launch % n, Count: c.Send, Param: c.Param,
+					SendBytes: uint64(c.Send) * 4, RecvBytes: uint64(c.Recv) * 4, InPlace: inPlace,
+					SendInPlace: uint64(c.SendInPlace) * 4, RecvInPlace: uint64(c.RecvInPlace) * 4,
+					Shift: uint64(launch) * 256}
+				if harness.Empty(a) {
+					continue
+				}
+				onAll(t, envs, func(e *collectives.Env) error {
+					b := *a
+					b.InOff, b.OutOff = b.InOffOf(e.Rank), b.OutOffOf(e.Rank)
+					g := e.GPU.(*devicetest.GPU)
+					all := bytesAt(g, uint64(e.Out.Ptrs[e.Rank]), e.OutBytes)
+					for i := range all {
+						all[i] = psPoison
+					}
+					in := bytesAt(g, uint64(e.InPtr(&b, e.Rank)), b.SendBytes)
+					for i := range in {
+						in[i] = psInByte(e.Rank, i, launch)
+					}
+					return insts[e.Rank].Launch(&b, 0)
+				})
+				for _, e := range envs {
+					got := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.OutPtr(a, e.Rank)), a.RecvBytes)
+					for i, b := range got {
+						if want := psWant(t, pc.Mode, a, e.Rank, n, i, launch); b != want {
+							t.Fatalf("%s portput %d bytes (in place %v, root %d) rank %d: output byte %d = %#x, want %#x",
+								pc.Name, size, inPlace, a.Root, e.Rank, i, b, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,6 @@
+// Package portstaged is the port-staged family: one kernel (port_staged.cu) that runs,
+// over port channels only, any collective but all-reduce and all-gather on any layout of
+// ranks over hosts, each rank putting what each peer needs into that peer's scratch. A
+// collective gets it as its portput algorithm by calling Register with its mode from its
+// own folder (<name>_portput.go).
+package portstaged
