@@ -33,6 +33,9 @@ CU_SRCS  := $(sort $(shell find kernels collectives -name '*.cu' -not -path '*/i
 CU_HDRS  := $(wildcard kernels/include/mscclpp/*)
 fatbin_of = $(dir $(1))fatbin/$(basename $(notdir $(1))).fatbin
 FATBINS  := $(foreach f,$(CU_SRCS),$(call fatbin_of,$(f)))
+# A fatbin whose .cu moved or went away would still be embedded (and clash with the moved
+# one's): the worker's and the tests' builds remove such leftovers first.
+STALE_FATBINS := $(filter-out $(FATBINS),$(shell find kernels collectives -path '*/fatbin/*.fatbin'))
 GO_SRCS  := $(shell find . -name '*.go' -not -path './third_party/*') go.mod go.sum
 
 # Go's build cache does not notice edits of headers outside a package's folder, so the
@@ -41,7 +44,7 @@ GO_SRCS  := $(shell find . -name '*.go' -not -path './third_party/*') go.mod go.
 HDR_HASH := $(shell cat $(CU_HDRS) | cksum | cut -d' ' -f1)
 export CGO_CFLAGS := -I$(CUDA_HOME)/include -DMB_HEADERS_CKSUM=$(HDR_HASH)
 
-.PHONY: all kernels test vet fuzz gpu-test-bin gpu-test clean nccl-tests-links
+.PHONY: all kernels test vet fuzz gpu-test-bin gpu-test clean nccl-tests-links stale-fatbins
 
 # nccl-tests 2.19.6's benchmark programs (cmd/internal/cli/nccltests_compat.go maps them).
 NCCL_TESTS_NAMES := all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf \
@@ -53,7 +56,10 @@ all: bin/mscclpp-bench bin/mscclpp-bench-gpu nccl-tests-links
 nccl-tests-links: bin/mscclpp-bench
 	@for n in $(NCCL_TESTS_NAMES); do ln -sfn mscclpp-bench bin/$$n; done
 
-kernels: $(FATBINS)
+kernels: $(FATBINS) stale-fatbins
+
+stale-fatbins:
+	$(if $(STALE_FATBINS),rm -f $(STALE_FATBINS))
 
 # One rule per .cu file: DIR/NAME.cu -> DIR/fatbin/NAME.fatbin.
 define fatbin_rule
@@ -67,11 +73,11 @@ bin/mscclpp-bench: $(GO_SRCS)
 	@mkdir -p bin
 	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $@ ./cmd/mscclpp-bench
 
-bin/mscclpp-bench-gpu: $(GO_SRCS) $(FATBINS)
+bin/mscclpp-bench-gpu: $(GO_SRCS) $(FATBINS) $(if $(STALE_FATBINS),stale-fatbins)
 	@mkdir -p bin
 	CGO_ENABLED=1 $(GO) build -ldflags '$(LDFLAGS)' -o $@ ./cmd/mscclpp-bench-gpu
 
-vet: $(FATBINS)
+vet: $(FATBINS) stale-fatbins
 	$(GO) vet ./...
 	$(GO) vet -tags gpu ./cmd/mscclpp-bench-gpu/gputest/
 
