@@ -23,9 +23,6 @@ type Bootstrap interface {
 // usable InfiniBand HCA (no libibverbs, no device, or no active port).
 var ErrNoHCA = errors.New("no usable InfiniBand HCA")
 
-// Bootstrap tags of the mesh's point-to-point set-up messages.
-const tagIBQueuePair = 0x4d420001
-
 // connect exchanges endpoints, picks every pair's transport and makes this rank's
 // connections. The Ethernet listener (and, with --transport ib, the HCA) is opened first,
 // when the mode may use it, so that the endpoints can say what each rank offers.
@@ -40,61 +37,59 @@ func (m *Mesh) connect() error {
 	me.Nonce = binary.LittleEndian.Uint64(nonce[:])
 	want := m.Opts.Mode.wants()
 	if want&TransportEthernet != 0 && m.NRanks > 1 {
-		eth, err := listenEthernet(m.Boot, m.Rank, me.Nonce, m.Opts.Ethernet, m.Opts.Timeout)
-		if err != nil {
+		if _, err := m.openNetwork(TransportEthernet, &me); err != nil {
 			return err
 		}
-		m.eth = eth
 		me.Transports |= TransportEthernet
-		me.EthAddr, me.Sockets, me.Chunk = eth.addr(), eth.opts.Sockets, eth.opts.Chunk
 	}
 	if m.Opts.Mode == ModeIB && m.NRanks > 1 {
-		ib, err := openIB(m.Opts.Verbs, m.Opts.IBDevice, m.Opts.IBNoAtomics)
-		if err != nil {
+		if _, err := m.openNetwork(TransportIB, &me); err != nil {
 			return fmt.Errorf("rank %d on %s: --transport ib: %w: %v", m.Rank, m.Opts.Hostname, ErrNoHCA, err)
 		}
-		m.ib = ib
 		me.Transports |= TransportIB
 	}
 	if err := m.exchangeEndpoints(me); err != nil {
 		return err
 	}
-	if err := m.offerIB(); err != nil {
+	if err := m.offerIB(me); err != nil {
 		return err
 	}
 	if err := m.selectTransports(); err != nil {
 		return err
 	}
-	var ethPeers []int
+	return m.connectPeers(me)
+}
+
+// connectPeers makes this rank's connections, transport by transport in the order of
+// their bits (CUDA IPC, IB, Ethernet), and closes the networks that no pair of this rank
+// uses (opened before the endpoints said which transports each pair would use).
+func (m *Mesh) connectPeers(me Endpoint) error {
+	peers := map[Transport][]int{}
 	for _, p := range m.Peers() {
-		switch t := m.pairs[m.Rank][p]; t {
-		case TransportCUDAIPC:
-			c, err := newCUDAIPCConn(m.GPU, me, m.Endpoints[p], m.Opts.Timeout)
-			if err != nil {
+		t := m.pairs[m.Rank][p]
+		peers[t] = append(peers[t], p)
+	}
+	for t := Transport(1); t != 0; t <<= 1 {
+		n := m.nets[t]
+		if n == nil && len(peers[t]) > 0 && t == TransportCUDAIPC {
+			var err error
+			if n, err = m.openNetwork(t, &me); err != nil {
 				return err
 			}
-			m.Conns[p] = c
-		case TransportEthernet:
-			ethPeers = append(ethPeers, p)
-		case TransportIB:
-			c, err := m.ib.connect(m.Boot, m.Rank, p, m.Opts.Timeout)
-			if err != nil {
-				return fmt.Errorf("connect rank %d to rank %d over InfiniBand: %w", m.Rank, p, err)
+		}
+		if n == nil {
+			if len(peers[t]) > 0 {
+				return fmt.Errorf("rank %d to rank %d: no connection for transport %v", m.Rank, peers[t][0], t)
 			}
-			m.Conns[p] = c
-		default:
-			return fmt.Errorf("rank %d to rank %d: no connection for transport %v", m.Rank, p, t)
+			continue
 		}
-	}
-	if m.ib != nil && !m.uses(TransportIB) {
-		err := m.ib.close() // opened for a choice auto mode did not make
-		m.ib = nil
-		if err != nil {
-			return err
+		if len(peers[t]) == 0 {
+			if err := m.closeNetwork(t); err != nil { // opened for a choice auto mode did not make
+				return err
+			}
+			continue
 		}
-	}
-	if m.eth != nil {
-		conns, err := m.eth.connectPeers(me, m.Endpoints, ethPeers, m.GPU, &m.reg, m.connFailed)
+		conns, err := n.Connect(peers[t])
 		for p, c := range conns {
 			m.Conns[p] = c
 		}
@@ -107,13 +102,13 @@ func (m *Mesh) connect() error {
 
 // offerIB, in auto mode with ranks on several hosts, looks for an HCA and tells the other
 // ranks whether it found one (a job on one host never loads libibverbs).
-func (m *Mesh) offerIB() error {
+func (m *Mesh) offerIB(me Endpoint) error {
 	if m.Opts.Mode != ModeAuto || len(Hosts(m.Endpoints)) < 2 {
 		return nil
 	}
 	have := []byte{0}
-	if ib, err := openIB(m.Opts.Verbs, m.Opts.IBDevice, m.Opts.IBNoAtomics); err == nil {
-		m.ib, have[0] = ib, 1
+	if _, err := m.openNetwork(TransportIB, &me); err == nil {
+		have[0] = 1
 	}
 	all, err := m.Boot.AllGather(have)
 	if err != nil {

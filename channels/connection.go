@@ -8,8 +8,7 @@ import (
 )
 
 // Connection carries the port-channel work of this rank towards one peer, over one
-// transport: CUDA IPC (connection_cudaipc.go), Ethernet (connection_ethernet.go) or
-// InfiniBand (connection_ib.go).
+// transport: CUDA IPC, Ethernet or InfiniBand, each registered with RegisterTransport.
 //
 // MSCCL++'s BaseConnection has three operations, and every implementation here has
 // them: write (copy bytes from local GPU memory into the peer's), signal (MSCCL++'s
@@ -48,36 +47,40 @@ type Region struct {
 // Ptr returns the span's start as the transport addresses it.
 func (r *Region) Ptr() device.Ptr { return r.Base.Add(r.Off) }
 
-// steps decodes what a trigger asks a connection to do.
-func steps(t Trigger) (write, signal, flush bool) {
+// Steps decodes what a trigger asks a connection to do: write (data of a non-zero size),
+// signal (a flag), flush (a sync).
+func (t Trigger) Steps() (write, signal, flush bool) {
 	typ := t.Type()
 	return typ&TriggerData != 0 && t.Size() > 0, typ&TriggerFlag != 0, typ&TriggerSync != 0
 }
 
-// stepper is a connection's three operations on one channel, for runSteps.
-type stepper interface {
-	write(ch *ProxyChannel, t Trigger) error
-	signal(ch *ProxyChannel) error
-	flush() error
+// Stepper is a connection's three operations on one channel, for RunSteps.
+type Stepper interface {
+	// Write copies t.Size() bytes from ch.Src at t.SrcOffset() to ch.Dst at t.DstOffset().
+	Write(ch *ProxyChannel, t Trigger) error
+	// Signal sets ch.Token to ch.Outbound() once every earlier write has landed.
+	Signal(ch *ProxyChannel) error
+	// Flush returns once every earlier write has finished reading its source.
+	Flush() error
 }
 
-// runSteps carries out what trigger t asks of a connection, in order: the network
+// RunSteps carries out what trigger t asks of a connection, in order: the network
 // transports' Handle. (The CUDA IPC connection spells the same out itself, to keep the
 // NVLink hot path free of further interface calls.)
-func runSteps(s stepper, ch *ProxyChannel, t Trigger) error {
-	write, signal, flush := steps(t)
+func RunSteps(s Stepper, ch *ProxyChannel, t Trigger) error {
+	write, signal, flush := t.Steps()
 	if write {
-		if err := s.write(ch, t); err != nil {
+		if err := s.Write(ch, t); err != nil {
 			return err
 		}
 	}
 	if signal {
-		if err := s.signal(ch); err != nil {
+		if err := s.Signal(ch); err != nil {
 			return fmt.Errorf("signal: %w", err)
 		}
 	}
 	if flush {
-		if err := s.flush(); err != nil {
+		if err := s.Flush(); err != nil {
 			return fmt.Errorf("flush: %w", err)
 		}
 	}

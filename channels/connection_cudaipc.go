@@ -8,6 +8,34 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
+func init() { RegisterTransport(TransportCUDAIPC, openCUDAIPC) }
+
+// cudaIPCNet connects this rank to the peers of its host that the mesh pairs over CUDA
+// IPC; it holds nothing of its own.
+type cudaIPCNet struct {
+	m  *Mesh
+	me Endpoint
+}
+
+// openCUDAIPC is the CUDA IPC transport's OpenFunc.
+func openCUDAIPC(m *Mesh, me *Endpoint) (Network, error) { return &cudaIPCNet{m: m, me: *me}, nil }
+
+// Connect implements Network.
+func (n *cudaIPCNet) Connect(peers []int) (map[int]Connection, error) {
+	conns := map[int]Connection{}
+	for _, p := range peers {
+		c, err := newCUDAIPCConn(n.m.GPU, n.me, n.m.Endpoints[p], n.m.Opts.Timeout)
+		if err != nil {
+			return conns, err
+		}
+		conns[p] = c
+	}
+	return conns, nil
+}
+
+// Close implements Network.
+func (n *cudaIPCNet) Close() error { return nil }
+
 // cudaIPCConn connects two GPUs of one host: the peer's buffers and tokens are mapped
 // here (CUDA IPC), so a write is an async copy on the copy engine, a signal a 64-bit write
 // queued behind it on the same stream (or a CPU store when the token is in host memory
@@ -48,14 +76,14 @@ func (c *cudaIPCConn) Transport() Transport { return TransportCUDAIPC }
 
 // Handle implements Connection.
 func (c *cudaIPCConn) Handle(ch *ProxyChannel, t Trigger) error {
-	write, signal, flush := steps(t)
+	write, signal, flush := t.Steps()
 	if write {
 		if err := c.write(ch.Dst.Ptr().Add(t.DstOffset()), ch.Src.Ptr().Add(t.SrcOffset()), t.Size()); err != nil {
 			return err
 		}
 	}
 	if signal {
-		if err := c.signal(&ch.Token, ch.outbound, write); err != nil {
+		if err := c.signal(&ch.Token, ch.Outbound(), write); err != nil {
 			return fmt.Errorf("signal: %w", err)
 		}
 	}

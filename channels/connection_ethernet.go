@@ -50,7 +50,7 @@ type ethConn struct {
 	recvChunk uint64     // largest piece the peer may send
 	pieces    uint64     // pieces per data socket of a write, at least (EthernetOptions.Pieces)
 	copier    Copier
-	reg       *registry
+	reg       Memories
 	onError   func(error)
 
 	// Proxy side (under produce).
@@ -109,7 +109,7 @@ type ethSlot struct {
 	n     uint64
 }
 
-func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth, pieces int, timeout time.Duration, copier Copier, reg *registry, onError func(error), cpus affinity.Set, spin time.Duration) (_ *ethConn, err error) {
+func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth, pieces int, timeout time.Duration, copier Copier, reg Memories, onError func(error), cpus affinity.Set, spin time.Duration) (_ *ethConn, err error) {
 	if len(socks) < 2 {
 		closeAll(socks)
 		return nil, fmt.Errorf("%d sockets: a control socket and at least one data socket are needed", len(socks))
@@ -200,7 +200,7 @@ func (c *ethConn) Handle(ch *ProxyChannel, t Trigger) error {
 	}
 	c.produce.Lock()
 	defer c.produce.Unlock()
-	err := runSteps(c, ch, t)
+	err := RunSteps(c, ch, t)
 	if serr := c.sendCtl(); err == nil {
 		err = serr
 	}
@@ -244,10 +244,10 @@ func (c *ethConn) shutdown() {
 	}
 }
 
-// write sends the trigger's bytes to the peer's registration: itself when they fit the
+// Write sends the trigger's bytes to the peer's registration: itself when they fit the
 // inline slot, else through the data sockets' senders. A source in host-resident memory
 // (Region.Host set: Mesh.ShareHost) is sent from there, with no copy out of GPU memory.
-func (c *ethConn) write(ch *ProxyChannel, t Trigger) error {
+func (c *ethConn) Write(ch *ProxyChannel, t Trigger) error {
 	size := t.Size()
 	id, off, src := ch.Dst.ID, ch.Dst.Off+t.DstOffset(), ch.Src.Ptr().Add(t.SrcOffset())
 	var host unsafe.Pointer
@@ -357,9 +357,9 @@ func (c *ethConn) pieceSize(size uint64) uint64 {
 	return min(c.chunk, max(piece, EthMinChunk))
 }
 
-// signal sends a mark that sets the peer's token to the channel's signal count.
-func (c *ethConn) signal(ch *ProxyChannel) error {
-	return c.sendMark(ch.Token.ID, ch.Token.Off, ch.outbound)
+// Signal sends a mark that sets the peer's token to the channel's signal count.
+func (c *ethConn) Signal(ch *ProxyChannel) error {
+	return c.sendMark(ch.Token.ID, ch.Token.Off, ch.Outbound())
 }
 
 // sendMark queues the next mark: set token (id, off) to value once the pieces dealt so
@@ -376,8 +376,8 @@ func (c *ethConn) sendMark(id uint32, off, value uint64) error {
 	return nil
 }
 
-// flush waits until every byte written so far has been staged out of GPU memory.
-func (c *ethConn) flush() error {
+// Flush waits until every byte written so far has been staged out of GPU memory.
+func (c *ethConn) Flush() error {
 	target := c.enqueued
 	return c.await(func() bool { return c.staged.Load() >= target },
 		func() string { return fmt.Sprintf("%d of %d bytes left GPU memory", c.staged.Load(), target) })

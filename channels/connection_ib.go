@@ -31,10 +31,10 @@ type ibConn struct {
 func (c *ibConn) Transport() Transport { return TransportIB }
 
 // Handle implements Connection.
-func (c *ibConn) Handle(ch *ProxyChannel, t Trigger) error { return runSteps(c, ch, t) }
+func (c *ibConn) Handle(ch *ProxyChannel, t Trigger) error { return RunSteps(c, ch, t) }
 
-// write posts the trigger's bytes as RDMA writes of at most ibMaxWrite.
-func (c *ibConn) write(ch *ProxyChannel, t Trigger) error {
+// Write posts the trigger's bytes as RDMA writes of at most ibMaxWrite.
+func (c *ibConn) Write(ch *ProxyChannel, t Trigger) error {
 	src, dst, srcOff, dstOff, size := &ch.Src, &ch.Dst, t.SrcOffset(), t.DstOffset(), t.Size()
 	for done := uint64(0); done < size; {
 		n := min(size-done, ibMaxWrite)
@@ -51,10 +51,10 @@ func (c *ibConn) write(ch *ProxyChannel, t Trigger) error {
 	return nil
 }
 
-// signal sets the peer's token to the channel's signal count (atomics: adds 1, which is
+// Signal sets the peer's token to the channel's signal count (atomics: adds 1, which is
 // the same: the proxy counts one per signal).
-func (c *ibConn) signal(ch *ProxyChannel) error {
-	tok, v := &ch.Token, ch.outbound
+func (c *ibConn) Signal(ch *ProxyChannel) error {
+	tok, v := &ch.Token, ch.Outbound()
 	if err := c.room(); err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (c *ibConn) room() error {
 	return c.drain(ibDepth - 1)
 }
 
-func (c *ibConn) flush() error { return c.drain(0) }
+func (c *ibConn) Flush() error { return c.drain(0) }
 
 // drain polls the completion queue until at most left work requests are outstanding.
 func (c *ibConn) drain(left int) error {

@@ -11,36 +11,6 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-// Copier moves bytes between GPU memory and pinned host staging memory: the Ethernet
-// transport sends GPU data through it. DeviceCopier implements it on a GPU; tests
-// implement it with byte slices.
-type Copier interface {
-	// AllocStage returns n bytes of pinned host memory.
-	AllocStage(n uint64) (Stage, error)
-	FreeStage(s Stage) error
-	// NewQueue returns an ordered queue of copies (a stream).
-	NewQueue() (CopyQueue, error)
-}
-
-// Stage is staging memory: Host is how the CPU sees it, Dev how copies address it.
-type Stage struct {
-	Host []byte
-	Dev  device.Ptr
-}
-
-// CopyQueue runs copies in the order they were queued, asynchronously.
-type CopyQueue interface {
-	// ToHost queues a copy of n bytes from GPU memory src into the stage.
-	ToHost(dst Stage, src device.Ptr, n uint64) error
-	// ToDevice queues a copy of the stage's first n bytes to GPU memory dst.
-	ToDevice(dst device.Ptr, src Stage, n uint64) error
-	// Store64 queues a 64-bit store of v at dst, after the work queued before it.
-	Store64(dst device.Ptr, v uint64) error
-	// Wait returns once everything queued has finished, or fails after timeout.
-	Wait(timeout time.Duration) error
-	Close() error
-}
-
 // DeviceCopier stages through pinned, device-mapped host memory of g (AllocMapped) and
 // copies on g's streams with its copy engine.
 func DeviceCopier(g device.GPU) Copier { return deviceCopier{g} }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"io"
 	"net"
 	"net/netip"
@@ -18,53 +17,8 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-// EthernetOptions configure the Ethernet transport. Zero fields take their defaults (the
-// GPU worker fills them from MSCCLPP_BENCH_SOCKETS, _ETH_CHUNK, _ETH_DEPTH, _ETH_PIECES,
-// _SOCKET_BUFFER, _ETH_SPIN and _SOCKET_IFNAME; channels itself reads no environment).
-type EthernetOptions struct {
-	// ListenIP is where this rank accepts data sockets. Zero: the first interface that
-	// Ifname accepts, else the bootstrap's own address.
-	ListenIP netip.Addr
-	// Ifname picks the data sockets' interface in NCCL_SOCKET_IFNAME's syntax
-	// (bootstrap.MatchInterface); "" for none.
-	Ifname string
-	// Sockets is the number of data connections per peer (default 12, at most 64), which
-	// carry large writes; one more carries signals and small writes (at most EthMinChunk
-	// bytes of GPU memory, or 512 KiB of host-resident memory: Mesh.ShareHost).
-	Sockets int
-	Chunk   uint64 // largest piece on a data socket, and size of a staging slot (default 4M)
-	Depth   int    // staging slots per socket and direction (default 2, at most 64)
-	// Pieces is how many pieces each data socket's share of a write is cut into, where
-	// pieces stay at least half a chunk, so that copies out of GPU memory overlap the
-	// socket within a write and not only between writes (default 4, at most 64).
-	Pieces int
-	// SocketBuffer sets SO_SNDBUF and SO_RCVBUF; 0 leaves the kernel's autotuning, which
-	// grows them up to net.ipv4.tcp_{w,r}mem.
-	SocketBuffer int
-	Copier       Copier // GPU↔host staging; nil: DeviceCopier of the mesh's GPU
-	// CPUs pins the sender and receiver threads (affinity.Helpers); empty keeps the
-	// rank's binding.
-	CPUs affinity.Set
-	// Spin is how long the control socket's receiver tries non-blocking receives for its
-	// next message before it sleeps in read(2) (0: it sleeps at once). A sleeping thread is woken by the
-	// kernel, which on a virtual machine whose idle CPU has halted costs microseconds per
-	// message; polling keeps a receiver that gets signals every few microseconds awake.
-	// Data sockets always sleep: their pieces are large, and there are several per peer.
-	Spin time.Duration
-}
-
-// Limits of the Ethernet options.
-const (
-	EthMinChunk   = 64 << 10 // a write is split over the sockets in pieces of at least this
-	EthMaxChunk   = 1 << 30
-	EthMaxSockets = 64
-	EthMaxDepth   = 64
-	EthMaxPieces  = 64
-	EthMaxSpin    = time.Second
-)
-
-// resolve fills zero fields with the defaults and checks them.
-func (o EthernetOptions) resolve() (EthernetOptions, error) {
+// resolveOptions fills zero fields with the defaults and checks them.
+func resolveOptions(o EthernetOptions) (EthernetOptions, error) {
 	if o.Sockets == 0 {
 		o.Sockets = 12
 	}
@@ -86,6 +40,35 @@ func (o EthernetOptions) resolve() (EthernetOptions, error) {
 	return o, nil
 }
 
+func init() { RegisterTransport(TransportEthernet, openEthernet) }
+
+// ethNetwork is the Ethernet transport as a mesh sees it: the data listener, opened
+// before the endpoints are exchanged, and the mesh whose peers it connects.
+type ethNetwork struct {
+	n  *ethNet
+	m  *Mesh
+	me Endpoint
+}
+
+// openEthernet is the Ethernet transport's OpenFunc: it opens the data listener and puts
+// its address, socket count and chunk size into this rank's endpoint.
+func openEthernet(m *Mesh, me *Endpoint) (Network, error) {
+	eth, err := listenEthernet(m.Boot, m.Rank, me.Nonce, m.Opts.Ethernet, m.Opts.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	me.EthAddr, me.Sockets, me.Chunk = eth.addr(), eth.opts.Sockets, eth.opts.Chunk
+	return &ethNetwork{n: eth, m: m, me: *me}, nil
+}
+
+// Connect implements Network: it opens every pair's sockets and closes the listener.
+func (w *ethNetwork) Connect(peers []int) (map[int]Connection, error) {
+	return w.n.connectPeers(w.me, w.m.Endpoints, peers, w.m.GPU, w.m.Memories(), w.m.ConnectionFailed)
+}
+
+// Close implements Network.
+func (w *ethNetwork) Close() error { return w.n.close() }
+
 // ethNet is this rank's Ethernet side during set-up: the data listener and the sockets
 // that lower ranks opened to it.
 type ethNet struct {
@@ -103,7 +86,7 @@ type ethNet struct {
 
 // listenEthernet opens the data listener on the chosen interface.
 func listenEthernet(boot Bootstrap, rank int, nonce uint64, o EthernetOptions, timeout time.Duration) (*ethNet, error) {
-	opts, err := o.resolve()
+	opts, err := resolveOptions(o)
 	if err != nil {
 		return nil, err
 	}
@@ -164,15 +147,18 @@ func (h ethHello) encode() []byte {
 }
 
 func decodeEthHello(b []byte) (ethHello, error) {
-	r := reader{b: b}
-	if m := r.u32(); m != ethHelloMagic {
+	if len(b) < ethHelloSize {
+		return ethHello{}, fmt.Errorf("truncated: need %d bytes, have %d", ethHelloSize, len(b))
+	}
+	le := binary.LittleEndian
+	if m := le.Uint32(b); m != ethHelloMagic {
 		return ethHello{}, fmt.Errorf("bad magic 0x%x", m)
 	}
-	if v := r.u16(); v != ethVersion {
+	if v := le.Uint16(b[4:]); v != ethVersion {
 		return ethHello{}, fmt.Errorf("version %d, want %d", v, ethVersion)
 	}
-	h := ethHello{index: int(r.u16()), from: int(r.u32()), to: int(r.u32()), nonce: r.u64(), count: int(r.u32())}
-	return h, r.err
+	return ethHello{index: int(le.Uint16(b[6:])), from: int(le.Uint32(b[8:])), to: int(le.Uint32(b[12:])),
+		nonce: le.Uint64(b[16:]), count: int(le.Uint32(b[24:]))}, nil
 }
 
 func (n *ethNet) acceptLoop() {
@@ -231,7 +217,7 @@ func writeAck(c net.Conn) error {
 
 // connectPeers opens the data sockets of every Ethernet pair (the lower rank dials, the
 // higher one accepts) and starts a connection per peer. It closes the listener.
-func (n *ethNet) connectPeers(me Endpoint, eps []Endpoint, peers []int, g device.GPU, reg *registry, onError func(error)) (map[int]Connection, error) {
+func (n *ethNet) connectPeers(me Endpoint, eps []Endpoint, peers []int, g device.GPU, reg Memories, onError func(error)) (map[int]Connection, error) {
 	defer n.ln.Close()
 	deadline := time.Now().Add(n.timeout)
 	type result struct {

@@ -95,11 +95,11 @@ func (r *ethReceiver) loop() error {
 			if n == 0 || n > limit {
 				return fmt.Errorf("a %d-byte piece (at most %d)", n, limit)
 			}
-			mem, err := c.reg.span(id, off, n)
+			mem, err := c.reg.Span(id, off, n)
 			if err != nil {
 				return err
 			}
-			if mem.host != nil {
+			if mem.Host != nil {
 				if err := r.readHost(mem, off, n); err != nil {
 					return err
 				}
@@ -118,7 +118,7 @@ func (r *ethReceiver) loop() error {
 				if err := r.sock.readFull(slot.stage.Host[:k]); err != nil {
 					return err
 				}
-				if err := slot.q.ToDevice(mem.ptr.Add(off+at), slot.stage, k); err != nil {
+				if err := slot.q.ToDevice(mem.Ptr.Add(off+at), slot.stage, k); err != nil {
 					return fmt.Errorf("copy into GPU memory: %w", err)
 				}
 				r.pending++
@@ -157,8 +157,8 @@ func (r *ethReceiver) loop() error {
 
 // readHost reads a data message straight into host-resident memory: the bytes have
 // landed once read. A data socket's piece counts as landed after the pieces before it.
-func (r *ethReceiver) readHost(mem localMemory, off, n uint64) error {
-	if err := r.sock.readFull(unsafe.Slice((*byte)(unsafe.Add(mem.host, off)), n)); err != nil {
+func (r *ethReceiver) readHost(mem LocalMemory, off, n uint64) error {
+	if err := r.sock.readFull(unsafe.Slice((*byte)(unsafe.Add(mem.Host, off)), n)); err != nil {
 		return err
 	}
 	if r.k < 0 {
@@ -233,16 +233,16 @@ func (t *markTable) store(c *ethConn, s ethMark) error {
 		}
 		return nil
 	}
-	mem, err := c.reg.span(s.id, s.off, 8)
+	mem, err := c.reg.Span(s.id, s.off, 8)
 	if err != nil {
 		return fmt.Errorf("signal: %w", err)
 	}
-	if (uint64(mem.ptr)+s.off)%8 != 0 {
+	if (uint64(mem.Ptr)+s.off)%8 != 0 {
 		return fmt.Errorf("signal: token at offset %d of memory %d is not 8-byte aligned", s.off, s.id)
 	}
-	if mem.host != nil {
-		atomic.StoreUint64((*uint64)(unsafe.Add(mem.host, s.off)), s.value)
+	if mem.Host != nil {
+		atomic.StoreUint64((*uint64)(unsafe.Add(mem.Host, s.off)), s.value)
 		return nil
 	}
-	return t.q.Store64(mem.ptr.Add(s.off), s.value)
+	return t.q.Store64(mem.Ptr.Add(s.off), s.value)
 }

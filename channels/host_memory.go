@@ -37,28 +37,28 @@ func (m *Mesh) ShareHost(bytes uint64) (*Buffer, error) {
 		return nil, fmt.Errorf("mesh: rank %d: host-resident memory of %d bytes: %w", m.Rank, bytes, err)
 	}
 	m.hostAllocs = append(m.hostAllocs, host)
-	return m.shareLocal(localMemory{ptr: dev, size: bytes, host: host})
+	return m.shareLocal(LocalMemory{Ptr: dev, Size: bytes, Host: host})
 }
 
 // hostResident returns the host-resident registration that holds local memory
 // [p, p+size), if any: a port channel from it sends from host memory.
-func (m *Mesh) hostResident(p device.Ptr, size uint64) (uint32, localMemory, bool) {
+func (m *Mesh) hostResident(p device.Ptr, size uint64) (uint32, LocalMemory, bool) {
 	for id, l := range m.reg.all() {
-		if l.host != nil && p >= l.ptr && uint64(p-l.ptr) <= l.size && size <= l.size-uint64(p-l.ptr) {
+		if l.Host != nil && p >= l.Ptr && uint64(p-l.Ptr) <= l.Size && size <= l.Size-uint64(p-l.Ptr) {
 			return uint32(id), l, true
 		}
 	}
-	return 0, localMemory{}, false
+	return 0, LocalMemory{}, false
 }
 
 // hostRegion is host-resident local memory [p, p+size) of registration (id, l) as a port
 // channel's source: Host is where the CPU reads it; InfiniBand addresses it by that host
 // address, with the registration's key.
-func hostRegion(id uint32, l localMemory, p device.Ptr, size uint64) Region {
-	host := unsafe.Add(l.host, uint64(p-l.ptr))
+func hostRegion(id uint32, l LocalMemory, p device.Ptr, size uint64) Region {
+	host := unsafe.Add(l.Host, uint64(p-l.Ptr))
 	r := Region{Base: p, Size: size, ID: id, Host: host}
-	if l.ib != nil {
-		r.Base, r.Key = device.Ptr(uintptr(host)), l.ib.LKey()
+	if l.mr != nil {
+		r.Base, r.Key = device.Ptr(uintptr(host)), l.mr.LKey()
 	}
 	return r
 }

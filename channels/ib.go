@@ -18,6 +18,49 @@ const ibDepth = 256
 // ibMaxWrite is the largest RDMA write one work request carries (a variable for tests).
 var ibMaxWrite uint64 = 1 << 30
 
+func init() { RegisterTransport(TransportIB, openIBNetwork) }
+
+// tagIBQueuePair is the bootstrap tag of the queue pair information two ranks exchange.
+const tagIBQueuePair = 0x4d420001
+
+// ibNetwork is the InfiniBand transport as a mesh sees it: the HCA, and the mesh whose
+// bootstrap and GPU it connects and registers with.
+type ibNetwork struct {
+	n *ibNet
+	m *Mesh
+}
+
+// openIBNetwork is the InfiniBand transport's OpenFunc: it opens the HCA that the mesh's
+// options name (or the first with an active port).
+func openIBNetwork(m *Mesh, _ *Endpoint) (Network, error) {
+	n, err := openIB(m.Opts.Verbs, m.Opts.IBDevice, m.Opts.IBNoAtomics)
+	if err != nil {
+		return nil, err
+	}
+	return &ibNetwork{n: n, m: m}, nil
+}
+
+// Connect implements Network: a queue pair per peer, set up over the bootstrap.
+func (w *ibNetwork) Connect(peers []int) (map[int]Connection, error) {
+	conns := map[int]Connection{}
+	for _, p := range peers {
+		c, err := w.n.connect(w.m.Boot, w.m.Rank, p, w.m.Opts.Timeout)
+		if err != nil {
+			return conns, fmt.Errorf("connect rank %d to rank %d over InfiniBand: %w", w.m.Rank, p, err)
+		}
+		conns[p] = c
+	}
+	return conns, nil
+}
+
+// RegisterMemory implements MemoryRegistrar.
+func (w *ibNetwork) RegisterMemory(mem LocalMemory) (rdma.MemoryRegion, error) {
+	return w.n.register(w.m.GPU, mem)
+}
+
+// Close implements Network: it closes the HCA.
+func (w *ibNetwork) Close() error { return w.n.close() }
+
 // ibNet is this rank's HCA.
 type ibNet struct {
 	dev       rdma.Device
@@ -38,22 +81,14 @@ func openIB(v rdma.Verbs, name string, noAtomics bool) (*ibNet, error) {
 
 func (n *ibNet) close() error { return n.dev.Close() }
 
-// ibAddr is the address under which memory is registered with the HCA.
-func ibAddr(l localMemory) uint64 {
-	if l.host != nil {
-		return uint64(uintptr(l.host))
-	}
-	return uint64(l.ptr)
-}
-
 // register registers local memory with the HCA: host memory directly, GPU memory as a
 // dma-buf where the GPU exports one, else by address (peer memory).
-func (n *ibNet) register(g device.GPU, l localMemory) (rdma.MemoryRegion, error) {
-	if l.host == nil {
+func (n *ibNet) register(g device.GPU, l LocalMemory) (rdma.MemoryRegion, error) {
+	if l.Host == nil {
 		if x, ok := g.(device.DMABufExporter); ok {
-			fd, off, err := x.ExportDMABuf(l.ptr, l.size)
+			fd, off, err := x.ExportDMABuf(l.Ptr, l.Size)
 			if err == nil {
-				mr, err := n.dev.Register(uint64(l.ptr), l.size, fd, off)
+				mr, err := n.dev.Register(uint64(l.Ptr), l.Size, fd, off)
 				unix.Close(fd)
 				if err == nil {
 					return mr, nil
@@ -61,7 +96,7 @@ func (n *ibNet) register(g device.GPU, l localMemory) (rdma.MemoryRegion, error)
 			}
 		}
 	}
-	return n.dev.Register(ibAddr(l), l.size, -1, 0)
+	return n.dev.Register(l.Addr(), l.Size, -1, 0)
 }
 
 // ibInfo is what two ranks exchange to connect their queue pairs.

@@ -53,12 +53,11 @@ type Mesh struct {
 	Opts   MeshOptions
 
 	Endpoints []Endpoint
-	Conns     map[int]Connection // by peer rank
-	pairs     [][]Transport      // every pair's transport, [i][j] = [j][i]
-	offered   Transport          // the transports of this rank's connections
-	network   bool               // some pair of the job uses a network transport
-	eth       *ethNet            // Ethernet listener and options, when offered
-	ib        *ibNet             // the HCA, when offered
+	Conns     map[int]Connection    // by peer rank
+	pairs     [][]Transport         // every pair's transport, [i][j] = [j][i]
+	offered   Transport             // the transports of this rank's connections
+	network   bool                  // some pair of the job uses a network transport
+	nets      map[Transport]Network // the transports opened on this rank
 
 	reg        registry
 	tokens     device.Ptr         // inbound tokens: [nranks][maxSem]uint64, written by peers
@@ -97,7 +96,8 @@ func NewMesh(g device.GPU, boot Bootstrap, opts MeshOptions) (*Mesh, error) {
 	if opts.Timeout <= 0 {
 		return nil, fmt.Errorf("mesh: timeout must be positive")
 	}
-	m := &Mesh{GPU: g, Boot: boot, Rank: boot.Rank(), NRanks: boot.NRanks(), Opts: opts, Conns: map[int]Connection{}}
+	m := &Mesh{GPU: g, Boot: boot, Rank: boot.Rank(), NRanks: boot.NRanks(), Opts: opts, Conns: map[int]Connection{},
+		nets: map[Transport]Network{}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -243,10 +243,6 @@ func (m *Mesh) Close() error {
 		}
 	}
 	m.Conns = map[int]Connection{}
-	if m.eth != nil {
-		keep(m.eth.close())
-		m.eth = nil
-	}
 	if m.fifo != nil {
 		keep(m.fifo.close())
 		m.fifo = nil
@@ -260,14 +256,13 @@ func (m *Mesh) Close() error {
 	}
 	m.opened = nil
 	for _, l := range m.reg.all() {
-		if l.ib != nil {
-			keep(l.ib.Close())
+		if l.mr != nil {
+			keep(l.mr.Close())
 		}
 	}
 	m.reg.list.Store(nil)
-	if m.ib != nil {
-		keep(m.ib.close())
-		m.ib = nil
+	for t := Transport(1); t != 0; t <<= 1 {
+		keep(m.closeNetwork(t))
 	}
 	for _, p := range m.allocs {
 		keep(m.GPU.Free(p))

@@ -114,7 +114,7 @@ func (m *Mesh) setupHostTokens() error {
 	if !m.network {
 		return nil
 	}
-	mine, err := m.register(localMemory{ptr: t.devs[m.Rank], size: bytes, host: unsafe.Pointer(&t.maps[m.Rank][0])})
+	mine, err := m.register(LocalMemory{Ptr: t.devs[m.Rank], Size: bytes, Host: unsafe.Pointer(&t.maps[m.Rank][0])})
 	if err != nil {
 		return fmt.Errorf("host tokens: %w", err)
 	}

@@ -19,56 +19,72 @@ type Buffer struct {
 	Mems  []RegisteredMemory
 }
 
-// localMemory is a buffer this rank registered.
-type localMemory struct {
-	ptr  device.Ptr
-	size uint64
-	host unsafe.Pointer    // the buffer mapped into this process (host tokens), or nil
-	ib   rdma.MemoryRegion // its InfiniBand registration, or nil
+// LocalMemory is a buffer this rank registered.
+type LocalMemory struct {
+	Ptr  device.Ptr     // the buffer's device address
+	Size uint64         // its length in bytes
+	Host unsafe.Pointer // the buffer mapped into this process (host-resident memory), or nil
+	mr   rdma.MemoryRegion
+}
+
+// Addr is the buffer's start as a network card addresses it: its host address when it is
+// host-resident, else its device address.
+func (l LocalMemory) Addr() uint64 {
+	if l.Host != nil {
+		return uint64(uintptr(l.Host))
+	}
+	return uint64(l.Ptr)
+}
+
+// Memories looks up this rank's registrations by number: a network transport's receivers
+// find a message's destination so, while the mesh goes on registering.
+type Memories interface {
+	// Span returns registration id, after checking that its bytes [off, off+n) exist.
+	Span(id uint32, off, n uint64) (LocalMemory, error)
 }
 
 // registry numbers this rank's registrations: Ethernet messages name their destination
 // by the number, and the receivers look it up while the mesh adds more (copy on write).
 type registry struct {
 	mu   sync.Mutex
-	list atomic.Pointer[[]localMemory]
+	list atomic.Pointer[[]LocalMemory]
 }
 
-func (r *registry) add(l localMemory) uint32 {
+func (r *registry) add(l LocalMemory) uint32 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var old []localMemory
+	var old []LocalMemory
 	if cur := r.list.Load(); cur != nil {
 		old = *cur
 	}
-	next := append(append(make([]localMemory, 0, len(old)+1), old...), l)
+	next := append(append(make([]LocalMemory, 0, len(old)+1), old...), l)
 	r.list.Store(&next)
 	return uint32(len(next) - 1)
 }
 
-func (r *registry) all() []localMemory {
+func (r *registry) all() []LocalMemory {
 	if cur := r.list.Load(); cur != nil {
 		return *cur
 	}
 	return nil
 }
 
-func (r *registry) get(id uint32) (localMemory, bool) {
+func (r *registry) get(id uint32) (LocalMemory, bool) {
 	list := r.all()
 	if int64(id) >= int64(len(list)) {
-		return localMemory{}, false
+		return LocalMemory{}, false
 	}
 	return list[id], true
 }
 
-// span returns the registered memory id's bytes [off, off+n) as a checked device address.
-func (r *registry) span(id uint32, off, n uint64) (localMemory, error) {
+// Span returns the registered memory id, whose bytes [off, off+n) it has checked.
+func (r *registry) Span(id uint32, off, n uint64) (LocalMemory, error) {
 	l, ok := r.get(id)
 	if !ok {
 		return l, fmt.Errorf("memory %d is not registered here (%d registrations)", id, len(r.all()))
 	}
-	if off > l.size || n > l.size-off {
-		return l, fmt.Errorf("bytes [%d, +%d) overrun the %d-byte memory %d", off, n, l.size, id)
+	if off > l.Size || n > l.Size-off {
+		return l, fmt.Errorf("bytes [%d, +%d) overrun the %d-byte memory %d", off, n, l.Size, id)
 	}
 	return l, nil
 }
@@ -79,27 +95,27 @@ func (m *Mesh) uses(t Transport) bool { return m.offered&t != 0 }
 // Register describes a whole local allocation for other ranks, with a section for every
 // transport the mesh's connections use.
 func (m *Mesh) Register(p device.Ptr, size uint64) (RegisteredMemory, error) {
-	return m.register(localMemory{ptr: p, size: size})
+	return m.register(LocalMemory{Ptr: p, Size: size})
 }
 
-func (m *Mesh) register(l localMemory) (RegisteredMemory, error) {
-	rm := RegisteredMemory{Rank: m.Rank, Size: l.size, Ptr: l.ptr}
-	if l.host == nil && (m.uses(TransportCUDAIPC) || m.NRanks == 1) {
-		h, err := m.GPU.IPCGetHandle(l.ptr)
+func (m *Mesh) register(l LocalMemory) (RegisteredMemory, error) {
+	rm := RegisteredMemory{Rank: m.Rank, Size: l.Size, Ptr: l.Ptr}
+	if l.Host == nil && (m.uses(TransportCUDAIPC) || m.NRanks == 1) {
+		h, err := m.GPU.IPCGetHandle(l.Ptr)
 		if err != nil {
-			return RegisteredMemory{}, fmt.Errorf("register %d bytes at %v on rank %d: %w", l.size, l.ptr, m.Rank, err)
+			return RegisteredMemory{}, fmt.Errorf("register %d bytes at %v on rank %d: %w", l.Size, l.Ptr, m.Rank, err)
 		}
 		rm.Transports |= TransportCUDAIPC
 		rm.IPC.Handle = h
 	}
 	if m.uses(TransportIB) {
-		mr, err := m.ib.register(m.GPU, l)
+		mr, err := m.registerNetwork(TransportIB, l)
 		if err != nil {
-			return RegisteredMemory{}, fmt.Errorf("register %d bytes at %v on rank %d: %w", l.size, l.ptr, m.Rank, err)
+			return RegisteredMemory{}, fmt.Errorf("register %d bytes at %v on rank %d: %w", l.Size, l.Ptr, m.Rank, err)
 		}
-		l.ib = mr
+		l.mr = mr
 		rm.Transports |= TransportIB
-		rm.IB = IBMemory{Addr: ibAddr(l), RKey: mr.RKey()}
+		rm.IB = IBMemory{Addr: l.Addr(), RKey: mr.RKey()}
 	}
 	if m.uses(TransportEthernet) {
 		rm.Transports |= TransportEthernet
@@ -133,7 +149,7 @@ func (m *Mesh) exchange(mine RegisteredMemory) ([]RegisteredMemory, error) {
 
 // shareLocal registers local memory l and exchanges it with every rank: the buffer it
 // returns has every rank's registration and size, and this rank's address only.
-func (m *Mesh) shareLocal(l localMemory) (*Buffer, error) {
+func (m *Mesh) shareLocal(l LocalMemory) (*Buffer, error) {
 	mine, err := m.register(l)
 	if err != nil {
 		return nil, err
@@ -146,14 +162,14 @@ func (m *Mesh) shareLocal(l localMemory) (*Buffer, error) {
 	for r, rm := range all {
 		b.Sizes[r] = rm.Size
 	}
-	b.Ptrs[m.Rank] = l.ptr
+	b.Ptrs[m.Rank] = l.Ptr
 	return b, nil
 }
 
 // Share registers a local allocation, exchanges it with every rank and maps the copies of
 // the peers connected by CUDA IPC. Every rank calls it with its own buffer.
 func (m *Mesh) Share(p device.Ptr, size uint64) (*Buffer, error) {
-	b, err := m.shareLocal(localMemory{ptr: p, size: size})
+	b, err := m.shareLocal(LocalMemory{Ptr: p, Size: size})
 	if err != nil {
 		return nil, err
 	}
@@ -199,15 +215,15 @@ func (m *Mesh) localRegion(p device.Ptr, size uint64) (Region, error) {
 		return r, nil
 	}
 	for id, l := range m.reg.all() {
-		if l.ib != nil && l.host == nil && p >= l.ptr && uint64(p-l.ptr)+size <= l.size {
-			r.ID, r.Key = uint32(id), l.ib.LKey()
+		if l.mr != nil && l.Host == nil && p >= l.Ptr && uint64(p-l.Ptr)+size <= l.Size {
+			r.ID, r.Key = uint32(id), l.mr.LKey()
 			return r, nil
 		}
 	}
-	mr, err := m.ib.register(m.GPU, localMemory{ptr: p, size: size})
+	mr, err := m.registerNetwork(TransportIB, LocalMemory{Ptr: p, Size: size})
 	if err != nil {
 		return r, fmt.Errorf("register port channel source (%d bytes at %v) on rank %d: %w", size, p, m.Rank, err)
 	}
-	r.ID, r.Key = m.reg.add(localMemory{ptr: p, size: size, ib: mr}), mr.LKey()
+	r.ID, r.Key = m.reg.add(LocalMemory{Ptr: p, Size: size, mr: mr}), mr.LKey()
 	return r, nil
 }
