@@ -71,16 +71,13 @@ func (m *Mesh) connectPeers(me Endpoint) error {
 	}
 	for t := Transport(1); t != 0; t <<= 1 {
 		n := m.nets[t]
-		if n == nil && len(peers[t]) > 0 && t == TransportCUDAIPC {
+		if n == nil && len(peers[t]) > 0 { // CUDA IPC: nothing to open before the exchange
 			var err error
 			if n, err = m.openNetwork(t, &me); err != nil {
-				return err
+				return fmt.Errorf("rank %d to rank %d: %w", m.Rank, peers[t][0], err)
 			}
 		}
 		if n == nil {
-			if len(peers[t]) > 0 {
-				return fmt.Errorf("rank %d to rank %d: no connection for transport %v", m.Rank, peers[t][0], t)
-			}
 			continue
 		}
 		if len(peers[t]) == 0 {

@@ -21,8 +21,8 @@ type Transport uint16
 // Transports.
 const (
 	TransportCUDAIPC  Transport = 1 // NVLink or PCIe peer-to-peer between GPUs of one host
-	TransportIB       Transport = 2 // InfiniBand RDMA (connection_ib.go)
-	TransportEthernet Transport = 4 // TCP sockets, staged through host memory (connection_ethernet.go)
+	TransportIB       Transport = 2 // InfiniBand RDMA (channels/ib)
+	TransportEthernet Transport = 4 // TCP sockets, staged through host memory (channels/ethernet)
 
 	allTransports = TransportCUDAIPC | TransportIB | TransportEthernet
 )

@@ -11,7 +11,7 @@ import (
 // rank's GPU, zeroed), registers it and exchanges it with every rank, as Share does for
 // GPU memory. Kernels address it at Ptrs[own rank]. Over Ethernet no CUDA call moves its
 // bytes: a write from it is sent from host memory, a write into it is received straight
-// into it (connection_ethernet.go); over InfiniBand the HCA reads and writes it in host
+// into it (channels/ethernet); over InfiniBand the HCA reads and writes it in host
 // memory. CUDA IPC cannot map host memory of another process, so a job with a pair
 // connected by CUDA IPC refuses it (on every rank). Every rank calls it with the same
 // size; Close frees it.

@@ -279,6 +279,9 @@ func (m *Mesh) Close() error {
 	return first
 }
 
+// Proxy returns the mesh's proxy service, or nil before a port channel has started it.
+func (m *Mesh) Proxy() *ProxyService { return m.proxy }
+
 // ErrorWordPtr returns the device address of the device error word.
 func (m *Mesh) ErrorWordPtr() device.Ptr { return m.errDev }
 

@@ -37,7 +37,7 @@ var (
 
 // RegisterTransport makes transport t (one bit) available to every mesh of the program:
 // a transport's package calls it from its init, and a program links the transports it
-// offers by importing their packages. It
+// offers by importing their packages (channels/transports imports them all). It
 // panics on a second registration of t, a program error.
 func RegisterTransport(t Transport, open OpenFunc) {
 	transportsMu.Lock()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/pingpong"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
@@ -78,7 +79,7 @@ func noteRawTCP(j *Job, p *results.TextPrinter, pairs [][2]int) error {
 		var best float64
 		if j.Rank() == pr[0] || j.Rank() == pr[1] {
 			for i := 0; i < 3; i++ {
-				rate, err := j.Mesh.MeasureTCP(pr[0], pr[1], bytes)
+				rate, err := ethernet.MeasureTCP(j.Mesh, pr[0], pr[1], bytes)
 				if err != nil {
 					return err
 				}
@@ -95,7 +96,7 @@ func noteRawTCP(j *Job, p *results.TextPrinter, pairs [][2]int) error {
 		var both float64
 		if j.Rank() == pr[0] || j.Rank() == pr[1] {
 			for i := 0; i < 3; i++ {
-				rate, err := j.Mesh.MeasureTCPBothWays(pr[0], pr[1], bytes)
+				rate, err := ethernet.MeasureTCPBothWays(j.Mesh, pr[0], pr[1], bytes)
 				if err != nil {
 					return err
 				}

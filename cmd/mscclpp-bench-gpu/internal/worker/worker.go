@@ -19,6 +19,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/mpi"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	_ "github.com/mscclpp-bench/mscclpp-bench/channels/transports" // the worker connects over every transport
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/mscclpp-bench-gpu/internal/flows"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
