@@ -10,14 +10,17 @@
 //	family       collectives/family/...    algorithms several collectives register
 //	record       collectives, .../algo,    what a collective and an algorithm are, the
 //	             .../collectivestest       registry, the toolkit algorithms share
-//	transport    channels, bootstrap/...   how ranks find and reach each other
+//	transport    channels/...,             how ranks find and reach each other: the channels
+//	             bootstrap/...             core, and beside it one package per transport
+//	                                       (cudaipc, ethernet, ib), which imports the core
 //	ground       kernels/..., results,     devices, kernels' declarations, formats, helpers
 //	             internal/...
 //
 // A package belongs to the layer of the longest prefix that matches its path; a prefix
 // ending in "/" matches only the packages below it (collectives/ claims every folder of
 // collectives/ that no longer prefix names, so a new collective needs no edit here).
-// Packages of one layer may import each other (Go forbids cycles). Go's internal rule
+// Packages of one layer may import each other (Go forbids cycles: as every transport
+// imports channels, channels can import none of them). Go's internal rule
 // keeps the top's own packages (cmd/internal/cli, cmd/mscclpp-bench-gpu/internal/...)
 // out of reach of everything outside cmd/.
 package layers
