@@ -61,8 +61,8 @@ func (m *Mesh) connect() error {
 }
 
 // connectPeers makes this rank's connections, transport by transport in the order of
-// their bits (CUDA IPC, IB, Ethernet), and closes the networks that no pair of this rank
-// uses (opened before the endpoints said which transports each pair would use).
+// their bits (CUDA IPC, IB, Ethernet), and then closes the networks that no pair of this
+// rank uses (opened before the endpoints said which transports each pair would use).
 func (m *Mesh) connectPeers(me Endpoint) error {
 	peers := map[Transport][]int{}
 	for _, p := range m.Peers() {
@@ -80,18 +80,17 @@ func (m *Mesh) connectPeers(me Endpoint) error {
 		if n == nil {
 			continue
 		}
-		if len(peers[t]) == 0 {
-			if err := m.closeNetwork(t); err != nil { // opened for a choice auto mode did not make
-				return err
-			}
-			continue
-		}
-		conns, err := n.Connect(peers[t])
+		conns, err := n.Connect(peers[t]) // with no peers, it finishes its set-up (a listener closes)
 		for p, c := range conns {
 			m.Conns[p] = c
 		}
 		if err != nil {
 			return err
+		}
+		if len(peers[t]) == 0 {
+			if err := m.closeNetwork(t); err != nil { // opened for a choice auto mode did not make
+				return err
+			}
 		}
 	}
 	return nil

@@ -21,10 +21,10 @@ type Buffer struct {
 
 // LocalMemory is a buffer this rank registered.
 type LocalMemory struct {
-	Ptr  device.Ptr     // the buffer's device address
-	Size uint64         // its length in bytes
-	Host unsafe.Pointer // the buffer mapped into this process (host-resident memory), or nil
-	mr   rdma.MemoryRegion
+	Ptr  device.Ptr        // the buffer's device address
+	Size uint64            // its length in bytes
+	Host unsafe.Pointer    // the buffer mapped into this process (host-resident memory), or nil
+	mr   rdma.MemoryRegion // its registration with an HCA (a MemoryRegistrar), or nil
 }
 
 // Addr is the buffer's start as a network card addresses it: its host address when it is
