@@ -8,7 +8,7 @@ import (
 )
 
 // Connection carries the port-channel work of this rank towards one peer, over one
-// transport: CUDA IPC, Ethernet or InfiniBand, each registered with RegisterTransport.
+// transport (a package beside this one, registered with RegisterTransport).
 //
 // MSCCL++'s BaseConnection has three operations, and every implementation here has
 // them: write (copy bytes from local GPU memory into the peer's), signal (MSCCL++'s
@@ -33,12 +33,13 @@ type Connection interface {
 // Region is a span of registered memory as a connection addresses it.
 type Region struct {
 	// Base is the registration's start as the transport addresses it: mapped into this
-	// process (CUDA IPC), the owner's address (IB, and local memory), 0 otherwise.
+	// process (a transport that maps), local memory's own address, what a
+	// MemoryRegistrar's RemoteRegion says of a peer's, 0 otherwise.
 	Base device.Ptr
 	Off  uint64 // where the span starts in the registration
 	Size uint64 // the span's length
-	ID   uint32 // the owner's registration number (Ethernet messages name memory by it)
-	Key  uint32 // IB: the lkey of local memory, the rkey of a peer's
+	ID   uint32 // the owner's registration number (a transport's messages can name memory by it)
+	Key  uint32 // a MemoryRegistrar's key: its Registration's for local memory, RemoteRegion's for a peer's
 	// Host is the span mapped into this process when it is (host tokens of a peer on this
 	// host), else nil.
 	Host unsafe.Pointer
@@ -64,9 +65,9 @@ type Stepper interface {
 	Flush() error
 }
 
-// RunSteps carries out what trigger t asks of a connection, in order: the network
-// transports' Handle. (The CUDA IPC connection spells the same out itself, to keep the
-// NVLink hot path free of further interface calls.)
+// RunSteps carries out what trigger t asks of a connection, in order: a transport's Handle
+// can be just this. (A transport on a hot path may spell the same out itself, to keep it
+// free of further interface calls.)
 func RunSteps(s Stepper, ch *ProxyChannel, t Trigger) error {
 	write, signal, flush := t.Steps()
 	if write {

@@ -21,8 +21,8 @@ func (m *Mesh) ShareHost(bytes uint64) (*Buffer, error) {
 	// leaves the others waiting in the exchange until the bootstrap's timeout, as Share does.
 	for i := range m.pairs {
 		for j := i + 1; j < len(m.pairs); j++ {
-			if m.pairs[i][j] == TransportCUDAIPC {
-				return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for jobs whose every pair is connected over a network transport; ranks %d and %d are connected by CUDA IPC", m.Rank, i, j)
+			if t := m.pairs[i][j]; t.Maps() {
+				return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for jobs whose every pair is connected over a network transport; ranks %d and %d are connected by %s", m.Rank, i, j, t.Title())
 			}
 		}
 	}
@@ -54,11 +54,11 @@ func (m *Mesh) hostResident(p device.Ptr, size uint64) (uint32, LocalMemory, boo
 // hostRegion is host-resident local memory [p, p+size) of registration (id, l) as a port
 // channel's source: Host is where the CPU reads it; InfiniBand addresses it by that host
 // address, with the registration's key.
-func hostRegion(id uint32, l LocalMemory, p device.Ptr, size uint64) Region {
+func hostRegion(id uint32, l LocalMemory, p device.Ptr, size uint64, t Transport) Region {
 	host := unsafe.Add(l.Host, uint64(p-l.Ptr))
 	r := Region{Base: p, Size: size, ID: id, Host: host}
-	if l.mr != nil {
-		r.Base, r.Key = device.Ptr(uintptr(host)), l.mr.LKey()
+	if x := l.regs[t]; x != nil {
+		r.Base, r.Key = device.Ptr(uintptr(host)), x.Key()
 	}
 	return r
 }

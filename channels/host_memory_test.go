@@ -13,7 +13,7 @@ import (
 // IPC, so a rank with such a peer refuses it with an error that says why.
 func TestShareHostRefusesCUDAIPC(t *testing.T) {
 	bs := channelstest.NewBoots(t, 2)
-	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 4096, false, func(r int) channels.MeshOptions { return channelstest.EthOpts(channels.ModeAuto, "machine") })
+	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 4096, false, func(r int) channels.MeshOptions { return ethOpts(channels.ModeAuto, "machine") })
 	channelstest.OnRanks(t, 2, func(r int) error {
 		_, err := ranks[r].M.ShareHost(4096)
 		if err == nil || !strings.Contains(err.Error(), "CUDA IPC") {

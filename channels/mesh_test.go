@@ -13,6 +13,8 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ib"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
@@ -42,7 +44,7 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 	gpus := make([]*channelstest.MemGPU, n)
 	channelstest.OnRanks(t, n, func(r int) error {
 		gpus[r] = channelstest.NewMemGPU(r, space)
-		m, err := channels.NewMesh(gpus[r], bs[r], channels.MeshOptions{Mode: channels.ModeNVLink, Timeout: time.Second, Hostname: "node"})
+		m, err := channels.NewMesh(gpus[r], bs[r], channels.MeshOptions{Mode: cudaipc.Mode, Timeout: time.Second, Hostname: "node"})
 		if err != nil {
 			return err
 		}
@@ -115,7 +117,7 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 					t.Errorf("rank %d proxy's stream write goes to %v, want %v", r, chans[pc.ID].Token.Ptr(), meshes[r].HostTokenDevs()[p].Add(off))
 				}
 			}
-			if chans[pc.ID].Dst.Ptr() != bufs[p].Ptrs[p] || chans[pc.ID].Dst.Size != 4096 || chans[pc.ID].Src.Size != 1024 || chans[pc.ID].Conn.Transport() != channels.TransportCUDAIPC {
+			if chans[pc.ID].Dst.Ptr() != bufs[p].Ptrs[p] || chans[pc.ID].Dst.Size != 4096 || chans[pc.ID].Src.Size != 1024 || chans[pc.ID].Conn.Transport() != cudaipc.Transport {
 				t.Errorf("rank %d proxy channel %d: %+v", r, pc.ID, chans[pc.ID])
 			}
 		}
@@ -148,7 +150,7 @@ func TestMeshRefusesUnreachablePeer(t *testing.T) {
 			defer wg.Done()
 			g := channelstest.NewMemGPU(r, space)
 			g.NoPeer = true
-			_, errs[r] = channels.NewMesh(g, bs[r], channels.MeshOptions{Mode: channels.ModeNVLink, Timeout: time.Second, Hostname: "node"})
+			_, errs[r] = channels.NewMesh(g, bs[r], channels.MeshOptions{Mode: cudaipc.Mode, Timeout: time.Second, Hostname: "node"})
 		}(r)
 	}
 	wg.Wait()
@@ -163,8 +165,8 @@ func TestMeshRefusesIBWithoutHCA(t *testing.T) {
 	space := channelstest.NewMemSpace()
 	bs := channelstest.NewBoots(t, 2)
 	channelstest.OnRanks(t, 2, func(r int) error {
-		_, err := channels.NewMesh(channelstest.NewMemGPU(r, space), bs[r], channels.MeshOptions{Mode: channels.ModeIB, Timeout: time.Second, Hostname: "node"})
-		if !errors.Is(err, channels.ErrNoHCA) {
+		_, err := channels.NewMesh(channelstest.NewMemGPU(r, space), bs[r], channels.MeshOptions{Mode: ib.Mode, Timeout: time.Second, Hostname: "node"})
+		if !errors.Is(err, ib.ErrNoHCA) {
 			return fmt.Errorf("--transport ib without an InfiniBand layer: %v, want ErrNoHCA", err)
 		}
 		return nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
 )
 
 // TestNetworkHostTokens: three ranks on two simulated hosts (a, a, b). Port channels made
@@ -15,7 +16,7 @@ func TestNetworkHostTokens(t *testing.T) {
 	bs := channelstest.NewBoots(t, 3)
 	hosts := []string{"a", "a", "b"}
 	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 3*(1<<20)+64, false, func(r int) channels.MeshOptions {
-		o := channelstest.EthOpts(channels.ModeAuto, "machine")
+		o := ethOpts(channels.ModeAuto, "machine")
 		o.HostID = hosts[r]
 		return o
 	})
@@ -36,7 +37,7 @@ func TestNetworkHostTokens(t *testing.T) {
 			in := s.Ports[p].H.Sem.Inbound
 			inHost := within(in, uint64(m.HostTokenDevs()[r]), tokBytes)
 			inGPU := within(in, uint64(m.Tokens()), tokBytes)
-			if wantHost := m.Conns[p].Transport() != channels.TransportCUDAIPC; inHost != wantHost || inGPU == wantHost {
+			if wantHost := m.Conns[p].Transport() != cudaipc.Transport; inHost != wantHost || inGPU == wantHost {
 				t.Errorf("rank %d: token of peer %d (%v) in host memory %v, in GPU memory %v", r, p, m.Conns[p].Transport(), inHost, inGPU)
 			}
 		}
@@ -53,7 +54,7 @@ func TestNetworkHostTokens(t *testing.T) {
 func TestNetworkHostTokensOneHost(t *testing.T) {
 	channelstest.UseHostTokens(t, true)
 	bs := channelstest.NewBoots(t, 2)
-	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 4096, false, func(r int) channels.MeshOptions { return channelstest.EthOpts(channels.ModeAuto, "machine") })
+	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 4096, false, func(r int) channels.MeshOptions { return ethOpts(channels.ModeAuto, "machine") })
 	channelstest.OnRanks(t, 2, func(r int) error {
 		s := ranks[r]
 		hs, err := s.M.PortChannels(s.DstAll, s.Src, s.Bytes, channels.NetworkHostTokens)

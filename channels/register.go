@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
 
 // Buffer is a registered buffer and every rank's copy of it: Mems[r] is rank r's
@@ -21,10 +20,10 @@ type Buffer struct {
 
 // LocalMemory is a buffer this rank registered.
 type LocalMemory struct {
-	Ptr  device.Ptr        // the buffer's device address
-	Size uint64            // its length in bytes
-	Host unsafe.Pointer    // the buffer mapped into this process (host-resident memory), or nil
-	mr   rdma.MemoryRegion // its registration with an HCA (a MemoryRegistrar), or nil
+	Ptr  device.Ptr                 // the buffer's device address
+	Size uint64                     // its length in bytes
+	Host unsafe.Pointer             // the buffer mapped into this process (host-resident memory), or nil
+	regs map[Transport]Registration // its registrations with MemoryRegistrars
 }
 
 // Addr is the buffer's start as a network card addresses it: its host address when it is
@@ -43,8 +42,8 @@ type Memories interface {
 	Span(id uint32, off, n uint64) (LocalMemory, error)
 }
 
-// registry numbers this rank's registrations: Ethernet messages name their destination
-// by the number, and the receivers look it up while the mesh adds more (copy on write).
+// registry numbers this rank's registrations: a network transport's messages can name
+// their destination by the number, and the receivers look it up while the mesh adds more (copy on write).
 type registry struct {
 	mu   sync.Mutex
 	list atomic.Pointer[[]LocalMemory]
@@ -92,33 +91,65 @@ func (r *registry) Span(id uint32, off, n uint64) (LocalMemory, error) {
 // uses reports whether any connection of the mesh uses transport t.
 func (m *Mesh) uses(t Transport) bool { return m.offered&t != 0 }
 
-// Register describes a whole local allocation for other ranks, with a section for every
-// transport the mesh's connections use.
+// maps reports whether this rank maps peer p's memory (its transport maps).
+func (m *Mesh) maps(p int) bool { return m.Conns[p] != nil && m.Conns[p].Transport().Maps() }
+
+// mapsAny reports whether some connection of this rank maps its peer's memory.
+func (m *Mesh) mapsAny() bool {
+	for _, info := range Registered() {
+		if info.Maps && m.uses(info.Transport) {
+			return true
+		}
+	}
+	return false
+}
+
+// Register describes a whole local allocation for other ranks, with what every transport
+// the mesh's connections use needs of it.
 func (m *Mesh) Register(p device.Ptr, size uint64) (RegisteredMemory, error) {
 	return m.register(LocalMemory{Ptr: p, Size: size})
 }
 
-func (m *Mesh) register(l LocalMemory) (RegisteredMemory, error) {
+func (m *Mesh) register(l LocalMemory) (_ RegisteredMemory, err error) {
 	rm := RegisteredMemory{Rank: m.Rank, Size: l.Size, Ptr: l.Ptr}
-	if l.Host == nil && (m.uses(TransportCUDAIPC) || m.NRanks == 1) {
+	fail := func(err error) error {
+		for _, r := range l.regs {
+			r.Close()
+		}
+		return fmt.Errorf("register %d bytes at %v on rank %d: %w", l.Size, l.Ptr, m.Rank, err)
+	}
+	if l.Host == nil && (m.mapsAny() || m.NRanks == 1) {
 		h, err := m.GPU.IPCGetHandle(l.Ptr)
 		if err != nil {
-			return RegisteredMemory{}, fmt.Errorf("register %d bytes at %v on rank %d: %w", l.Size, l.Ptr, m.Rank, err)
+			return RegisteredMemory{}, fail(err)
 		}
-		rm.Transports |= TransportCUDAIPC
-		rm.IPC.Handle = h
+		rm.IPC = &IPCMemory{Handle: h}
 	}
-	if m.uses(TransportIB) {
-		mr, err := m.registerNetwork(TransportIB, l)
+	for _, info := range Registered() {
+		t := info.Transport
+		switch {
+		case !m.uses(t):
+			continue
+		case info.Maps:
+			if rm.IPC != nil {
+				rm.Transports |= t
+			}
+			continue
+		}
+		rm.Transports |= t
+		r, ok := m.nets[t].(MemoryRegistrar)
+		if !ok {
+			continue
+		}
+		reg, err := r.RegisterMemory(l)
 		if err != nil {
-			return RegisteredMemory{}, fmt.Errorf("register %d bytes at %v on rank %d: %w", l.Size, l.Ptr, m.Rank, err)
+			return RegisteredMemory{}, fail(err)
 		}
-		l.mr = mr
-		rm.Transports |= TransportIB
-		rm.IB = IBMemory{Addr: l.Addr(), RKey: mr.RKey()}
-	}
-	if m.uses(TransportEthernet) {
-		rm.Transports |= TransportEthernet
+		if l.regs == nil {
+			l.regs = map[Transport]Registration{}
+		}
+		l.regs[t] = reg
+		rm.SetSection(t, reg.Section())
 	}
 	rm.ID = m.reg.add(l)
 	return rm, nil
@@ -174,11 +205,11 @@ func (m *Mesh) Share(p device.Ptr, size uint64) (*Buffer, error) {
 		return nil, err
 	}
 	for r, rm := range b.Mems {
-		if r == m.Rank || m.Conns[r].Transport() != TransportCUDAIPC {
+		if r == m.Rank || !m.maps(r) {
 			continue
 		}
-		if rm.Transports&TransportCUDAIPC == 0 {
-			return nil, fmt.Errorf("registered memory of rank %d has no CUDA IPC handle", r)
+		if rm.IPC == nil {
+			return nil, fmt.Errorf("registered memory of rank %d has no IPC handle to map", r)
 		}
 		q, err := m.GPU.IPCOpen(rm.IPC.Handle)
 		if err != nil {
@@ -191,39 +222,47 @@ func (m *Mesh) Share(p device.Ptr, size uint64) (*Buffer, error) {
 }
 
 // remoteRegion is how this rank's connection to peer p addresses p's memory rm, of
-// which mapped is the CUDA IPC mapping here (if any).
-func (m *Mesh) remoteRegion(p int, rm RegisteredMemory, mapped device.Ptr) Region {
+// which mapped is the mapping here (if p's transport maps).
+func (m *Mesh) remoteRegion(p int, rm RegisteredMemory, mapped device.Ptr) (Region, error) {
 	r := Region{Size: rm.Size, ID: rm.ID}
-	switch m.Conns[p].Transport() {
-	case TransportCUDAIPC:
+	t := m.Conns[p].Transport()
+	if t.Maps() {
 		r.Base = mapped
-	case TransportIB:
-		r.Base, r.Key = device.Ptr(rm.IB.Addr), rm.IB.RKey
+		return r, nil
 	}
-	return r
+	if reg, ok := m.nets[t].(MemoryRegistrar); ok {
+		rr, err := reg.RemoteRegion(rm.Section(t))
+		if err != nil {
+			return r, fmt.Errorf("registered memory %d of rank %d over %v: %w", rm.ID, p, t, err)
+		}
+		r.Base, r.Key = rr.Base, rr.Key
+	}
+	return r, nil
 }
 
-// localRegion returns local memory [p, p+size) as a port channel's source. InfiniBand
-// needs its key: the registration that holds it, or a new one. Host-resident memory
-// (ShareHost) is sent from host memory (hostRegion).
-func (m *Mesh) localRegion(p device.Ptr, size uint64) (Region, error) {
+// localRegion returns local memory [p, p+size) as the source of a port channel over
+// transport t. A MemoryRegistrar's connection needs its key: from a registration that
+// holds the memory, or a new one. Host-resident memory (ShareHost) is sent from host
+// memory (hostRegion).
+func (m *Mesh) localRegion(p device.Ptr, size uint64, t Transport) (Region, error) {
 	if id, l, ok := m.hostResident(p, size); ok {
-		return hostRegion(id, l, p, size), nil
+		return hostRegion(id, l, p, size, t), nil
 	}
 	r := Region{Base: p, Size: size}
-	if !m.uses(TransportIB) {
+	reg, ok := m.nets[t].(MemoryRegistrar)
+	if !ok {
 		return r, nil
 	}
 	for id, l := range m.reg.all() {
-		if l.mr != nil && l.Host == nil && p >= l.Ptr && uint64(p-l.Ptr)+size <= l.Size {
-			r.ID, r.Key = uint32(id), l.mr.LKey()
+		if x := l.regs[t]; x != nil && l.Host == nil && p >= l.Ptr && uint64(p-l.Ptr)+size <= l.Size {
+			r.ID, r.Key = uint32(id), x.Key()
 			return r, nil
 		}
 	}
-	mr, err := m.registerNetwork(TransportIB, LocalMemory{Ptr: p, Size: size})
+	x, err := reg.RegisterMemory(LocalMemory{Ptr: p, Size: size})
 	if err != nil {
 		return r, fmt.Errorf("register port channel source (%d bytes at %v) on rank %d: %w", size, p, m.Rank, err)
 	}
-	r.ID, r.Key = m.reg.add(LocalMemory{Ptr: p, Size: size, mr: mr}), mr.LKey()
+	r.ID, r.Key = m.reg.add(LocalMemory{Ptr: p, Size: size, regs: map[Transport]Registration{t: x}}), x.Key()
 	return r, nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
 
 // Standin is one rank of a test job on stand-in GPUs: its mesh, and a source and a
@@ -210,13 +209,6 @@ func UseHostTokens(t *testing.T, on bool) {
 	t.Cleanup(func() { channels.ShmDir = old })
 }
 
-// EthOpts is a small Ethernet set-up: 2 sockets, 256 KiB pieces, 2 slots deep, so each
-// direction stages through 1 MiB.
-func EthOpts(mode channels.Mode, host string) channels.MeshOptions {
-	return channels.MeshOptions{Mode: mode, Timeout: 20 * time.Second, Hostname: host,
-		Ethernet: channels.EthernetOptions{Sockets: 2, Chunk: 256 << 10, Depth: 2}}
-}
-
 // BootsOf returns the bootstraps as channels.Bootstrap values.
 func BootsOf(bs []*bootstrap.TCPBootstrap) []channels.Bootstrap {
 	out := make([]channels.Bootstrap, len(bs))
@@ -228,10 +220,3 @@ func BootsOf(bs []*bootstrap.TCPBootstrap) []channels.Bootstrap {
 
 // Poison is the byte destinations hold before a round: a byte not written reads as it.
 const Poison = 0xEE
-
-// IBOpts connects every pair over the stand-in InfiniBand fabric.
-func IBOpts(mode channels.Mode, v rdma.Verbs) channels.MeshOptions {
-	o := EthOpts(mode, "node")
-	o.Verbs = v
-	return o
-}

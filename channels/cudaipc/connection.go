@@ -13,7 +13,21 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-func init() { channels.RegisterTransport(channels.TransportCUDAIPC, openCUDAIPC) }
+// Transport is the CUDA IPC transport's bit.
+const Transport channels.Transport = 1
+
+// Mode connects every pair over CUDA IPC (--transport nvlink): all ranks share one host.
+const Mode = channels.Mode(Transport)
+
+func init() {
+	channels.RegisterTransport(channels.TransportInfo{
+		Transport: Transport, Name: "cudaipc", Title: "CUDA IPC", Flag: "nvlink", Aliases: []string{"cudaipc"},
+		Priority: 300, // above every network transport, for the pairs of one host
+		Maps:     true,
+		Offer:    channels.OfferOnUse,
+		Open:     openCUDAIPC,
+	})
+}
 
 // cudaIPCNet connects this rank to the peers of its host that the mesh pairs over CUDA
 // IPC; it holds nothing of its own.
@@ -27,11 +41,16 @@ func openCUDAIPC(m *channels.Mesh, me *channels.Endpoint) (channels.Network, err
 	return &cudaIPCNet{m: m, me: *me}, nil
 }
 
-// Connect implements Network.
+// ConnectPeer implements channels.PeerConnector.
+func (n *cudaIPCNet) ConnectPeer(p int) (channels.Connection, error) {
+	return newCUDAIPCConn(n.m.GPU, n.me, n.m.Endpoints[p], n.m.Opts.Timeout)
+}
+
+// Connect implements Network (the mesh connects peer by peer: ConnectPeer).
 func (n *cudaIPCNet) Connect(peers []int) (map[int]channels.Connection, error) {
 	conns := map[int]channels.Connection{}
 	for _, p := range peers {
-		c, err := newCUDAIPCConn(n.m.GPU, n.me, n.m.Endpoints[p], n.m.Opts.Timeout)
+		c, err := n.ConnectPeer(p)
 		if err != nil {
 			return conns, err
 		}
@@ -79,7 +98,7 @@ func newCUDAIPCConn(g device.GPU, local, remote channels.Endpoint, timeout time.
 }
 
 // Transport implements Connection.
-func (c *cudaIPCConn) Transport() channels.Transport { return channels.TransportCUDAIPC }
+func (c *cudaIPCConn) Transport() channels.Transport { return Transport }
 
 // Handle implements Connection.
 func (c *cudaIPCConn) Handle(ch *channels.ProxyChannel, t channels.Trigger) error {

@@ -10,7 +10,7 @@ import (
 )
 
 // onCPUs runs f, one of the connection's sender or receiver loops, on an OS thread of its
-// own pinned to cpus (EthernetOptions.CPUs). Under mpirun's default binding a rank has
+// own pinned to cpus (Options.CPUs). Under mpirun's default binding a rank has
 // one core, which its main thread keeps busy waiting for the GPU; the socket threads, on
 // that core too, were starved. A pinning error fails the connection (the CPUs come from
 // the job's own cpuset, so it means something is wrong). With no CPUs, f runs where Go puts it.

@@ -10,7 +10,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 )
 
-// TestEthernetThreadsPinned: with EthernetOptions.CPUs set, every sender and receiver
+// TestEthernetThreadsPinned: with Options.CPUs set, every sender and receiver
 // runs on a thread pinned to those CPUs (2 data sockets per peer, a sender and a receiver
 // each, and the control socket's receiver: 5 threads per rank, 10 in the process), data
 // still moves, and the test's own thread keeps its binding.
@@ -28,8 +28,8 @@ func TestEthernetThreadsPinned(t *testing.T) {
 	base := channelstest.ThreadsOn(t, pin)
 	bs := channelstest.NewBoots(t, 2)
 	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 1<<20, false, func(r int) channels.MeshOptions {
-		o := channelstest.EthOpts(channels.ModeEthernet, fmt.Sprintf("h%d", r))
-		o.Ethernet.CPUs = pin
+		o := ethOpts(Mode, fmt.Sprintf("h%d", r))
+		setEth(&o, func(e *Options) { e.CPUs = pin })
 		return o
 	})
 	// The threads pin themselves as they start, which may be a little after setup returns.

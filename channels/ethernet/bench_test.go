@@ -3,7 +3,6 @@ package ethernet
 import (
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
@@ -17,7 +16,7 @@ func BenchmarkEthernetPut(b *testing.B) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) // the Ethernet connections raise it
 	bs := channelstest.NewBoots(b, 2)
 	ranks := channelstest.NewStandins(b, channelstest.BootsOf(bs), size, false, func(r int) channels.MeshOptions {
-		return channels.MeshOptions{Mode: channels.ModeEthernet, Timeout: 20 * time.Second, Hostname: "node", Ethernet: channels.EthernetOptions{Sockets: 4, Chunk: 4 << 20, Depth: 2}}
+		return meshOpts(Mode, "node", Options{Sockets: 4, Chunk: 4 << 20, Depth: 2})
 	})
 	send, recv := ranks[0].Ports[1], ranks[1].Ports[0]
 	b.SetBytes(size)

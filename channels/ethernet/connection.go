@@ -18,7 +18,7 @@ import (
 // peer, each used in both directions, and GPU data staged through pinned host memory.
 //
 // Sending. The proxy itself sends what is small: a signal's mark, and a write of at most
-// EthMinChunk bytes of GPU memory (copied into the proxy's staging slot, then sent with
+// MinChunk bytes of GPU memory (copied into the proxy's staging slot, then sent with
 // its header in one system call) or ethHostInlineMax of host-resident memory (see
 // below), on the control socket, which only it writes. A
 // larger write is cut into pieces that the proxy deals out to the data sockets in turn:
@@ -49,8 +49,8 @@ type ethConn struct {
 	data      []*ethSock // data sockets: pieces of large writes
 	chunk     uint64     // largest piece this side sends (the peer's receive slots hold it)
 	recvChunk uint64     // largest piece the peer may send
-	pieces    uint64     // pieces per data socket of a write, at least (EthernetOptions.Pieces)
-	copier    channels.Copier
+	pieces    uint64     // pieces per data socket of a write, at least (Options.Pieces)
+	copier    Copier
 	reg       channels.Memories
 	onError   func(error)
 
@@ -104,13 +104,13 @@ const (
 
 // ethSlot is a staging slot and the queue its copies run on.
 type ethSlot struct {
-	stage channels.Stage
-	q     channels.CopyQueue
+	stage Stage
+	q     CopyQueue
 	hdr   [ethHeaderSize]byte
 	n     uint64
 }
 
-func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth, pieces int, timeout time.Duration, copier channels.Copier, reg channels.Memories, onError func(error), cpus affinity.Set, spin time.Duration) (_ *ethConn, err error) {
+func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth, pieces int, timeout time.Duration, copier Copier, reg channels.Memories, onError func(error), cpus affinity.Set, spin time.Duration) (_ *ethConn, err error) {
 	if len(socks) < 2 {
 		closeAll(socks)
 		return nil, fmt.Errorf("%d sockets: a control socket and at least one data socket are needed", len(socks))
@@ -161,13 +161,13 @@ func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth, piec
 		}
 		return out, nil
 	}
-	in, err := slots(1, channels.EthMinChunk)
+	in, err := slots(1, MinChunk)
 	c.inline = in[0]
 	if err != nil {
 		return nil, err
 	}
-	c.ctlRecv = &ethReceiver{c: c, k: -1, sock: &ethReader{sock: c.ctl, buf: make([]byte, channels.EthMinChunk+4096)}, raw: make([]byte, 8*nd)}
-	if c.ctlRecv.slots, err = slots(depth, channels.EthMinChunk); err != nil {
+	c.ctlRecv = &ethReceiver{c: c, k: -1, sock: &ethReader{sock: c.ctl, buf: make([]byte, MinChunk+4096)}, raw: make([]byte, 8*nd)}
+	if c.ctlRecv.slots, err = slots(depth, MinChunk); err != nil {
 		return nil, err
 	}
 	for k, sock := range c.data {
@@ -192,7 +192,7 @@ func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth, piec
 }
 
 // Transport implements Connection.
-func (c *ethConn) Transport() channels.Transport { return channels.TransportEthernet }
+func (c *ethConn) Transport() channels.Transport { return Transport }
 
 // Handle implements Connection.
 func (c *ethConn) Handle(ch *channels.ProxyChannel, t channels.Trigger) error {
@@ -343,7 +343,7 @@ func (c *ethConn) deal(kind uint8, id uint32, off uint64, src device.Ptr, host u
 // system call and a wake-up: on 2xH200 across 2 simulated hosts, writes of 16-64 MiB went
 // fastest in 2 MiB pieces, slower in 1 MiB and 512 KiB ones, and slower in one 4 MiB
 // piece per socket, whose copy nothing overlapped); in 4 KiB multiples, at least
-// EthMinChunk, at most the chunk. Tried on the same machine on 2026-11-23 and slower or no
+// MinChunk, at most the chunk. Tried on the same machine on 2026-11-23 and slower or no
 // better (docs/performance.md): pieces balanced over the sockets (a 32 MiB write on
 // 12 sockets in 12 pieces of 2.67 MiB instead of 16 of 2 MiB: allreduce 7-15 % slower), a
 // 256 KiB head piece per socket first, and pieces copied and sent in 512 KiB parts.
@@ -355,7 +355,7 @@ func (c *ethConn) pieceSize(size uint64) uint64 {
 		piece = min(share, floor)
 	}
 	piece = (piece + 4095) &^ 4095
-	return min(c.chunk, max(piece, channels.EthMinChunk))
+	return min(c.chunk, max(piece, MinChunk))
 }
 
 // Signal sends a mark that sets the peer's token to the channel's signal count.

@@ -6,33 +6,32 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"golang.org/x/sys/unix"
 )
 
 // DeviceCopier stages through pinned, device-mapped host memory of g (AllocMapped) and
 // copies on g's streams with its copy engine.
-func DeviceCopier(g device.GPU) channels.Copier { return deviceCopier{g} }
+func DeviceCopier(g device.GPU) Copier { return deviceCopier{g} }
 
 type deviceCopier struct{ g device.GPU }
 
-func (c deviceCopier) AllocStage(n uint64) (channels.Stage, error) {
+func (c deviceCopier) AllocStage(n uint64) (Stage, error) {
 	host, dev, err := c.g.AllocMapped(n)
 	if err != nil {
-		return channels.Stage{}, fmt.Errorf("staging memory: %w", err)
+		return Stage{}, fmt.Errorf("staging memory: %w", err)
 	}
-	return channels.Stage{Host: unsafe.Slice((*byte)(host), n), Dev: dev}, nil
+	return Stage{Host: unsafe.Slice((*byte)(host), n), Dev: dev}, nil
 }
 
-func (c deviceCopier) FreeStage(s channels.Stage) error {
+func (c deviceCopier) FreeStage(s Stage) error {
 	if len(s.Host) == 0 {
 		return nil
 	}
 	return c.g.FreeMapped(unsafe.Pointer(&s.Host[0]))
 }
 
-func (c deviceCopier) NewQueue() (channels.CopyQueue, error) {
+func (c deviceCopier) NewQueue() (CopyQueue, error) {
 	s, err := c.g.NewStream()
 	if err != nil {
 		return nil, fmt.Errorf("copy stream: %w", err)
@@ -59,14 +58,14 @@ type deviceQueue struct {
 	issued  uint64     // how many operations were queued
 }
 
-func (q *deviceQueue) ToHost(dst channels.Stage, src device.Ptr, n uint64) error {
+func (q *deviceQueue) ToHost(dst Stage, src device.Ptr, n uint64) error {
 	if err := q.g.CopyAsync(dst.Dev, src, n, q.s); err != nil {
 		return err
 	}
 	return q.count()
 }
 
-func (q *deviceQueue) ToDevice(dst device.Ptr, src channels.Stage, n uint64) error {
+func (q *deviceQueue) ToDevice(dst device.Ptr, src Stage, n uint64) error {
 	if err := q.g.CopyAsync(dst, src.Dev, n, q.s); err != nil {
 		return err
 	}
@@ -114,7 +113,7 @@ func (q *deviceQueue) Wait(timeout time.Duration) error {
 	}
 }
 
-// How a copy queue waits: polls for copySpin (a copy of up to EthMinChunk bytes, which
+// How a copy queue waits: polls for copySpin (a copy of up to MinChunk bytes, which
 // the proxy waits for itself, takes less), then polls every copyNap.
 const (
 	copySpin = 20 * time.Microsecond

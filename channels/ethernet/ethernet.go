@@ -2,7 +2,7 @@
 // and several data sockets per pair, used both ways), with GPU data staged through pinned
 // host memory by sender and receiver threads. It registers itself with channels in its
 // init; MeasureTCP measures a pair's raw socket rate. Its options are
-// channels.EthernetOptions, set in channels.MeshOptions.
+// Options, set in channels.MeshOptions.
 package ethernet
 
 import (
@@ -24,7 +24,7 @@ import (
 )
 
 // resolveOptions fills zero fields with the defaults and checks them.
-func resolveOptions(o channels.EthernetOptions) (channels.EthernetOptions, error) {
+func resolveOptions(o Options) (Options, error) {
 	if o.Sockets == 0 {
 		o.Sockets = 12
 	}
@@ -37,39 +37,119 @@ func resolveOptions(o channels.EthernetOptions) (channels.EthernetOptions, error
 	if o.Pieces == 0 {
 		o.Pieces = 4
 	}
-	if o.Spin < 0 || o.Spin > channels.EthMaxSpin {
-		return o, fmt.Errorf("ethernet: spin %v (0 to %v)", o.Spin, channels.EthMaxSpin)
+	if o.Spin < 0 || o.Spin > MaxSpin {
+		return o, fmt.Errorf("ethernet: spin %v (0 to %v)", o.Spin, MaxSpin)
 	}
-	if o.Chunk%4096 != 0 || o.Chunk < channels.EthMinChunk || o.Chunk > channels.EthMaxChunk || o.Sockets < 1 || o.Sockets > channels.EthMaxSockets || o.Depth < 1 || o.Depth > channels.EthMaxDepth || o.Pieces < 1 || o.Pieces > channels.EthMaxPieces || o.SocketBuffer < 0 {
-		return o, fmt.Errorf("ethernet: %d sockets, %d-byte chunks (a multiple of 4096 from %d to %d), depth %d, %d pieces, socket buffer %d", o.Sockets, o.Chunk, channels.EthMinChunk, channels.EthMaxChunk, o.Depth, o.Pieces, o.SocketBuffer)
+	if o.Chunk%4096 != 0 || o.Chunk < MinChunk || o.Chunk > MaxChunk || o.Sockets < 1 || o.Sockets > MaxSockets || o.Depth < 1 || o.Depth > MaxDepth || o.Pieces < 1 || o.Pieces > MaxPieces || o.SocketBuffer < 0 {
+		return o, fmt.Errorf("ethernet: %d sockets, %d-byte chunks (a multiple of 4096 from %d to %d), depth %d, %d pieces, socket buffer %d", o.Sockets, o.Chunk, MinChunk, MaxChunk, o.Depth, o.Pieces, o.SocketBuffer)
 	}
 	return o, nil
 }
 
-func init() { channels.RegisterTransport(channels.TransportEthernet, openEthernet) }
+// Transport is the Ethernet transport's bit.
+const Transport channels.Transport = 4
+
+// Mode connects every pair over Ethernet (--transport ethernet).
+const Mode = channels.Mode(Transport)
+
+func init() {
+	channels.RegisterTransport(channels.TransportInfo{
+		Transport: Transport, Name: "ethernet", Title: "Ethernet", Flag: "ethernet",
+		Priority: 100, // below InfiniBand
+		Offer:    channels.OfferAlways,
+		Lacking:  "has no Ethernet data listener",
+		Open:     openEthernet,
+	})
+}
+
+// OptionsOf returns the Ethernet options in o (the zero Options when it has none).
+func OptionsOf(o channels.MeshOptions) Options {
+	v, _ := o.TransportOptions(Transport).(Options)
+	return v
+}
+
+// Sockets returns the data sockets per peer that endpoint e offers over Ethernet, or 0
+// when it offers none.
+func Sockets(e channels.Endpoint) int {
+	p, err := peerOf(e)
+	if err != nil {
+		return 0
+	}
+	return p.sockets
+}
+
+// peerInfo is what a rank's endpoint section says of its Ethernet side: the data
+// listener's address, the data sockets it opens per peer and the largest piece it
+// receives in one message.
+type peerInfo struct {
+	rank    int
+	nonce   uint64
+	addr    string
+	sockets int
+	chunk   uint64
+}
+
+// Wire format of the endpoint section, little endian: sockets u32, chunk u64, then the
+// listener's "ip:port".
+func (p peerInfo) section() []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(p.sockets))
+	b = binary.LittleEndian.AppendUint64(b, p.chunk)
+	return append(b, p.addr...)
+}
+
+// peerOf decodes endpoint e's Ethernet section.
+func peerOf(e channels.Endpoint) (peerInfo, error) {
+	b := e.Section(Transport)
+	if len(b) < 12 {
+		return peerInfo{}, fmt.Errorf("ethernet: endpoint of rank %d has a section of %d bytes, want at least 12", e.Rank, len(b))
+	}
+	p := peerInfo{rank: e.Rank, nonce: e.Nonce, sockets: int(binary.LittleEndian.Uint32(b)), chunk: binary.LittleEndian.Uint64(b[4:]), addr: string(b[12:])}
+	if p.sockets < 1 || p.sockets > MaxSockets || p.chunk < MinChunk || p.chunk > MaxChunk {
+		return peerInfo{}, fmt.Errorf("ethernet: endpoint of rank %d: %d sockets, %d-byte chunks", e.Rank, p.sockets, p.chunk)
+	}
+	return p, nil
+}
 
 // ethNetwork is the Ethernet transport as a mesh sees it: the data listener, opened
 // before the endpoints are exchanged, and the mesh whose peers it connects.
 type ethNetwork struct {
 	n  *ethNet
 	m  *channels.Mesh
-	me channels.Endpoint
+	me peerInfo
 }
 
 // openEthernet is the Ethernet transport's OpenFunc: it opens the data listener and puts
 // its address, socket count and chunk size into this rank's endpoint.
 func openEthernet(m *channels.Mesh, me *channels.Endpoint) (channels.Network, error) {
-	eth, err := listenEthernet(m.Boot, m.Rank, me.Nonce, m.Opts.Ethernet, m.Opts.Timeout)
+	if v := m.Opts.TransportOptions(Transport); v != nil {
+		if _, ok := v.(Options); !ok {
+			return nil, fmt.Errorf("ethernet: options of type %T, want ethernet.Options", v)
+		}
+	}
+	eth, err := listenEthernet(m.Boot, m.Rank, me.Nonce, OptionsOf(m.Opts), m.Opts.Timeout)
 	if err != nil {
 		return nil, err
 	}
-	me.EthAddr, me.Sockets, me.Chunk = eth.addr(), eth.opts.Sockets, eth.opts.Chunk
-	return &ethNetwork{n: eth, m: m, me: *me}, nil
+	mine := peerInfo{rank: me.Rank, nonce: me.Nonce, addr: eth.addr(), sockets: eth.opts.Sockets, chunk: eth.opts.Chunk}
+	return &ethNetwork{n: eth, m: m, me: mine}, nil
 }
+
+// EndpointSection implements channels.EndpointFiller: the listener's address, the data
+// sockets and the chunk size.
+func (w *ethNetwork) EndpointSection() []byte { return w.me.section() }
 
 // Connect implements Network: it opens every pair's sockets and closes the listener.
 func (w *ethNetwork) Connect(peers []int) (map[int]channels.Connection, error) {
-	return w.n.connectPeers(w.me, w.m.Endpoints, peers, w.m.GPU, w.m.Memories(), w.m.ConnectionFailed)
+	eps := map[int]peerInfo{}
+	for _, p := range peers {
+		info, err := peerOf(w.m.Endpoints[p])
+		if err != nil {
+			w.n.ln.Close()
+			return nil, err
+		}
+		eps[p] = info
+	}
+	return w.n.connectPeers(w.me, eps, peers, w.m.GPU, w.m.Memories(), w.m.ConnectionFailed)
 }
 
 // Close implements Network.
@@ -80,7 +160,7 @@ func (w *ethNetwork) Close() error { return w.n.close() }
 type ethNet struct {
 	rank    int
 	nonce   uint64
-	opts    channels.EthernetOptions
+	opts    Options
 	timeout time.Duration
 	ln      net.Listener
 
@@ -91,7 +171,7 @@ type ethNet struct {
 }
 
 // listenEthernet opens the data listener on the chosen interface.
-func listenEthernet(boot channels.Bootstrap, rank int, nonce uint64, o channels.EthernetOptions, timeout time.Duration) (*ethNet, error) {
+func listenEthernet(boot channels.Bootstrap, rank int, nonce uint64, o Options, timeout time.Duration) (*ethNet, error) {
 	opts, err := resolveOptions(o)
 	if err != nil {
 		return nil, err
@@ -223,7 +303,7 @@ func writeAck(c net.Conn) error {
 
 // connectPeers opens the data sockets of every Ethernet pair (the lower rank dials, the
 // higher one accepts) and starts a connection per peer. It closes the listener.
-func (n *ethNet) connectPeers(me channels.Endpoint, eps []channels.Endpoint, peers []int, g device.GPU, reg channels.Memories, onError func(error)) (map[int]channels.Connection, error) {
+func (n *ethNet) connectPeers(me peerInfo, eps map[int]peerInfo, peers []int, g device.GPU, reg channels.Memories, onError func(error)) (map[int]channels.Connection, error) {
 	defer n.ln.Close()
 	deadline := time.Now().Add(n.timeout)
 	type result struct {
@@ -233,11 +313,11 @@ func (n *ethNet) connectPeers(me channels.Endpoint, eps []channels.Endpoint, pee
 	}
 	results := make(chan result, len(peers))
 	for _, p := range peers {
-		count := min(me.Sockets, eps[p].Sockets) + 1 // and the control socket
+		count := min(me.sockets, eps[p].sockets) + 1 // and the control socket
 		go func(p int) {
 			var socks []net.Conn
 			var err error
-			if p > me.Rank {
+			if p > me.rank {
 				socks, err = n.dial(eps[p], count, deadline)
 			} else {
 				socks, err = n.await(p, count, deadline)
@@ -255,7 +335,7 @@ func (n *ethNet) connectPeers(me channels.Endpoint, eps []channels.Endpoint, pee
 	// two for the proxy and the rank's main goroutine.
 	threads := 2
 	for _, p := range peers {
-		threads += 2*min(me.Sockets, eps[p].Sockets) + 1
+		threads += 2*min(me.sockets, eps[p].sockets) + 1
 	}
 	if runtime.GOMAXPROCS(0) < threads {
 		runtime.GOMAXPROCS(threads)
@@ -266,7 +346,7 @@ func (n *ethNet) connectPeers(me channels.Endpoint, eps []channels.Endpoint, pee
 		r := <-results
 		if r.err != nil {
 			if first == nil {
-				first = fmt.Errorf("ethernet: connect rank %d to rank %d (%s): %w", me.Rank, r.peer, eps[r.peer].EthAddr, r.err)
+				first = fmt.Errorf("ethernet: connect rank %d to rank %d (%s): %w", me.rank, r.peer, eps[r.peer].addr, r.err)
 			}
 			closeAll(r.socks)
 			continue
@@ -277,9 +357,9 @@ func (n *ethNet) connectPeers(me channels.Endpoint, eps []channels.Endpoint, pee
 		}
 		n.tune(r.socks)
 		peerFail := func(err error) { onError(fmt.Errorf("ethernet connection to rank %d: %w", r.peer, err)) }
-		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].Chunk), n.opts.Chunk, n.opts.Depth, n.opts.Pieces, n.timeout, copier, reg, peerFail, n.opts.CPUs, n.opts.Spin)
+		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].chunk), n.opts.Chunk, n.opts.Depth, n.opts.Pieces, n.timeout, copier, reg, peerFail, n.opts.CPUs, n.opts.Spin)
 		if err != nil {
-			first = fmt.Errorf("ethernet: rank %d to rank %d: %w", me.Rank, r.peer, err)
+			first = fmt.Errorf("ethernet: rank %d to rank %d: %w", me.rank, r.peer, err)
 			continue
 		}
 		conns[r.peer] = c
@@ -288,22 +368,22 @@ func (n *ethNet) connectPeers(me channels.Endpoint, eps []channels.Endpoint, pee
 }
 
 // dial opens count sockets to a higher rank and waits for each acknowledgement.
-func (n *ethNet) dial(peer channels.Endpoint, count int, deadline time.Time) ([]net.Conn, error) {
+func (n *ethNet) dial(peer peerInfo, count int, deadline time.Time) ([]net.Conn, error) {
 	var socks []net.Conn
 	d := net.Dialer{Deadline: deadline}
 	for i := 0; i < count; i++ {
-		c, err := d.Dial("tcp", peer.EthAddr)
+		c, err := d.Dial("tcp", peer.addr)
 		if err != nil {
 			return socks, err
 		}
 		socks = append(socks, c)
 		c.SetDeadline(deadline)
-		if _, err := c.Write(ethHello{index: i, count: count, from: n.rank, to: peer.Rank, nonce: peer.Nonce}.encode()); err != nil {
+		if _, err := c.Write(ethHello{index: i, count: count, from: n.rank, to: peer.rank, nonce: peer.nonce}.encode()); err != nil {
 			return socks, fmt.Errorf("socket %d: hello: %w", i, err)
 		}
 		var ack [4]byte
 		if _, err := io.ReadFull(c, ack[:]); err != nil || binary.LittleEndian.Uint32(ack[:]) != ethHelloMagic {
-			return socks, fmt.Errorf("socket %d: rank %d refused the connection (%v)", i, peer.Rank, err)
+			return socks, fmt.Errorf("socket %d: rank %d refused the connection (%v)", i, peer.rank, err)
 		}
 		c.SetDeadline(time.Time{})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
 )
 
 // TestEthernetPortChannelsMoveEveryByte: two ranks put to each other at once over
@@ -19,7 +20,7 @@ import (
 func TestEthernetPortChannelsMoveEveryByte(t *testing.T) {
 	for _, c := range []struct {
 		hostTokens bool
-		pieces     int    // per data socket and write, at least (EthernetOptions.Pieces)
+		pieces     int    // per data socket and write, at least (Options.Pieces)
 		chunk      uint64 // the largest piece (0: ethOpts's)
 	}{{false, 1, 0}, {true, 1, 0}, {false, 3, 0}, {false, 1, 2 << 20}} {
 		t.Run(fmt.Sprintf("HostTokens=%v/Pieces=%d/Chunk=%d", c.hostTokens, c.pieces, c.chunk), func(t *testing.T) {
@@ -28,15 +29,15 @@ func TestEthernetPortChannelsMoveEveryByte(t *testing.T) {
 			const most = 16 << 20
 			bs := channelstest.NewBoots(t, 2)
 			ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 2*most+64, hostTokens, func(r int) channels.MeshOptions {
-				o := channelstest.EthOpts(channels.ModeEthernet, "node")
-				o.Ethernet.Pieces = c.pieces
+				o := ethOpts(Mode, "node")
+				setEth(&o, func(e *Options) { e.Pieces = c.pieces })
 				if c.chunk > 0 {
-					o.Ethernet.Chunk = c.chunk
+					setEth(&o, func(e *Options) { e.Chunk = c.chunk })
 				}
 				return o
 			})
 			for r, s := range ranks {
-				if tr := s.M.Conns[1-r].Transport(); tr != channels.TransportEthernet {
+				if tr := s.M.Conns[1-r].Transport(); tr != Transport {
 					t.Fatalf("rank %d connects over %v", r, tr)
 				}
 			}
@@ -61,7 +62,7 @@ func TestEthernetPortChannelsMoveEveryByte(t *testing.T) {
 func TestEthernetSignalFollowsData(t *testing.T) {
 	bs := channelstest.NewBoots(t, 2)
 	const slot = 320 << 10 // writes from 1 byte to 320 KiB: inline, one piece, several
-	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 4*slot, false, func(r int) channels.MeshOptions { return channelstest.EthOpts(channels.ModeEthernet, "node") })
+	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 4*slot, false, func(r int) channels.MeshOptions { return ethOpts(Mode, "node") })
 	send, recv := ranks[0], ranks[1]
 	src, dst := send.G.Space.Bytes(send.Src, 4*slot), recv.G.Space.Bytes(recv.Dst, 4*slot)
 	rounds := 40
@@ -108,11 +109,11 @@ func TestMixedHostsAutoMode(t *testing.T) {
 			bs := channelstest.NewBoots(t, 3)
 			hosts := []string{"a", "a", "b"}
 			ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 3*(4<<20)+64, hostTokens, func(r int) channels.MeshOptions {
-				o := channelstest.EthOpts(channels.ModeAuto, "machine")
+				o := ethOpts(channels.ModeAuto, "machine")
 				o.HostID = hosts[r]
 				return o
 			})
-			want := map[[2]int]channels.Transport{{0, 1}: channels.TransportCUDAIPC, {0, 2}: channels.TransportEthernet, {1, 2}: channels.TransportEthernet}
+			want := map[[2]int]channels.Transport{{0, 1}: cudaipc.Transport, {0, 2}: Transport, {1, 2}: Transport}
 			for r, s := range ranks {
 				for pair, tr := range want {
 					if got := s.M.PairTransport(pair[0], pair[1]); got != tr {
@@ -143,7 +144,7 @@ func TestMixedHostsAutoMode(t *testing.T) {
 // on the surviving rank as a connection error naming it, and its next trigger fails.
 func TestEthernetLostPeer(t *testing.T) {
 	bs := channelstest.NewBoots(t, 2)
-	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 1<<20, false, func(r int) channels.MeshOptions { return channelstest.EthOpts(channels.ModeEthernet, "node") })
+	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 1<<20, false, func(r int) channels.MeshOptions { return ethOpts(Mode, "node") })
 	ranks[1].M.Conns[0].(*ethConn).shutdown() // rank 1 "crashes"
 	err := channelstest.WaitFor(5*time.Second, func() bool { return ranks[0].M.DeviceError() != nil }, "rank 0 to notice")
 	if err != nil {
@@ -164,7 +165,7 @@ func TestEthernetLostPeer(t *testing.T) {
 // registered is refused there, with a message that says so, instead of writing anywhere.
 func TestEthernetRejectsBadDestination(t *testing.T) {
 	bs := channelstest.NewBoots(t, 2)
-	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 1<<20, false, func(r int) channels.MeshOptions { return channelstest.EthOpts(channels.ModeEthernet, "node") })
+	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 1<<20, false, func(r int) channels.MeshOptions { return ethOpts(Mode, "node") })
 	chans := ranks[0].M.Proxy().Channels()
 	bad := *chans[0]
 	bad.Dst.ID = 999
@@ -188,7 +189,7 @@ func TestEthernetRejectsBadDestination(t *testing.T) {
 // puts and signals still work afterwards (the probe's mark shares their sequence).
 func TestEthernetMeasureTCP(t *testing.T) {
 	bs := channelstest.NewBoots(t, 2)
-	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 1<<20, false, func(r int) channels.MeshOptions { return channelstest.EthOpts(channels.ModeEthernet, "node") })
+	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 1<<20, false, func(r int) channels.MeshOptions { return ethOpts(Mode, "node") })
 	rates := make([]float64, 2)
 	channelstest.OnRanks(t, 2, func(r int) error {
 		var err error
@@ -225,7 +226,7 @@ func TestEthernetMeasureTCP(t *testing.T) {
 }
 
 // TestEthPieceSize: a write is cut so that each data socket's share is in Pieces pieces,
-// none below half the chunk unless the share is, in 4 KiB multiples, between EthMinChunk
+// none below half the chunk unless the share is, in 4 KiB multiples, between MinChunk
 // and the chunk.
 func TestEthPieceSize(t *testing.T) {
 	for _, c := range []struct {
@@ -233,17 +234,17 @@ func TestEthPieceSize(t *testing.T) {
 		chunk, size     uint64
 		want            uint64
 	}{
-		{8, 1, 4 << 20, 1 << 30, 4 << 20},                // large: whole chunks
-		{8, 1, 4 << 20, 32 << 20, 4 << 20},               // one piece per socket
-		{8, 4, 4 << 20, 128 << 20, 4 << 20},              // the chunk caps it
-		{8, 4, 4 << 20, 64 << 20, 2 << 20},               // four per socket
-		{8, 4, 4 << 20, 32 << 20, 2 << 20},               // half a chunk floors it: two per socket
-		{8, 4, 4 << 20, 16 << 20, 2 << 20},               // one per socket
-		{8, 4, 4 << 20, 4 << 20, 512 << 10},              // the share is below the floor: one per socket
-		{8, 4, 4 << 20, 256 << 10, channels.EthMinChunk}, // EthMinChunk floors it
-		{2, 3, 512 << 10, 1<<20 + 4097, 256 << 10},       // thirds of 514 KiB are below the floor
-		{2, 3, 256 << 10, 1<<20 + 4097, 172 << 10},       // a third, 171.3 KiB, rounded up to 4 KiB
-		{8, 1, 4 << 20, 100, channels.EthMinChunk},
+		{8, 1, 4 << 20, 1 << 30, 4 << 20},          // large: whole chunks
+		{8, 1, 4 << 20, 32 << 20, 4 << 20},         // one piece per socket
+		{8, 4, 4 << 20, 128 << 20, 4 << 20},        // the chunk caps it
+		{8, 4, 4 << 20, 64 << 20, 2 << 20},         // four per socket
+		{8, 4, 4 << 20, 32 << 20, 2 << 20},         // half a chunk floors it: two per socket
+		{8, 4, 4 << 20, 16 << 20, 2 << 20},         // one per socket
+		{8, 4, 4 << 20, 4 << 20, 512 << 10},        // the share is below the floor: one per socket
+		{8, 4, 4 << 20, 256 << 10, MinChunk},       // MinChunk floors it
+		{2, 3, 512 << 10, 1<<20 + 4097, 256 << 10}, // thirds of 514 KiB are below the floor
+		{2, 3, 256 << 10, 1<<20 + 4097, 172 << 10}, // a third, 171.3 KiB, rounded up to 4 KiB
+		{8, 1, 4 << 20, 100, MinChunk},
 	} {
 		conn := &ethConn{chunk: c.chunk, pieces: uint64(c.pieces), senders: make([]*ethSender, c.sockets)}
 		if got := conn.pieceSize(c.size); got != c.want {
@@ -257,16 +258,16 @@ func TestEthPieceSize(t *testing.T) {
 // hold) put to each other at once, at sizes around both chunks and many times either;
 // every byte is checked.
 func TestEthernetPeersWithDifferentChunks(t *testing.T) {
-	for _, chunks := range [][2]uint64{{channels.EthMinChunk, 1 << 20}, {1 << 20, channels.EthMinChunk}, {256 << 10, 4 << 20}} {
+	for _, chunks := range [][2]uint64{{MinChunk, 1 << 20}, {1 << 20, MinChunk}, {256 << 10, 4 << 20}} {
 		t.Run(fmt.Sprintf("%d-%d", chunks[0], chunks[1]), func(t *testing.T) {
 			const most = 9<<20 + 3
 			bs := channelstest.NewBoots(t, 2)
 			ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 2*most+64, false, func(r int) channels.MeshOptions {
-				o := channelstest.EthOpts(channels.ModeEthernet, "node")
-				o.Ethernet.Chunk = chunks[r]
+				o := ethOpts(Mode, "node")
+				setEth(&o, func(e *Options) { e.Chunk = chunks[r] })
 				return o
 			})
-			sizes := []uint64{1, channels.EthMinChunk - 1, channels.EthMinChunk + 1, 256<<10 + 4097, 1<<20 + 1, 4<<20 + 5, most}
+			sizes := []uint64{1, MinChunk - 1, MinChunk + 1, 256<<10 + 4097, 1<<20 + 1, 4<<20 + 5, most}
 			for k, size := range sizes {
 				if err := channelstest.Exchange(ranks, func(r int) channels.Bootstrap { return bs[r] }, k, size, uint64(k%3), 7); err != nil {
 					t.Fatal(err)
@@ -282,7 +283,7 @@ func TestEthernetPeersWithDifferentChunks(t *testing.T) {
 // cause, as a kernel stops at the mesh's error word: not at their timeouts.
 func TestEthernetWrongByteCountFailsFast(t *testing.T) {
 	bs := channelstest.NewBoots(t, 2)
-	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 1<<20, false, func(r int) channels.MeshOptions { return channelstest.EthOpts(channels.ModeEthernet, "node") })
+	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 1<<20, false, func(r int) channels.MeshOptions { return ethOpts(Mode, "node") })
 	dst := ranks[0].M.Proxy().Channels()[0].Dst.ID
 	c := ranks[0].M.Conns[1].(*ethConn)
 	var hdr [ethHeaderSize]byte

@@ -11,7 +11,7 @@ import (
 // TestHostResident: two ranks put to each other at once over Ethernet (and over the
 // InfiniBand stand-in) with the source, the destination or both in host-resident memory
 // (ShareHost), from one byte to several staging chunks (a GPU-memory source: inline up to
-// EthMinChunk, then pieces over both data sockets; a host-resident source: inline up to
+// MinChunk, then pieces over both data sockets; a host-resident source: inline up to
 // ethHostInlineMax, into GPU memory through several staging slots, then pieces); every byte and the bytes around it are
 // checked the moment the signal is seen (exchange), so a token stored before its bytes
 // had landed would fail. Over Ethernet with both ends host-resident and host tokens, no
@@ -43,12 +43,12 @@ func hostResident(t *testing.T, srcHost, dstHost, hostTokens, ib bool) {
 	channelstest.UseHostTokens(t, hostTokens)
 	const most = ethHostInlineMax + 1<<20
 	bs := channelstest.NewBoots(t, 2)
-	opts := func(r int) channels.MeshOptions { return channelstest.EthOpts(channels.ModeEthernet, "node") }
+	opts := func(r int) channels.MeshOptions { return ethOpts(Mode, "node") }
 	space := channelstest.NewMemSpace()
 	if ib {
 		fabric := channelstest.NewIBFabric(space)
 		opts = func(r int) channels.MeshOptions {
-			return channelstest.IBOpts(channels.ModeIB, channelstest.FakeVerbs{F: fabric, Atomics: true})
+			return ibMeshOpts(channelstest.FakeVerbs{F: fabric, Atomics: true})
 		}
 	}
 	ranks := channelstest.NewStandinsOn(t, channelstest.BootsOf(bs), 2*most+64, hostTokens, space, opts)
@@ -76,7 +76,7 @@ func hostResident(t *testing.T, srcHost, dstHost, hostTokens, ib bool) {
 	if t.Failed() {
 		return
 	}
-	sizes := []uint64{1, 7, channels.EthMinChunk - 1, channels.EthMinChunk, channels.EthMinChunk + 1, 256 << 10, 256<<10 + 1, 1<<20 + 4097,
+	sizes := []uint64{1, 7, MinChunk - 1, MinChunk, MinChunk + 1, 256 << 10, 256<<10 + 1, 1<<20 + 4097,
 		ethHostInlineMax, ethHostInlineMax + 1, most - 5}
 	if testing.Short() {
 		sizes = sizes[:7]

@@ -147,11 +147,11 @@ func newLoopbackRank(rank int, root string, size uint64, sockets int) (*loopback
 	s := &channelstest.Standin{G: channelstest.NewMemGPU(rank, channelstest.NewMemSpace()), Bytes: max(size, 64), Ports: map[int]*channelstest.CPUPort{}}
 	s.G.Prompt = true
 	host, _ := os.Hostname()
-	opts := channels.MeshOptions{Mode: channels.ModeEthernet, Timeout: 20 * time.Second, Hostname: host,
+	opts := channels.MeshOptions{Mode: Mode, Timeout: 20 * time.Second, Hostname: host,
 		// The proxy gives its CPU up while idle: this machine may have fewer cores than
 		// the two ranks' spinning threads.
-		Proxy:    affinity.Placement{Shared: true},
-		Ethernet: channels.EthernetOptions{Sockets: sockets}}
+		Proxy: affinity.Placement{Shared: true}}
+	opts.SetTransportOptions(Transport, Options{Sockets: sockets})
 	if s.M, err = channels.NewMesh(s.G, b, opts); err != nil {
 		b.Close()
 		return nil, err

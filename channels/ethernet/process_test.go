@@ -55,8 +55,8 @@ func runEthernetRank() error {
 	}
 	host, _ := os.Hostname()
 	s := &channelstest.Standin{G: channelstest.NewMemGPU(rank, channelstest.NewMemSpace()), Bytes: uint64(nranks)*most + 64, Ports: map[int]*channelstest.CPUPort{}}
-	opts := channelstest.EthOpts(channels.ModeEthernet, host)
-	opts.Ethernet.Ifname = os.Getenv(bootstrap.SocketIfnameEnv) // as the worker passes it on
+	opts := ethOpts(Mode, host)
+	setEth(&opts, func(e *Options) { e.Ifname = os.Getenv(bootstrap.SocketIfnameEnv) }) // as the worker passes it on
 	if s.M, err = channels.NewMesh(s.G, b, opts); err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func runEthernetRank() error {
 		return err
 	}
 	for _, p := range s.M.Peers() {
-		if tr := s.M.Conns[p].Transport(); tr != channels.TransportEthernet {
+		if tr := s.M.Conns[p].Transport(); tr != Transport {
 			return fmt.Errorf("connection to rank %d is %v", p, tr)
 		}
 	}

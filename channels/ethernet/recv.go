@@ -35,10 +35,10 @@ type ethReceiver struct {
 // markTable applies signals once every data socket has landed the pieces sent before them.
 type markTable struct {
 	mu     sync.Mutex
-	landed []uint64           // per data socket: pieces in GPU memory
-	queue  []ethMark          // received, not yet applied, in order
-	last   uint64             // sequence number of the last mark received
-	q      channels.CopyQueue // stores of tokens in GPU memory
+	landed []uint64  // per data socket: pieces in GPU memory
+	queue  []ethMark // received, not yet applied, in order
+	last   uint64    // sequence number of the last mark received
+	q      CopyQueue // stores of tokens in GPU memory
 }
 
 // ethMark is a signal as a mark message carries it: set token (id, off) to value once

@@ -48,7 +48,7 @@ func sockPair(t *testing.T) (a, b *ethSock) {
 // TestEthReaderReadFull: messages written in one piece or many are read back intact
 // through the buffer, whether they fit it or not, and the end of the stream is io.EOF
 // between messages and io.ErrUnexpectedEOF inside one; with the reader sleeping in read(2)
-// at once and with it polling first (EthernetOptions.Spin).
+// at once and with it polling first (Options.Spin).
 func TestEthReaderReadFull(t *testing.T) {
 	for _, spin := range []time.Duration{0, 100 * time.Microsecond} {
 		t.Run(fmt.Sprintf("spin=%v", spin), func(t *testing.T) { testEthReaderReadFull(t, spin) })

@@ -30,7 +30,7 @@ type ibConn struct {
 }
 
 // Transport implements Connection.
-func (c *ibConn) Transport() channels.Transport { return channels.TransportIB }
+func (c *ibConn) Transport() channels.Transport { return Transport }
 
 // Handle implements Connection.
 func (c *ibConn) Handle(ch *channels.ProxyChannel, t channels.Trigger) error {

@@ -22,7 +22,45 @@ const ibDepth = 256
 // ibMaxWrite is the largest RDMA write one work request carries (a variable for tests).
 var ibMaxWrite uint64 = 1 << 30
 
-func init() { channels.RegisterTransport(channels.TransportIB, openIBNetwork) }
+// Transport is the InfiniBand transport's bit.
+const Transport channels.Transport = 2
+
+// Mode connects every pair over InfiniBand (--transport ib): every rank needs an HCA.
+const Mode = channels.Mode(Transport)
+
+// ErrNoHCA is wrapped by channels.NewMesh's error when Mode was asked for and this rank has
+// no usable InfiniBand HCA (no libibverbs, no device, or no active port).
+var ErrNoHCA = errors.New("no usable InfiniBand HCA")
+
+func init() {
+	channels.RegisterTransport(channels.TransportInfo{
+		Transport: Transport, Name: "ib", Title: "InfiniBand", Flag: "ib",
+		Priority:    200, // above Ethernet: where both ranks of a pair have an HCA
+		Offer:       channels.OfferBetweenHosts,
+		Lacking:     "has no usable InfiniBand HCA",
+		Unavailable: ErrNoHCA,
+		Open:        openIBNetwork,
+	})
+}
+
+// Options configure the InfiniBand transport; a program sets them with
+// channels.MeshOptions.SetTransportOptions(ib.Transport, opts).
+type Options struct {
+	// Verbs is the InfiniBand library (internal/ibverbs), or nil for none: auto mode then
+	// connects hosts over another transport, and Mode fails with ErrNoHCA.
+	Verbs rdma.Verbs
+	// Device names the HCA to use ("" = the first with an active port).
+	Device string
+	// NoAtomics makes signals plain RDMA writes of the token value even where both HCAs do
+	// atomics (the worker sets it from MSCCLPP_BENCH_IB_ATOMICS=0).
+	NoAtomics bool
+}
+
+// OptionsOf returns the InfiniBand options in o (the zero Options when it has none).
+func OptionsOf(o channels.MeshOptions) Options {
+	v, _ := o.TransportOptions(Transport).(Options)
+	return v
+}
 
 // tagIBQueuePair is the bootstrap tag of the queue pair information two ranks exchange.
 const tagIBQueuePair = 0x4d420001
@@ -37,30 +75,78 @@ type ibNetwork struct {
 // openIBNetwork is the InfiniBand transport's OpenFunc: it opens the HCA that the mesh's
 // options name (or the first with an active port).
 func openIBNetwork(m *channels.Mesh, _ *channels.Endpoint) (channels.Network, error) {
-	n, err := openIB(m.Opts.Verbs, m.Opts.IBDevice, m.Opts.IBNoAtomics)
+	if v := m.Opts.TransportOptions(Transport); v != nil {
+		if _, ok := v.(Options); !ok {
+			return nil, fmt.Errorf("ib: options of type %T, want ib.Options", v)
+		}
+	}
+	o := OptionsOf(m.Opts)
+	n, err := openIB(o.Verbs, o.Device, o.NoAtomics)
 	if err != nil {
 		return nil, err
 	}
 	return &ibNetwork{n: n, m: m}, nil
 }
 
-// Connect implements Network: a queue pair per peer, set up over the bootstrap.
+// ConnectPeer implements channels.PeerConnector: a queue pair, set up over the bootstrap.
+func (w *ibNetwork) ConnectPeer(p int) (channels.Connection, error) {
+	c, err := w.n.connect(w.m.Boot, w.m.Rank, p, w.m.Opts.Timeout)
+	if err != nil {
+		return nil, fmt.Errorf("connect rank %d to rank %d over InfiniBand: %w", w.m.Rank, p, err)
+	}
+	return c, nil
+}
+
+// Connect implements Network (the mesh connects peer by peer: ConnectPeer).
 func (w *ibNetwork) Connect(peers []int) (map[int]channels.Connection, error) {
 	conns := map[int]channels.Connection{}
 	for _, p := range peers {
-		c, err := w.n.connect(w.m.Boot, w.m.Rank, p, w.m.Opts.Timeout)
+		c, err := w.ConnectPeer(p)
 		if err != nil {
-			return conns, fmt.Errorf("connect rank %d to rank %d over InfiniBand: %w", w.m.Rank, p, err)
+			return conns, err
 		}
 		conns[p] = c
 	}
 	return conns, nil
 }
 
-// RegisterMemory implements MemoryRegistrar.
-func (w *ibNetwork) RegisterMemory(mem channels.LocalMemory) (rdma.MemoryRegion, error) {
-	return w.n.register(w.m.GPU, mem)
+// RegisterMemory implements channels.MemoryRegistrar: the section peers get is the
+// memory's address as the HCA reaches it and its remote key.
+func (w *ibNetwork) RegisterMemory(mem channels.LocalMemory) (channels.Registration, error) {
+	mr, err := w.n.register(w.m.GPU, mem)
+	if err != nil {
+		return nil, err
+	}
+	return registration{mr: mr, addr: mem.Addr()}, nil
 }
+
+// RemoteRegion implements channels.MemoryRegistrar.
+func (w *ibNetwork) RemoteRegion(section []byte) (channels.Region, error) {
+	if len(section) != ibSectionSize {
+		return channels.Region{}, fmt.Errorf("InfiniBand section of %d bytes, want %d", len(section), ibSectionSize)
+	}
+	return channels.Region{Base: device.Ptr(binary.LittleEndian.Uint64(section)), Key: binary.LittleEndian.Uint32(section[8:])}, nil
+}
+
+// ibSectionSize is the length of a registration's section: addr u64, rkey u32.
+const ibSectionSize = 8 + 4
+
+// registration is memory registered with the HCA.
+type registration struct {
+	mr   rdma.MemoryRegion
+	addr uint64 // where the HCA reaches the memory
+}
+
+// Section implements channels.Registration.
+func (r registration) Section() []byte {
+	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint64(nil, r.addr), r.mr.RKey())
+}
+
+// Key implements channels.Registration: the local key.
+func (r registration) Key() uint32 { return r.mr.LKey() }
+
+// Close implements channels.Registration.
+func (r registration) Close() error { return r.mr.Close() }
 
 // Close implements Network: it closes the HCA.
 func (w *ibNetwork) Close() error { return w.n.close() }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
 
@@ -27,10 +29,10 @@ func TestIBPortChannelsMoveEveryByte(t *testing.T) {
 			bs := channelstest.NewBoots(t, 2)
 			fabric := channelstest.NewIBFabric(channelstest.NewMemSpace())
 			ranks := channelstest.NewStandinsOn(t, channelstest.BootsOf(bs), 2*(1<<20)+64, c.hostTokens, fabric.Space, func(r int) channels.MeshOptions {
-				return channelstest.IBOpts(channels.ModeIB, channelstest.FakeVerbs{F: fabric, Atomics: c.atomics})
+				return ibOpts(Mode, channelstest.FakeVerbs{F: fabric, Atomics: c.atomics})
 			})
 			for r, s := range ranks {
-				if tr := s.M.Conns[1-r].Transport(); tr != channels.TransportIB {
+				if tr := s.M.Conns[1-r].Transport(); tr != Transport {
 					t.Fatalf("rank %d connects over %v", r, tr)
 				}
 			}
@@ -61,13 +63,13 @@ func TestIBAutoModeChoosesPerHost(t *testing.T) {
 			fabric := channelstest.NewIBFabric(channelstest.NewMemSpace())
 			hosts := []string{"a", "a", "b", "b"}
 			ranks := channelstest.NewStandinsOn(t, channelstest.BootsOf(bs), 4*(256<<10)+64, false, fabric.Space, func(r int) channels.MeshOptions {
-				o := channelstest.IBOpts(channels.ModeAuto, channelstest.FakeVerbs{F: fabric, Atomics: true, Missing: hosts[r] == "b" && !bHasHCA})
+				o := ibOpts(channels.ModeAuto, channelstest.FakeVerbs{F: fabric, Atomics: true, Missing: hosts[r] == "b" && !bHasHCA})
 				o.HostID = hosts[r]
 				return o
 			})
-			between := channels.TransportIB
+			between := Transport
 			if !bHasHCA {
-				between = channels.TransportEthernet
+				between = ethernet.Transport
 			}
 			want := "hosts=2 within=cudaipc between=" + between.String()
 			if got := channels.DescribeTransports(ranks[3].M.Endpoints, ranks[3].M.PairTransport); got != want {
@@ -89,7 +91,7 @@ func TestIBRemoteAccessError(t *testing.T) {
 	bs := channelstest.NewBoots(t, 2)
 	fabric := channelstest.NewIBFabric(channelstest.NewMemSpace())
 	ranks := channelstest.NewStandinsOn(t, channelstest.BootsOf(bs), 1<<16, false, fabric.Space, func(r int) channels.MeshOptions {
-		return channelstest.IBOpts(channels.ModeIB, channelstest.FakeVerbs{F: fabric, Atomics: true})
+		return ibOpts(Mode, channelstest.FakeVerbs{F: fabric, Atomics: true})
 	})
 	p := ranks[0].M.Proxy()
 	bad := *p.Channels()[0]
@@ -112,7 +114,7 @@ func TestIBForcedWithoutHCA(t *testing.T) {
 	bs := channelstest.NewBoots(t, 2)
 	fabric := channelstest.NewIBFabric(channelstest.NewMemSpace())
 	channelstest.OnRanks(t, 2, func(r int) error {
-		_, err := channels.NewMesh(channelstest.NewMemGPU(r, fabric.Space), bs[r], channelstest.IBOpts(channels.ModeIB, channelstest.FakeVerbs{F: fabric, Missing: true}))
+		_, err := channels.NewMesh(channelstest.NewMemGPU(r, fabric.Space), bs[r], ibOpts(Mode, channelstest.FakeVerbs{F: fabric, Missing: true}))
 		if err == nil || !strings.Contains(err.Error(), "no usable InfiniBand HCA") || !strings.Contains(err.Error(), "found no InfiniBand device") {
 			return fmt.Errorf("got %v", err)
 		}
@@ -134,12 +136,12 @@ func TestAutoModeOneHostLeavesIBAlone(t *testing.T) {
 	var opens atomic.Int32
 	bs := channelstest.NewBoots(t, 2)
 	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 4096, false, func(r int) channels.MeshOptions {
-		return channelstest.IBOpts(channels.ModeAuto, countingVerbs{&opens})
+		return ibOpts(channels.ModeAuto, countingVerbs{&opens})
 	})
 	if n := opens.Load(); n != 0 {
 		t.Errorf("the HCA was looked for %d times", n)
 	}
-	if tr := ranks[0].M.Conns[1].Transport(); tr != channels.TransportCUDAIPC {
+	if tr := ranks[0].M.Conns[1].Transport(); tr != cudaipc.Transport {
 		t.Errorf("rank 0 to rank 1: %v", tr)
 	}
 }
@@ -168,7 +170,7 @@ func TestIBAtomicsOnOneSideAndDeepQueues(t *testing.T) {
 			bs := channelstest.NewBoots(t, 2)
 			fabric := channelstest.NewIBFabric(channelstest.NewMemSpace())
 			ranks := channelstest.NewStandinsOn(t, channelstest.BootsOf(bs), 2*deep+64, false, fabric.Space, func(r int) channels.MeshOptions {
-				return channelstest.IBOpts(channels.ModeIB, channelstest.FakeVerbs{F: fabric, Atomics: c.atomics[r]})
+				return ibOpts(Mode, channelstest.FakeVerbs{F: fabric, Atomics: c.atomics[r]})
 			})
 			for k, size := range c.sizes {
 				if err := channelstest.Exchange(ranks, func(r int) channels.Bootstrap { return bs[r] }, k, size, uint64(k), 3); err != nil {

@@ -1,4 +1,4 @@
-package channels
+package ethernet
 
 import (
 	"net/netip"
@@ -8,14 +8,12 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-// The Ethernet transport's options and its staging seam live in the core, beside
-// MeshOptions, so that a program configures the transport without importing it; the
-// transport itself is channels/ethernet.
-
-// EthernetOptions configure the Ethernet transport. Zero fields take their defaults (the
-// GPU worker fills them from MSCCLPP_BENCH_SOCKETS, _ETH_CHUNK, _ETH_DEPTH, _ETH_PIECES,
-// _SOCKET_BUFFER, _ETH_SPIN and _SOCKET_IFNAME; channels itself reads no environment).
-type EthernetOptions struct {
+// Options configure the Ethernet transport; a program sets them with
+// channels.MeshOptions.SetTransportOptions(ethernet.Transport, opts). Zero fields take
+// their defaults (the GPU worker fills them from MSCCLPP_BENCH_SOCKETS, _ETH_CHUNK,
+// _ETH_DEPTH, _ETH_PIECES, _SOCKET_BUFFER, _ETH_SPIN and _SOCKET_IFNAME; the transport
+// itself reads no environment).
+type Options struct {
 	// ListenIP is where this rank accepts data sockets. Zero: the first interface that
 	// Ifname accepts, else the bootstrap's own address.
 	ListenIP netip.Addr
@@ -23,7 +21,7 @@ type EthernetOptions struct {
 	// (bootstrap.MatchInterface); "" for none.
 	Ifname string
 	// Sockets is the number of data connections per peer (default 12, at most 64), which
-	// carry large writes; one more carries signals and small writes (at most EthMinChunk
+	// carry large writes; one more carries signals and small writes (at most MinChunk
 	// bytes of GPU memory, or 512 KiB of host-resident memory: Mesh.ShareHost).
 	Sockets int
 	Chunk   uint64 // largest piece on a data socket, and size of a staging slot (default 4M)
@@ -49,12 +47,12 @@ type EthernetOptions struct {
 
 // Limits of the Ethernet options.
 const (
-	EthMinChunk   = 64 << 10 // a write is split over the sockets in pieces of at least this
-	EthMaxChunk   = 1 << 30
-	EthMaxSockets = 64
-	EthMaxDepth   = 64
-	EthMaxPieces  = 64
-	EthMaxSpin    = time.Second
+	MinChunk   = 64 << 10 // a write is split over the sockets in pieces of at least this
+	MaxChunk   = 1 << 30
+	MaxSockets = 64
+	MaxDepth   = 64
+	MaxPieces  = 64
+	MaxSpin    = time.Second
 )
 
 // Copier moves bytes between GPU memory and pinned host staging memory: the Ethernet
