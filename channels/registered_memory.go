@@ -161,17 +161,20 @@ func appendSections(b []byte, sections map[Transport][]byte) []byte {
 	return b
 }
 
-// readSections reads what appendSections wrote.
+// readSections reads what appendSections wrote, and refuses sections out of order (or
+// twice), which appendSections never writes.
 func readSections(r *reader) (map[Transport][]byte, error) {
 	var out map[Transport][]byte
+	var last Transport
 	for i, n := 0, int(r.take(1)[0]); i < n && r.err == nil; i++ {
 		t := Transport(r.u16())
 		b := r.take(int(r.u16()))
+		if t <= last && r.err == nil {
+			return nil, fmt.Errorf("section of %v after that of %v", t, last)
+		}
+		last = t
 		if out == nil {
 			out = map[Transport][]byte{}
-		}
-		if _, dup := out[t]; dup {
-			return nil, fmt.Errorf("two sections for %v", t)
 		}
 		out[t] = append([]byte{}, b...)
 	}

@@ -133,6 +133,12 @@ func TestRegisteredMemoryRejects(t *testing.T) {
 		"truncated":       good[:len(good)-1],
 		"trailing":        append(append([]byte{}, good...), 0),
 	}
+	two, _ := withSection(withSection(RegisteredMemory{Rank: 2, Size: 64, Transports: ib.Transport | ethernet.Transport}, ib.Transport, ibSection(64, 1)),
+		ethernet.Transport, []byte{7}).MarshalBinary()
+	if err := new(RegisteredMemory).UnmarshalBinary(two); err != nil {
+		t.Fatalf("two sections in order: %v", err)
+	}
+	cases["sections out of order"] = append(append(append([]byte{}, two[:26]...), two[42:47]...), two[26:42]...)
 	for name, b := range cases {
 		var m RegisteredMemory
 		if err := m.UnmarshalBinary(b); err == nil {
