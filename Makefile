@@ -84,7 +84,7 @@ vet: $(FATBINS) stale-fatbins
 # Unit, golden, layout, multi-process and mpirun tests, then each fuzz target briefly.
 test: vet
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./bootstrap/ ./channels/
+	$(GO) test -count=1 -race ./bootstrap/ ./channels/...
 	$(MAKE) fuzz
 
 fuzz:

@@ -3,7 +3,6 @@ package channels
 import (
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 )
@@ -19,82 +18,102 @@ type Bootstrap interface {
 	Barrier() error
 }
 
-// ErrNoHCA is wrapped by NewMesh's error when ModeIB was asked for and this rank has no
-// usable InfiniBand HCA (no libibverbs, no device, or no active port).
-var ErrNoHCA = errors.New("no usable InfiniBand HCA")
-
-// Bootstrap tags of the mesh's point-to-point set-up messages.
-const tagIBQueuePair = 0x4d420001
-
 // connect exchanges endpoints, picks every pair's transport and makes this rank's
-// connections. The Ethernet listener (and, with --transport ib, the HCA) is opened first,
-// when the mode may use it, so that the endpoints can say what each rank offers.
+// connections. The transports offered always (and the one --transport names) are opened
+// first, so that the endpoints can say what each rank offers and carry their sections;
+// those offered between hosts are probed after the exchange (probe).
 func (m *Mesh) connect() error {
 	info := m.GPU.Info()
-	me := Endpoint{Rank: m.Rank, Transports: TransportCUDAIPC, Pid: os.Getpid(), Device: info.Ordinal,
+	me := Endpoint{Rank: m.Rank, Pid: os.Getpid(), Device: info.Ordinal,
 		Hostname: m.Opts.Hostname, HostID: m.Opts.HostID, BusID: info.BusID, GPUName: info.Name}
 	var nonce [8]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
 		return err
 	}
 	me.Nonce = binary.LittleEndian.Uint64(nonce[:])
-	want := m.Opts.Mode.wants()
-	if want&TransportEthernet != 0 && m.NRanks > 1 {
-		eth, err := listenEthernet(m.Boot, m.Rank, me.Nonce, m.Opts.Ethernet, m.Opts.Timeout)
-		if err != nil {
-			return err
+	if m.Opts.Mode != ModeAuto {
+		if _, ok := lookup(Transport(m.Opts.Mode)); !ok {
+			return fmt.Errorf("transport %v is not built into this program", Transport(m.Opts.Mode))
 		}
-		m.eth = eth
-		me.Transports |= TransportEthernet
-		me.EthAddr, me.Sockets, me.Chunk = eth.addr(), eth.opts.Sockets, eth.opts.Chunk
 	}
-	if m.Opts.Mode == ModeIB && m.NRanks > 1 {
-		ib, err := openIB(m.Opts.Verbs, m.Opts.IBDevice, m.Opts.IBNoAtomics)
-		if err != nil {
-			return fmt.Errorf("rank %d on %s: --transport ib: %w: %v", m.Rank, m.Opts.Hostname, ErrNoHCA, err)
+	for _, t := range Registered() {
+		forced := Transport(m.Opts.Mode) == t.Transport
+		switch {
+		case t.Offer == OfferOnUse:
+			me.Transports |= t.Transport
+			continue
+		case m.NRanks < 2 || !m.Opts.Mode.mayUse(t.Transport):
+			continue
+		case t.Offer == OfferBetweenHosts && !forced:
+			continue // probed after the exchange
 		}
-		m.ib = ib
-		me.Transports |= TransportIB
+		n, err := m.openNetwork(t.Transport, &me)
+		if err != nil {
+			if !forced {
+				return err
+			}
+			why := t.Unavailable
+			if why == nil {
+				why = ErrUnavailable
+			}
+			return fmt.Errorf("rank %d on %s: --transport %s: %w: %v", m.Rank, m.Opts.Hostname, t.Flag, why, err)
+		}
+		if f, ok := n.(EndpointFiller); ok {
+			me.SetSection(t.Transport, f.EndpointSection())
+		}
+		me.Transports |= t.Transport
 	}
 	if err := m.exchangeEndpoints(me); err != nil {
 		return err
 	}
-	if err := m.offerIB(); err != nil {
+	if err := m.probe(me); err != nil {
 		return err
 	}
 	if err := m.selectTransports(); err != nil {
 		return err
 	}
-	var ethPeers []int
+	return m.connectPeers(me)
+}
+
+// connectPeers makes this rank's connections. First, in one pass over the peers in
+// ascending order, those of the transports that connect one peer at a time
+// (PeerConnector), opening a transport opened on use at its first peer; then it closes
+// such a network that no pair of this rank uses (probed, or opened for a choice auto mode
+// did not make). Last, every other network connects all its peers at once, in the order
+// of the transports' bits, with no peers when none uses it (it finishes its set-up: a
+// listener closes); it stays open until Close.
+func (m *Mesh) connectPeers(me Endpoint) error {
+	byTransport := map[Transport][]int{}
 	for _, p := range m.Peers() {
-		switch t := m.pairs[m.Rank][p]; t {
-		case TransportCUDAIPC:
-			c, err := newCUDAIPCConn(m.GPU, me, m.Endpoints[p], m.Opts.Timeout)
+		t := m.pairs[m.Rank][p]
+		if m.nets[t] == nil {
+			if _, err := m.openNetwork(t, &me); err != nil {
+				return fmt.Errorf("rank %d to rank %d: %w", m.Rank, p, err)
+			}
+		}
+		if pc, ok := m.nets[t].(PeerConnector); ok {
+			c, err := pc.ConnectPeer(p)
 			if err != nil {
 				return err
 			}
 			m.Conns[p] = c
-		case TransportEthernet:
-			ethPeers = append(ethPeers, p)
-		case TransportIB:
-			c, err := m.ib.connect(m.Boot, m.Rank, p, m.Opts.Timeout)
-			if err != nil {
-				return fmt.Errorf("connect rank %d to rank %d over InfiniBand: %w", m.Rank, p, err)
+			continue
+		}
+		byTransport[t] = append(byTransport[t], p)
+	}
+	for _, info := range Registered() {
+		if _, ok := m.nets[info.Transport].(PeerConnector); ok && !m.uses(info.Transport) {
+			if err := m.closeNetwork(info.Transport); err != nil {
+				return err
 			}
-			m.Conns[p] = c
-		default:
-			return fmt.Errorf("rank %d to rank %d: no connection for transport %v", m.Rank, p, t)
 		}
 	}
-	if m.ib != nil && !m.uses(TransportIB) {
-		err := m.ib.close() // opened for a choice auto mode did not make
-		m.ib = nil
-		if err != nil {
-			return err
+	for _, info := range Registered() {
+		n := m.nets[info.Transport]
+		if _, ok := n.(PeerConnector); n == nil || ok {
+			continue
 		}
-	}
-	if m.eth != nil {
-		conns, err := m.eth.connectPeers(me, m.Endpoints, ethPeers, m.GPU, &m.reg, m.connFailed)
+		conns, err := n.Connect(byTransport[info.Transport])
 		for p, c := range conns {
 			m.Conns[p] = c
 		}
@@ -105,23 +124,29 @@ func (m *Mesh) connect() error {
 	return nil
 }
 
-// offerIB, in auto mode with ranks on several hosts, looks for an HCA and tells the other
-// ranks whether it found one (a job on one host never loads libibverbs).
-func (m *Mesh) offerIB() error {
+// probe, in auto mode with ranks on several hosts, opens the transports offered between
+// hosts (OfferBetweenHosts) and tells the other ranks which opened (a job on one host
+// never loads, e.g., an HCA's library).
+func (m *Mesh) probe(me Endpoint) error {
 	if m.Opts.Mode != ModeAuto || len(Hosts(m.Endpoints)) < 2 {
 		return nil
 	}
-	have := []byte{0}
-	if ib, err := openIB(m.Opts.Verbs, m.Opts.IBDevice, m.Opts.IBNoAtomics); err == nil {
-		m.ib, have[0] = ib, 1
-	}
-	all, err := m.Boot.AllGather(have)
-	if err != nil {
-		return fmt.Errorf("exchange InfiniBand availability: %w", err)
-	}
-	for r, b := range all {
-		if len(b) == 1 && b[0] == 1 {
-			m.Endpoints[r].Transports |= TransportIB
+	for _, t := range Registered() {
+		if t.Offer != OfferBetweenHosts {
+			continue
+		}
+		have := []byte{0}
+		if _, err := m.openNetwork(t.Transport, &me); err == nil {
+			have[0] = 1
+		}
+		all, err := m.Boot.AllGather(have)
+		if err != nil {
+			return fmt.Errorf("exchange %s availability: %w", t.Transport.Title(), err)
+		}
+		for r, b := range all {
+			if len(b) == 1 && b[0] == 1 {
+				m.Endpoints[r].Transports |= t.Transport
+			}
 		}
 	}
 	return nil
@@ -163,7 +188,7 @@ func (m *Mesh) selectTransports() error {
 				return err
 			}
 			m.pairs[i][j], m.pairs[j][i] = t, t
-			if t != TransportCUDAIPC {
+			if !t.Maps() {
 				m.network = true
 			}
 			if i == m.Rank || j == m.Rank {

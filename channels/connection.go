@@ -8,8 +8,7 @@ import (
 )
 
 // Connection carries the port-channel work of this rank towards one peer, over one
-// transport: CUDA IPC (connection_cudaipc.go), Ethernet (connection_ethernet.go) or
-// InfiniBand (connection_ib.go).
+// transport (a package beside this one, registered with RegisterTransport).
 //
 // MSCCL++'s BaseConnection has three operations, and every implementation here has
 // them: write (copy bytes from local GPU memory into the peer's), signal (MSCCL++'s
@@ -34,12 +33,13 @@ type Connection interface {
 // Region is a span of registered memory as a connection addresses it.
 type Region struct {
 	// Base is the registration's start as the transport addresses it: mapped into this
-	// process (CUDA IPC), the owner's address (IB, and local memory), 0 otherwise.
+	// process (a transport that maps), local memory's own address, what a
+	// MemoryRegistrar's RemoteRegion says of a peer's, 0 otherwise.
 	Base device.Ptr
 	Off  uint64 // where the span starts in the registration
 	Size uint64 // the span's length
-	ID   uint32 // the owner's registration number (Ethernet messages name memory by it)
-	Key  uint32 // IB: the lkey of local memory, the rkey of a peer's
+	ID   uint32 // the owner's registration number (a transport's messages can name memory by it)
+	Key  uint32 // a MemoryRegistrar's key: its Registration's for local memory, RemoteRegion's for a peer's
 	// Host is the span mapped into this process when it is (host tokens of a peer on this
 	// host), else nil.
 	Host unsafe.Pointer
@@ -48,36 +48,40 @@ type Region struct {
 // Ptr returns the span's start as the transport addresses it.
 func (r *Region) Ptr() device.Ptr { return r.Base.Add(r.Off) }
 
-// steps decodes what a trigger asks a connection to do.
-func steps(t Trigger) (write, signal, flush bool) {
+// Steps decodes what a trigger asks a connection to do: write (data of a non-zero size),
+// signal (a flag), flush (a sync).
+func (t Trigger) Steps() (write, signal, flush bool) {
 	typ := t.Type()
 	return typ&TriggerData != 0 && t.Size() > 0, typ&TriggerFlag != 0, typ&TriggerSync != 0
 }
 
-// stepper is a connection's three operations on one channel, for runSteps.
-type stepper interface {
-	write(ch *ProxyChannel, t Trigger) error
-	signal(ch *ProxyChannel) error
-	flush() error
+// Stepper is a connection's three operations on one channel, for RunSteps.
+type Stepper interface {
+	// Write copies t.Size() bytes from ch.Src at t.SrcOffset() to ch.Dst at t.DstOffset().
+	Write(ch *ProxyChannel, t Trigger) error
+	// Signal sets ch.Token to ch.Outbound() once every earlier write has landed.
+	Signal(ch *ProxyChannel) error
+	// Flush returns once every earlier write has finished reading its source.
+	Flush() error
 }
 
-// runSteps carries out what trigger t asks of a connection, in order: the network
-// transports' Handle. (The CUDA IPC connection spells the same out itself, to keep the
-// NVLink hot path free of further interface calls.)
-func runSteps(s stepper, ch *ProxyChannel, t Trigger) error {
-	write, signal, flush := steps(t)
+// RunSteps carries out what trigger t asks of a connection, in order: a transport's Handle
+// can be just this. (A transport on a hot path may spell the same out itself, to keep it
+// free of further interface calls.)
+func RunSteps(s Stepper, ch *ProxyChannel, t Trigger) error {
+	write, signal, flush := t.Steps()
 	if write {
-		if err := s.write(ch, t); err != nil {
+		if err := s.Write(ch, t); err != nil {
 			return err
 		}
 	}
 	if signal {
-		if err := s.signal(ch); err != nil {
+		if err := s.Signal(ch); err != nil {
 			return fmt.Errorf("signal: %w", err)
 		}
 	}
 	if flush {
-		if err := s.flush(); err != nil {
+		if err := s.Flush(); err != nil {
 			return fmt.Errorf("flush: %w", err)
 		}
 	}

@@ -11,83 +11,79 @@ package channels
 import (
 	"encoding/binary"
 	"fmt"
-	"strings"
 )
-
-// Transport says how two ranks move data. The values are bits, so that a set of
-// transports (what a rank offers, what a registered memory can be reached by) is one value.
-type Transport uint16
-
-// Transports.
-const (
-	TransportCUDAIPC  Transport = 1 // NVLink or PCIe peer-to-peer between GPUs of one host
-	TransportIB       Transport = 2 // InfiniBand RDMA (connection_ib.go)
-	TransportEthernet Transport = 4 // TCP sockets, staged through host memory (connection_ethernet.go)
-
-	allTransports = TransportCUDAIPC | TransportIB | TransportEthernet
-)
-
-// String names the transport, or the set of transports joined by "+".
-func (t Transport) String() string {
-	var names []string
-	for _, x := range []struct {
-		t    Transport
-		name string
-	}{{TransportCUDAIPC, "cudaipc"}, {TransportIB, "ib"}, {TransportEthernet, "ethernet"}} {
-		if t&x.t != 0 {
-			names = append(names, x.name)
-			t &^= x.t
-		}
-	}
-	if t != 0 || len(names) == 0 {
-		names = append(names, fmt.Sprintf("transport(%d)", uint16(t)))
-	}
-	return strings.Join(names, "+")
-}
 
 // Endpoint is what a rank tells the others about itself before they connect.
 type Endpoint struct {
 	Rank int
-	// Transports is the set this rank can use: CUDA IPC always, Ethernet when it listens
-	// for data sockets, IB when it has a usable HCA port.
+	// Transports is the set this rank can use: those opened on use always, and those it
+	// opened before the exchange (TransportInfo.Offer).
 	Transports Transport
 	Pid        int
 	Device     int    // GPU ordinal in the owner's process
-	Sockets    int    // Ethernet: data sockets it opens per peer
-	Chunk      uint64 // Ethernet: the largest piece it receives in one message
-	Nonce      uint64 // random: a data socket's hello must quote it
+	Nonce      uint64 // random: a transport's handshake can quote it to prove whom it dials
 	Hostname   string // the host's name, as the OS says
 	HostID     string // ranks with the same HostID share a host (Hostname unless overridden)
 	BusID      string // PCI bus id of the GPU
 	GPUName    string
-	EthAddr    string // Ethernet: "ip:port" of its data listener, or ""
+	// sections holds each transport's own bytes (EndpointFiller), by transport.
+	sections map[Transport][]byte
+}
+
+// Section returns the bytes that transport t added to the endpoint, or nil.
+func (e *Endpoint) Section(t Transport) []byte { return e.sections[t] }
+
+// SetSection sets the bytes of transport t in the endpoint (at most 65535).
+func (e *Endpoint) SetSection(t Transport, b []byte) {
+	if e.sections == nil {
+		e.sections = map[Transport][]byte{}
+	}
+	e.sections[t] = b
 }
 
 const (
 	endpointMagic   = 0x4d424550 // "MBEP"
-	endpointVersion = 2
+	endpointVersion = 3
 	maxNameLen      = 255
+	maxSectionLen   = 0xffff
 )
+
+// Wire format, little endian: magic u32, version u16, transports u16, rank u32, pid u32,
+// device u32, nonce u64, then hostname, host id, bus id and GPU name (each a length byte
+// and its bytes), then a section count u8 and, for each section in the order of the
+// transports' bits, its transport u16, its length u16 and its bytes.
 
 // strings returns the endpoint's variable-length fields in wire order.
 func (e *Endpoint) strings() []*string {
-	return []*string{&e.Hostname, &e.HostID, &e.BusID, &e.GPUName, &e.EthAddr}
+	return []*string{&e.Hostname, &e.HostID, &e.BusID, &e.GPUName}
+}
+
+// check refuses transports that this program does not know and sections of transports
+// the endpoint does not offer.
+func (e *Endpoint) check() error {
+	if all := registeredSet(); e.Transports&^all != 0 {
+		return fmt.Errorf("transports %v (this program has %v)", e.Transports, all)
+	}
+	for t, b := range e.sections {
+		if t&(t-1) != 0 || e.Transports&t == 0 || len(b) > maxSectionLen {
+			return fmt.Errorf("a section of %d bytes for %v, which it does not offer", len(b), t)
+		}
+	}
+	return nil
 }
 
 // MarshalBinary encodes the endpoint for the bootstrap.
 func (e Endpoint) MarshalBinary() ([]byte, error) {
-	if e.Transports&^allTransports != 0 || e.Sockets < 0 || e.Sockets > 0xffff {
-		return nil, fmt.Errorf("endpoint of rank %d: transports %v, %d sockets", e.Rank, e.Transports, e.Sockets)
+	if err := e.check(); err != nil {
+		return nil, fmt.Errorf("endpoint of rank %d: %w", e.Rank, err)
 	}
-	b := make([]byte, 0, 64+len(e.Hostname)+len(e.HostID)+len(e.BusID)+len(e.GPUName)+len(e.EthAddr))
+	b := make([]byte, 0, 64+len(e.Hostname)+len(e.HostID)+len(e.BusID)+len(e.GPUName))
 	b = binary.LittleEndian.AppendUint32(b, endpointMagic)
 	b = binary.LittleEndian.AppendUint16(b, endpointVersion)
 	b = binary.LittleEndian.AppendUint16(b, uint16(e.Transports))
 	b = binary.LittleEndian.AppendUint32(b, uint32(e.Rank))
 	b = binary.LittleEndian.AppendUint32(b, uint32(e.Pid))
 	b = binary.LittleEndian.AppendUint32(b, uint32(e.Device))
-	b = binary.LittleEndian.AppendUint32(b, uint32(e.Sockets))
-	b = binary.LittleEndian.AppendUint64(b, e.Chunk)
 	b = binary.LittleEndian.AppendUint64(b, e.Nonce)
 	for _, s := range e.strings() {
 		if len(*s) > maxNameLen {
@@ -96,7 +92,7 @@ func (e Endpoint) MarshalBinary() ([]byte, error) {
 		b = append(b, byte(len(*s)))
 		b = append(b, *s...)
 	}
-	return b, nil
+	return appendSections(b, e.sections), nil
 }
 
 // UnmarshalBinary decodes an endpoint; it rejects anything malformed.
@@ -112,11 +108,13 @@ func (e *Endpoint) UnmarshalBinary(b []byte) error {
 	e.Rank = int(int32(r.u32()))
 	e.Pid = int(int32(r.u32()))
 	e.Device = int(int32(r.u32()))
-	e.Sockets = int(int32(r.u32()))
-	e.Chunk = r.u64()
 	e.Nonce = r.u64()
 	for _, s := range e.strings() {
 		*s = r.str()
+	}
+	var err error
+	if e.sections, err = readSections(&r); err != nil {
+		return fmt.Errorf("endpoint: %w", err)
 	}
 	if r.err != nil {
 		return fmt.Errorf("endpoint: %w", r.err)
@@ -127,8 +125,8 @@ func (e *Endpoint) UnmarshalBinary(b []byte) error {
 	if e.Rank < 0 || e.Device < 0 {
 		return fmt.Errorf("endpoint: negative rank %d or device %d", e.Rank, e.Device)
 	}
-	if e.Transports&^allTransports != 0 || e.Sockets < 0 || e.Sockets > 0xffff {
-		return fmt.Errorf("endpoint: transports %v, %d sockets", e.Transports, e.Sockets)
+	if err := e.check(); err != nil {
+		return fmt.Errorf("endpoint: %w", err)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 // rank's GPU, zeroed), registers it and exchanges it with every rank, as Share does for
 // GPU memory. Kernels address it at Ptrs[own rank]. Over Ethernet no CUDA call moves its
 // bytes: a write from it is sent from host memory, a write into it is received straight
-// into it (connection_ethernet.go); over InfiniBand the HCA reads and writes it in host
+// into it (channels/ethernet); over InfiniBand the HCA reads and writes it in host
 // memory. CUDA IPC cannot map host memory of another process, so a job with a pair
 // connected by CUDA IPC refuses it (on every rank). Every rank calls it with the same
 // size; Close frees it.
@@ -21,8 +21,8 @@ func (m *Mesh) ShareHost(bytes uint64) (*Buffer, error) {
 	// leaves the others waiting in the exchange until the bootstrap's timeout, as Share does.
 	for i := range m.pairs {
 		for j := i + 1; j < len(m.pairs); j++ {
-			if m.pairs[i][j] == TransportCUDAIPC {
-				return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for jobs whose every pair is connected over a network transport; ranks %d and %d are connected by CUDA IPC", m.Rank, i, j)
+			if t := m.pairs[i][j]; t.Maps() {
+				return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for jobs whose every pair is connected over a network transport; ranks %d and %d are connected by %s", m.Rank, i, j, t.Title())
 			}
 		}
 	}
@@ -37,28 +37,28 @@ func (m *Mesh) ShareHost(bytes uint64) (*Buffer, error) {
 		return nil, fmt.Errorf("mesh: rank %d: host-resident memory of %d bytes: %w", m.Rank, bytes, err)
 	}
 	m.hostAllocs = append(m.hostAllocs, host)
-	return m.shareLocal(localMemory{ptr: dev, size: bytes, host: host})
+	return m.shareLocal(LocalMemory{Ptr: dev, Size: bytes, Host: host})
 }
 
 // hostResident returns the host-resident registration that holds local memory
 // [p, p+size), if any: a port channel from it sends from host memory.
-func (m *Mesh) hostResident(p device.Ptr, size uint64) (uint32, localMemory, bool) {
+func (m *Mesh) hostResident(p device.Ptr, size uint64) (uint32, LocalMemory, bool) {
 	for id, l := range m.reg.all() {
-		if l.host != nil && p >= l.ptr && uint64(p-l.ptr) <= l.size && size <= l.size-uint64(p-l.ptr) {
+		if l.Host != nil && p >= l.Ptr && uint64(p-l.Ptr) <= l.Size && size <= l.Size-uint64(p-l.Ptr) {
 			return uint32(id), l, true
 		}
 	}
-	return 0, localMemory{}, false
+	return 0, LocalMemory{}, false
 }
 
 // hostRegion is host-resident local memory [p, p+size) of registration (id, l) as a port
 // channel's source: Host is where the CPU reads it; InfiniBand addresses it by that host
 // address, with the registration's key.
-func hostRegion(id uint32, l localMemory, p device.Ptr, size uint64) Region {
-	host := unsafe.Add(l.host, uint64(p-l.ptr))
+func hostRegion(id uint32, l LocalMemory, p device.Ptr, size uint64, t Transport) Region {
+	host := unsafe.Add(l.Host, uint64(p-l.Ptr))
 	r := Region{Base: p, Size: size, ID: id, Host: host}
-	if l.ib != nil {
-		r.Base, r.Key = device.Ptr(uintptr(host)), l.ib.LKey()
+	if x := l.regs[t]; x != nil {
+		r.Base, r.Key = device.Ptr(uintptr(host)), x.Key()
 	}
 	return r
 }

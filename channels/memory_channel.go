@@ -23,9 +23,9 @@ func (m *Mesh) MemoryChannelsTo(peers []int, remote *Buffer, local device.Ptr) (
 		return nil, err
 	}
 	for _, p := range peers {
-		if t := m.Conns[p].Transport(); t != TransportCUDAIPC {
-			return nil, fmt.Errorf("memory channels need every peer connected by CUDA IPC, but rank %d reaches rank %d over %v (hosts %s and %s); use port channels",
-				m.Rank, p, t, m.Opts.HostID, m.Endpoints[p].HostID)
+		if t := m.Conns[p].Transport(); !t.Maps() {
+			return nil, fmt.Errorf("memory channels need every peer connected by %s, but rank %d reaches rank %d over %v (hosts %s and %s); use port channels",
+				mappingTitles(), m.Rank, p, t, m.Opts.HostID, m.Endpoints[p].HostID)
 		}
 	}
 	id, err := m.nextSemaphore()

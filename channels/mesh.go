@@ -10,7 +10,6 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
 
 // MeshOptions configure a Mesh.
@@ -23,19 +22,29 @@ type MeshOptions struct {
 	MaxSemaphores int    // semaphore ids per peer; 0 = 1024
 	// Proxy says where the proxy thread runs (affinity.Plan); the zero value keeps the
 	// rank's own binding.
-	Proxy    affinity.Placement
-	Ethernet EthernetOptions
-	// Verbs is the InfiniBand library (internal/ibverbs), or nil for none: auto mode then
-	// connects hosts over Ethernet, and ModeIB fails with ErrNoHCA.
-	Verbs rdma.Verbs
-	// IBDevice names the HCA to use ("" = the first with an active port).
-	IBDevice string
-	// IBNoAtomics makes InfiniBand signals plain RDMA writes of the token value even where
-	// both HCAs do atomics (the worker sets it from MSCCLPP_BENCH_IB_ATOMICS=0).
-	IBNoAtomics bool
+	Proxy affinity.Placement
+	// Transports holds each transport's own options, by its bit (the type is the
+	// transport's: ethernet.Options, ib.Options); a transport missing here takes its
+	// defaults. Set it with SetTransportOptions. It does not travel in JSON: the values'
+	// types are the transports'.
+	Transports map[Transport]any `json:"-"`
 	// ProxyTrace logs every proxy trigger on stderr (MSCCLPP_BENCH_PROXY_TRACE).
 	ProxyTrace bool
 }
+
+// SetTransportOptions sets transport t's options. It copies the map first, so that a
+// copy of o keeps the options it had.
+func (o *MeshOptions) SetTransportOptions(t Transport, opts any) {
+	m := make(map[Transport]any, len(o.Transports)+1)
+	for k, v := range o.Transports {
+		m[k] = v
+	}
+	m[t] = opts
+	o.Transports = m
+}
+
+// TransportOptions returns transport t's options, or nil.
+func (o MeshOptions) TransportOptions(t Transport) any { return o.Transports[t] }
 
 // Mesh connects every rank's GPU to every other rank's, each pair over the transport
 // SelectTransport picks: it exchanges endpoints, makes the connections, shares semaphore
@@ -53,12 +62,11 @@ type Mesh struct {
 	Opts   MeshOptions
 
 	Endpoints []Endpoint
-	Conns     map[int]Connection // by peer rank
-	pairs     [][]Transport      // every pair's transport, [i][j] = [j][i]
-	offered   Transport          // the transports of this rank's connections
-	network   bool               // some pair of the job uses a network transport
-	eth       *ethNet            // Ethernet listener and options, when offered
-	ib        *ibNet             // the HCA, when offered
+	Conns     map[int]Connection    // by peer rank
+	pairs     [][]Transport         // every pair's transport, [i][j] = [j][i]
+	offered   Transport             // the transports of this rank's connections
+	network   bool                  // some pair of the job uses a network transport
+	nets      map[Transport]Network // the transports opened on this rank
 
 	reg        registry
 	tokens     device.Ptr         // inbound tokens: [nranks][maxSem]uint64, written by peers
@@ -97,7 +105,8 @@ func NewMesh(g device.GPU, boot Bootstrap, opts MeshOptions) (*Mesh, error) {
 	if opts.Timeout <= 0 {
 		return nil, fmt.Errorf("mesh: timeout must be positive")
 	}
-	m := &Mesh{GPU: g, Boot: boot, Rank: boot.Rank(), NRanks: boot.NRanks(), Opts: opts, Conns: map[int]Connection{}}
+	m := &Mesh{GPU: g, Boot: boot, Rank: boot.Rank(), NRanks: boot.NRanks(), Opts: opts, Conns: map[int]Connection{},
+		nets: map[Transport]Network{}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -243,9 +252,12 @@ func (m *Mesh) Close() error {
 		}
 	}
 	m.Conns = map[int]Connection{}
-	if m.eth != nil {
-		keep(m.eth.close())
-		m.eth = nil
+	// A network that registers no memory closes with its connections; one that does
+	// (MemoryRegistrar) after the registrations made with it, below.
+	for _, info := range Registered() {
+		if _, ok := m.nets[info.Transport].(MemoryRegistrar); !ok {
+			keep(m.closeNetwork(info.Transport))
+		}
 	}
 	if m.fifo != nil {
 		keep(m.fifo.close())
@@ -260,14 +272,15 @@ func (m *Mesh) Close() error {
 	}
 	m.opened = nil
 	for _, l := range m.reg.all() {
-		if l.ib != nil {
-			keep(l.ib.Close())
+		for _, info := range Registered() {
+			if r := l.regs[info.Transport]; r != nil {
+				keep(r.Close())
+			}
 		}
 	}
 	m.reg.list.Store(nil)
-	if m.ib != nil {
-		keep(m.ib.close())
-		m.ib = nil
+	for _, info := range Registered() {
+		keep(m.closeNetwork(info.Transport))
 	}
 	for _, p := range m.allocs {
 		keep(m.GPU.Free(p))
@@ -283,6 +296,9 @@ func (m *Mesh) Close() error {
 	}
 	return first
 }
+
+// Proxy returns the mesh's proxy service, or nil before a port channel has started it.
+func (m *Mesh) Proxy() *ProxyService { return m.proxy }
 
 // ErrorWordPtr returns the device address of the device error word.
 func (m *Mesh) ErrorWordPtr() device.Ptr { return m.errDev }

@@ -1,9 +1,8 @@
-package channels
+package channels_test
 
 import (
 	"errors"
 	"fmt"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"os"
 	"strings"
 	"sync"
@@ -12,27 +11,12 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
-	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/bootstraptest"
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ib"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
-
-// newBoots starts n connected bootstraps in this process.
-func newBoots(t testing.TB, n int) []*bootstrap.TCPBootstrap {
-	t.Helper()
-	return bootstraptest.Loopback(t, n, 10*time.Second)
-}
-
-// onRanks runs fn on n ranks concurrently and fails the test on any error, or when the
-// ranks have not all returned within a minute.
-func onRanks(t testing.TB, n int, fn func(r int) error) {
-	t.Helper()
-	for r, err := range bounded.Ranks(t, n, time.Minute, fn) {
-		if err != nil {
-			t.Errorf("rank %d: %v", r, err)
-		}
-	}
-}
 
 // TestMeshChannelsPairUp builds a 4-rank mesh and checks that every channel's semaphore
 // writes exactly the token its peer's matching channel waits on, and that puts target the
@@ -45,22 +29,22 @@ func TestMeshChannelsPairUp(t *testing.T) {
 
 func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 	if !deviceTokens {
-		old := ShmDir
-		ShmDir = t.TempDir() // a test must not depend on /dev/shm; any file can be mapped
-		t.Cleanup(func() { ShmDir = old })
+		old := channels.ShmDir
+		channels.ShmDir = t.TempDir() // a test must not depend on /dev/shm; any file can be mapped
+		t.Cleanup(func() { channels.ShmDir = old })
 	}
 	const n = 4
-	bs := newBoots(t, n)
-	space := newMemSpace()
-	meshes := make([]*Mesh, n)
-	bufs := make([]*Buffer, n)
+	bs := channelstest.NewBoots(t, n)
+	space := channelstest.NewMemSpace()
+	meshes := make([]*channels.Mesh, n)
+	bufs := make([]*channels.Buffer, n)
 	local := make([]device.Ptr, n)
-	mem := make([][]MemoryChannelHandle, n)
-	port := make([][]PortChannelHandle, n)
-	gpus := make([]*memGPU, n)
-	onRanks(t, n, func(r int) error {
-		gpus[r] = newMemGPU(r, space)
-		m, err := NewMesh(gpus[r], bs[r], MeshOptions{Mode: ModeNVLink, Timeout: time.Second, Hostname: "node"})
+	mem := make([][]channels.MemoryChannelHandle, n)
+	port := make([][]channels.PortChannelHandle, n)
+	gpus := make([]*channelstest.MemGPU, n)
+	channelstest.OnRanks(t, n, func(r int) error {
+		gpus[r] = channelstest.NewMemGPU(r, space)
+		m, err := channels.NewMesh(gpus[r], bs[r], channels.MeshOptions{Mode: cudaipc.Mode, Timeout: time.Second, Hostname: "node"})
 		if err != nil {
 			return err
 		}
@@ -78,9 +62,9 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 		if mem[r], err = m.MemoryChannels(bufs[r], local[r]); err != nil {
 			return err
 		}
-		var opts []PortOption
+		var opts []channels.PortOption
 		if !deviceTokens {
-			opts = append(opts, HostTokens)
+			opts = append(opts, channels.HostTokens)
 		}
 		port[r], err = m.PortChannels(bufs[r], local[r], 1024, opts...)
 		return err
@@ -88,8 +72,8 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 	if t.Failed() {
 		return
 	}
-	if left, _ := os.ReadDir(ShmDir); !deviceTokens && len(left) != 0 {
-		t.Errorf("token files left in %s after set-up: %v", ShmDir, left)
+	if left, _ := os.ReadDir(channels.ShmDir); !deviceTokens && len(left) != 0 {
+		t.Errorf("token files left in %s after set-up: %v", channels.ShmDir, left)
 	}
 	for r := 0; r < n; r++ {
 		peers := meshes[r].Peers()
@@ -115,32 +99,32 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 				t.Errorf("rank %d: port and memory channel to %d share a semaphore", r, p)
 			}
 			// the proxy of r writes the token p's port channel waits on
-			chans := *meshes[r].proxy.channels.Load()
+			chans := meshes[r].Proxy().Channels()
 			if deviceTokens && uint64(chans[pc.ID].Token.Ptr()) != backPort.Sem.Inbound {
 				t.Errorf("rank %d proxy signals %v, rank %d waits on %x", r, chans[pc.ID].Token.Ptr(), p, backPort.Sem.Inbound)
 			}
 			if !deviceTokens {
 				// The proxy's CPU store must land in the word p's GPU polls: same offset in
 				// p's token file, seen through p's own mapping.
-				ht := meshes[p].hostTok
-				off := backPort.Sem.Inbound - uint64(ht.devs[p])
+				devs, maps := meshes[p].HostTokenDevs(), meshes[p].HostTokenMaps()
+				off := backPort.Sem.Inbound - uint64(devs[p])
 				value := uint64(1000*r + p + 1)
 				atomic.StoreUint64((*uint64)(chans[pc.ID].Token.Host), value)
-				if got := atomic.LoadUint64((*uint64)(unsafe.Pointer(&ht.maps[p][off]))); got != value {
+				if got := atomic.LoadUint64((*uint64)(unsafe.Pointer(&maps[p][off]))); got != value {
 					t.Errorf("rank %d proxy stored %d, rank %d's token at offset %d reads %d", r, value, p, off, got)
 				}
-				if chans[pc.ID].Token.Ptr() != meshes[r].hostTok.devs[p].Add(off) {
-					t.Errorf("rank %d proxy's stream write goes to %v, want %v", r, chans[pc.ID].Token.Ptr(), meshes[r].hostTok.devs[p].Add(off))
+				if chans[pc.ID].Token.Ptr() != meshes[r].HostTokenDevs()[p].Add(off) {
+					t.Errorf("rank %d proxy's stream write goes to %v, want %v", r, chans[pc.ID].Token.Ptr(), meshes[r].HostTokenDevs()[p].Add(off))
 				}
 			}
-			if chans[pc.ID].Dst.Ptr() != bufs[p].Ptrs[p] || chans[pc.ID].Dst.Size != 4096 || chans[pc.ID].Src.Size != 1024 || chans[pc.ID].Conn.Transport() != TransportCUDAIPC {
+			if chans[pc.ID].Dst.Ptr() != bufs[p].Ptrs[p] || chans[pc.ID].Dst.Size != 4096 || chans[pc.ID].Src.Size != 1024 || chans[pc.ID].Conn.Transport() != cudaipc.Transport {
 				t.Errorf("rank %d proxy channel %d: %+v", r, pc.ID, chans[pc.ID])
 			}
 		}
 	}
-	onRanks(t, n, func(r int) error { return meshes[r].Close() })
+	channelstest.OnRanks(t, n, func(r int) error { return meshes[r].Close() })
 	for r, g := range gpus {
-		if leaks := g.leaks(); leaks != "" {
+		if leaks := g.Leaks(); leaks != "" {
 			t.Errorf("rank %d: Close left %s", r, leaks)
 		}
 	}
@@ -156,17 +140,17 @@ func indexOf(xs []int, v int) int {
 }
 
 func TestMeshRefusesUnreachablePeer(t *testing.T) {
-	bs := newBoots(t, 2)
-	space := newMemSpace()
+	bs := channelstest.NewBoots(t, 2)
+	space := channelstest.NewMemSpace()
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for r := 0; r < 2; r++ {
 		wg.Add(1)
 		go func(r int) {
 			defer wg.Done()
-			g := newMemGPU(r, space)
-			g.noPeer = true
-			_, errs[r] = NewMesh(g, bs[r], MeshOptions{Mode: ModeNVLink, Timeout: time.Second, Hostname: "node"})
+			g := channelstest.NewMemGPU(r, space)
+			g.NoPeer = true
+			_, errs[r] = channels.NewMesh(g, bs[r], channels.MeshOptions{Mode: cudaipc.Mode, Timeout: time.Second, Hostname: "node"})
 		}(r)
 	}
 	wg.Wait()
@@ -177,16 +161,12 @@ func TestMeshRefusesUnreachablePeer(t *testing.T) {
 	}
 }
 
-func TestMeshRefusesOtherHostAndIB(t *testing.T) {
-	space := newMemSpace()
-	_, err := newCUDAIPCConn(newMemGPU(0, space), Endpoint{Rank: 0, HostID: "a"}, Endpoint{Rank: 1, HostID: "b"}, time.Second)
-	if err == nil || !strings.Contains(err.Error(), "host b") {
-		t.Errorf("different hosts: %v", err)
-	}
-	bs := newBoots(t, 2)
-	onRanks(t, 2, func(r int) error {
-		_, err := NewMesh(newMemGPU(r, space), bs[r], MeshOptions{Mode: ModeIB, Timeout: time.Second, Hostname: "node"})
-		if !errors.Is(err, ErrNoHCA) {
+func TestMeshRefusesIBWithoutHCA(t *testing.T) {
+	space := channelstest.NewMemSpace()
+	bs := channelstest.NewBoots(t, 2)
+	channelstest.OnRanks(t, 2, func(r int) error {
+		_, err := channels.NewMesh(channelstest.NewMemGPU(r, space), bs[r], channels.MeshOptions{Mode: ib.Mode, Timeout: time.Second, Hostname: "node"})
+		if !errors.Is(err, ib.ErrNoHCA) {
 			return fmt.Errorf("--transport ib without an InfiniBand layer: %v, want ErrNoHCA", err)
 		}
 		return nil

@@ -29,7 +29,7 @@ const (
 	// slowed 18×).
 	HostTokens PortOption = iota + 1
 	// NetworkHostTokens is HostTokens for the peers reached over a network transport
-	// (Ethernet, InfiniBand) only; peers over CUDA IPC keep their tokens in GPU memory. The
+	// (those that do not map the peer's memory) only; peers whose memory is mapped keep their tokens in GPU memory. The
 	// receiving side then stores a network peer's signal with the CPU instead of a stream
 	// write (about 7 µs less per signal on 2×H200), while collectives whose every block
 	// polls keep polling GPU memory inside a host. Where no pair of the job uses a network,
@@ -64,24 +64,27 @@ func (m *Mesh) PortChannelsTo(peers []int, remote *Buffer, local device.Ptr, loc
 	if err != nil {
 		return nil, err
 	}
-	src, err := m.localRegion(local, localSize)
-	if err != nil {
-		return nil, err
-	}
 	var out []PortChannelHandle
 	for _, p := range peers {
 		slot := m.tokenOffset(m.Rank, id)
-		pc := &ProxyChannel{
-			Peer: p, Conn: m.Conns[p], Src: src,
-			Dst:   m.remoteRegion(p, remote.Mems[p], remote.Ptrs[p]),
-			Token: m.remoteRegion(p, m.tokenMems[p], m.peerTokens[p]),
+		conn := m.Conns[p]
+		t := conn.Transport()
+		pc := &ProxyChannel{Peer: p, Conn: conn}
+		if pc.Src, err = m.localRegion(local, localSize, t); err != nil {
+			return nil, err
+		}
+		if pc.Dst, err = m.remoteRegion(p, remote.Mems[p], remote.Ptrs[p]); err != nil {
+			return nil, err
+		}
+		if pc.Token, err = m.remoteRegion(p, m.tokenMems[p], m.peerTokens[p]); err != nil {
+			return nil, err
 		}
 		inbound := m.token(m.tokens, p, id)
-		if useHost || (netHost && pc.Conn.Transport() != TransportCUDAIPC) {
-			if pc.Conn.Transport() == TransportCUDAIPC {
+		if useHost || (netHost && !t.Maps()) {
+			if t.Maps() {
 				pc.Token = Region{Base: m.hostTok.devs[p], Host: unsafe.Pointer(m.hostTok.word(p, m.Rank*m.Opts.MaxSemaphores+id))}
-			} else {
-				pc.Token = m.remoteRegion(p, m.hostTokMems[p], 0)
+			} else if pc.Token, err = m.remoteRegion(p, m.hostTokMems[p], 0); err != nil {
+				return nil, err
 			}
 			inbound = m.token(m.hostTok.devs[m.Rank], p, id)
 		}
@@ -105,7 +108,7 @@ func (m *Mesh) PortChannelsTo(peers []int, remote *Buffer, local device.Ptr, loc
 // can name it (the receiving side stores into it).
 func (m *Mesh) setupHostTokens() error {
 	bytes := uint64(m.NRanks*m.Opts.MaxSemaphores) * 8
-	mapped := func(r int) bool { return r == m.Rank || m.Conns[r].Transport() == TransportCUDAIPC }
+	mapped := func(r int) bool { return r == m.Rank || m.maps(r) }
 	t, err := newHostTokens(m.GPU, m.Boot, bytes, mapped)
 	if err != nil {
 		return err
@@ -114,7 +117,7 @@ func (m *Mesh) setupHostTokens() error {
 	if !m.network {
 		return nil
 	}
-	mine, err := m.register(localMemory{ptr: t.devs[m.Rank], size: bytes, host: unsafe.Pointer(&t.maps[m.Rank][0])})
+	mine, err := m.register(LocalMemory{Ptr: t.devs[m.Rank], Size: bytes, Host: unsafe.Pointer(&t.maps[m.Rank][0])})
 	if err != nil {
 		return fmt.Errorf("host tokens: %w", err)
 	}

@@ -112,6 +112,15 @@ func (p *ProxyService) Err() error {
 	return p.err
 }
 
+// Channels returns the channels added so far, indexed by id (the service's own list:
+// the caller must not change it).
+func (p *ProxyService) Channels() []*ProxyChannel {
+	if cur := p.channels.Load(); cur != nil {
+		return *cur
+	}
+	return nil
+}
+
 // Handled returns how many triggers the proxy has consumed.
 func (p *ProxyService) Handled() uint64 { return p.handled.Load() }
 

@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
 
 // Buffer is a registered buffer and every rank's copy of it: Mems[r] is rank r's
@@ -19,56 +18,72 @@ type Buffer struct {
 	Mems  []RegisteredMemory
 }
 
-// localMemory is a buffer this rank registered.
-type localMemory struct {
-	ptr  device.Ptr
-	size uint64
-	host unsafe.Pointer    // the buffer mapped into this process (host tokens), or nil
-	ib   rdma.MemoryRegion // its InfiniBand registration, or nil
+// LocalMemory is a buffer this rank registered.
+type LocalMemory struct {
+	Ptr  device.Ptr                 // the buffer's device address
+	Size uint64                     // its length in bytes
+	Host unsafe.Pointer             // the buffer mapped into this process (host-resident memory), or nil
+	regs map[Transport]Registration // its registrations with MemoryRegistrars
 }
 
-// registry numbers this rank's registrations: Ethernet messages name their destination
-// by the number, and the receivers look it up while the mesh adds more (copy on write).
+// Addr is the buffer's start as a network card addresses it: its host address when it is
+// host-resident, else its device address.
+func (l LocalMemory) Addr() uint64 {
+	if l.Host != nil {
+		return uint64(uintptr(l.Host))
+	}
+	return uint64(l.Ptr)
+}
+
+// Memories looks up this rank's registrations by number: a network transport's receivers
+// find a message's destination so, while the mesh goes on registering.
+type Memories interface {
+	// Span returns registration id, after checking that its bytes [off, off+n) exist.
+	Span(id uint32, off, n uint64) (LocalMemory, error)
+}
+
+// registry numbers this rank's registrations: a network transport's messages can name
+// their destination by the number, and the receivers look it up while the mesh adds more (copy on write).
 type registry struct {
 	mu   sync.Mutex
-	list atomic.Pointer[[]localMemory]
+	list atomic.Pointer[[]LocalMemory]
 }
 
-func (r *registry) add(l localMemory) uint32 {
+func (r *registry) add(l LocalMemory) uint32 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var old []localMemory
+	var old []LocalMemory
 	if cur := r.list.Load(); cur != nil {
 		old = *cur
 	}
-	next := append(append(make([]localMemory, 0, len(old)+1), old...), l)
+	next := append(append(make([]LocalMemory, 0, len(old)+1), old...), l)
 	r.list.Store(&next)
 	return uint32(len(next) - 1)
 }
 
-func (r *registry) all() []localMemory {
+func (r *registry) all() []LocalMemory {
 	if cur := r.list.Load(); cur != nil {
 		return *cur
 	}
 	return nil
 }
 
-func (r *registry) get(id uint32) (localMemory, bool) {
+func (r *registry) get(id uint32) (LocalMemory, bool) {
 	list := r.all()
 	if int64(id) >= int64(len(list)) {
-		return localMemory{}, false
+		return LocalMemory{}, false
 	}
 	return list[id], true
 }
 
-// span returns the registered memory id's bytes [off, off+n) as a checked device address.
-func (r *registry) span(id uint32, off, n uint64) (localMemory, error) {
+// Span returns the registered memory id, whose bytes [off, off+n) it has checked.
+func (r *registry) Span(id uint32, off, n uint64) (LocalMemory, error) {
 	l, ok := r.get(id)
 	if !ok {
 		return l, fmt.Errorf("memory %d is not registered here (%d registrations)", id, len(r.all()))
 	}
-	if off > l.size || n > l.size-off {
-		return l, fmt.Errorf("bytes [%d, +%d) overrun the %d-byte memory %d", off, n, l.size, id)
+	if off > l.Size || n > l.Size-off {
+		return l, fmt.Errorf("bytes [%d, +%d) overrun the %d-byte memory %d", off, n, l.Size, id)
 	}
 	return l, nil
 }
@@ -76,33 +91,65 @@ func (r *registry) span(id uint32, off, n uint64) (localMemory, error) {
 // uses reports whether any connection of the mesh uses transport t.
 func (m *Mesh) uses(t Transport) bool { return m.offered&t != 0 }
 
-// Register describes a whole local allocation for other ranks, with a section for every
-// transport the mesh's connections use.
-func (m *Mesh) Register(p device.Ptr, size uint64) (RegisteredMemory, error) {
-	return m.register(localMemory{ptr: p, size: size})
+// maps reports whether this rank maps peer p's memory (its transport maps).
+func (m *Mesh) maps(p int) bool { return m.Conns[p] != nil && m.Conns[p].Transport().Maps() }
+
+// mapsAny reports whether some connection of this rank maps its peer's memory.
+func (m *Mesh) mapsAny() bool {
+	for _, info := range Registered() {
+		if info.Maps && m.uses(info.Transport) {
+			return true
+		}
+	}
+	return false
 }
 
-func (m *Mesh) register(l localMemory) (RegisteredMemory, error) {
-	rm := RegisteredMemory{Rank: m.Rank, Size: l.size, Ptr: l.ptr}
-	if l.host == nil && (m.uses(TransportCUDAIPC) || m.NRanks == 1) {
-		h, err := m.GPU.IPCGetHandle(l.ptr)
-		if err != nil {
-			return RegisteredMemory{}, fmt.Errorf("register %d bytes at %v on rank %d: %w", l.size, l.ptr, m.Rank, err)
+// Register describes a whole local allocation for other ranks, with what every transport
+// the mesh's connections use needs of it.
+func (m *Mesh) Register(p device.Ptr, size uint64) (RegisteredMemory, error) {
+	return m.register(LocalMemory{Ptr: p, Size: size})
+}
+
+func (m *Mesh) register(l LocalMemory) (_ RegisteredMemory, err error) {
+	rm := RegisteredMemory{Rank: m.Rank, Size: l.Size, Ptr: l.Ptr}
+	fail := func(err error) error {
+		for _, r := range l.regs {
+			r.Close()
 		}
-		rm.Transports |= TransportCUDAIPC
-		rm.IPC.Handle = h
+		return fmt.Errorf("register %d bytes at %v on rank %d: %w", l.Size, l.Ptr, m.Rank, err)
 	}
-	if m.uses(TransportIB) {
-		mr, err := m.ib.register(m.GPU, l)
+	if l.Host == nil && (m.mapsAny() || m.NRanks == 1) {
+		h, err := m.GPU.IPCGetHandle(l.Ptr)
 		if err != nil {
-			return RegisteredMemory{}, fmt.Errorf("register %d bytes at %v on rank %d: %w", l.size, l.ptr, m.Rank, err)
+			return RegisteredMemory{}, fail(err)
 		}
-		l.ib = mr
-		rm.Transports |= TransportIB
-		rm.IB = IBMemory{Addr: ibAddr(l), RKey: mr.RKey()}
+		rm.IPC = &IPCMemory{Handle: h}
 	}
-	if m.uses(TransportEthernet) {
-		rm.Transports |= TransportEthernet
+	for _, info := range Registered() {
+		t := info.Transport
+		switch {
+		case !m.uses(t):
+			continue
+		case info.Maps:
+			if rm.IPC != nil {
+				rm.Transports |= t
+			}
+			continue
+		}
+		rm.Transports |= t
+		r, ok := m.nets[t].(MemoryRegistrar)
+		if !ok {
+			continue
+		}
+		reg, err := r.RegisterMemory(l)
+		if err != nil {
+			return RegisteredMemory{}, fail(err)
+		}
+		if l.regs == nil {
+			l.regs = map[Transport]Registration{}
+		}
+		l.regs[t] = reg
+		rm.SetSection(t, reg.Section())
 	}
 	rm.ID = m.reg.add(l)
 	return rm, nil
@@ -133,7 +180,7 @@ func (m *Mesh) exchange(mine RegisteredMemory) ([]RegisteredMemory, error) {
 
 // shareLocal registers local memory l and exchanges it with every rank: the buffer it
 // returns has every rank's registration and size, and this rank's address only.
-func (m *Mesh) shareLocal(l localMemory) (*Buffer, error) {
+func (m *Mesh) shareLocal(l LocalMemory) (*Buffer, error) {
 	mine, err := m.register(l)
 	if err != nil {
 		return nil, err
@@ -146,23 +193,23 @@ func (m *Mesh) shareLocal(l localMemory) (*Buffer, error) {
 	for r, rm := range all {
 		b.Sizes[r] = rm.Size
 	}
-	b.Ptrs[m.Rank] = l.ptr
+	b.Ptrs[m.Rank] = l.Ptr
 	return b, nil
 }
 
 // Share registers a local allocation, exchanges it with every rank and maps the copies of
 // the peers connected by CUDA IPC. Every rank calls it with its own buffer.
 func (m *Mesh) Share(p device.Ptr, size uint64) (*Buffer, error) {
-	b, err := m.shareLocal(localMemory{ptr: p, size: size})
+	b, err := m.shareLocal(LocalMemory{Ptr: p, Size: size})
 	if err != nil {
 		return nil, err
 	}
 	for r, rm := range b.Mems {
-		if r == m.Rank || m.Conns[r].Transport() != TransportCUDAIPC {
+		if r == m.Rank || !m.maps(r) {
 			continue
 		}
-		if rm.Transports&TransportCUDAIPC == 0 {
-			return nil, fmt.Errorf("registered memory of rank %d has no CUDA IPC handle", r)
+		if rm.IPC == nil {
+			return nil, fmt.Errorf("registered memory of rank %d has no IPC handle to map", r)
 		}
 		q, err := m.GPU.IPCOpen(rm.IPC.Handle)
 		if err != nil {
@@ -175,39 +222,47 @@ func (m *Mesh) Share(p device.Ptr, size uint64) (*Buffer, error) {
 }
 
 // remoteRegion is how this rank's connection to peer p addresses p's memory rm, of
-// which mapped is the CUDA IPC mapping here (if any).
-func (m *Mesh) remoteRegion(p int, rm RegisteredMemory, mapped device.Ptr) Region {
+// which mapped is the mapping here (if p's transport maps).
+func (m *Mesh) remoteRegion(p int, rm RegisteredMemory, mapped device.Ptr) (Region, error) {
 	r := Region{Size: rm.Size, ID: rm.ID}
-	switch m.Conns[p].Transport() {
-	case TransportCUDAIPC:
+	t := m.Conns[p].Transport()
+	if t.Maps() {
 		r.Base = mapped
-	case TransportIB:
-		r.Base, r.Key = device.Ptr(rm.IB.Addr), rm.IB.RKey
+		return r, nil
 	}
-	return r
+	if reg, ok := m.nets[t].(MemoryRegistrar); ok {
+		rr, err := reg.RemoteRegion(rm.Section(t))
+		if err != nil {
+			return r, fmt.Errorf("registered memory %d of rank %d over %v: %w", rm.ID, p, t, err)
+		}
+		r.Base, r.Key = rr.Base, rr.Key
+	}
+	return r, nil
 }
 
-// localRegion returns local memory [p, p+size) as a port channel's source. InfiniBand
-// needs its key: the registration that holds it, or a new one. Host-resident memory
-// (ShareHost) is sent from host memory (hostRegion).
-func (m *Mesh) localRegion(p device.Ptr, size uint64) (Region, error) {
+// localRegion returns local memory [p, p+size) as the source of a port channel over
+// transport t. A MemoryRegistrar's connection needs its key: from a registration that
+// holds the memory, or a new one. Host-resident memory (ShareHost) is sent from host
+// memory (hostRegion).
+func (m *Mesh) localRegion(p device.Ptr, size uint64, t Transport) (Region, error) {
 	if id, l, ok := m.hostResident(p, size); ok {
-		return hostRegion(id, l, p, size), nil
+		return hostRegion(id, l, p, size, t), nil
 	}
 	r := Region{Base: p, Size: size}
-	if !m.uses(TransportIB) {
+	reg, ok := m.nets[t].(MemoryRegistrar)
+	if !ok {
 		return r, nil
 	}
 	for id, l := range m.reg.all() {
-		if l.ib != nil && l.host == nil && p >= l.ptr && uint64(p-l.ptr)+size <= l.size {
-			r.ID, r.Key = uint32(id), l.ib.LKey()
+		if x := l.regs[t]; x != nil && l.Host == nil && p >= l.Ptr && uint64(p-l.Ptr)+size <= l.Size {
+			r.ID, r.Key = uint32(id), x.Key()
 			return r, nil
 		}
 	}
-	mr, err := m.ib.register(m.GPU, localMemory{ptr: p, size: size})
+	x, err := reg.RegisterMemory(LocalMemory{Ptr: p, Size: size})
 	if err != nil {
 		return r, fmt.Errorf("register port channel source (%d bytes at %v) on rank %d: %w", size, p, m.Rank, err)
 	}
-	r.ID, r.Key = m.reg.add(localMemory{ptr: p, size: size, ib: mr}), mr.LKey()
+	r.ID, r.Key = m.reg.add(LocalMemory{Ptr: p, Size: size, regs: map[Transport]Registration{t: x}}), x.Key()
 	return r, nil
 }

@@ -1,15 +1,41 @@
-package channels
+package channels_test
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 
+	. "github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ib"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
+const allTransports = cudaipc.Transport | ib.Transport | ethernet.Transport
+
+// ibSection is an InfiniBand registration section: addr u64, rkey u32.
+func ibSection(addr uint64, rkey uint32) []byte {
+	b := make([]byte, 12)
+	for i := range 8 {
+		b[i] = byte(addr >> (8 * i))
+	}
+	for i := range 4 {
+		b[8+i] = byte(rkey >> (8 * i))
+	}
+	return b
+}
+
+// withSection returns m with transport t's section set to b.
+func withSection(m RegisteredMemory, t Transport, b []byte) RegisteredMemory {
+	m.SetSection(t, b)
+	return m
+}
+
 func TestEndpointRoundTrip(t *testing.T) {
-	in := Endpoint{Rank: 3, Transports: TransportCUDAIPC | TransportEthernet, Pid: 4242, Device: 1, Sockets: 4, Chunk: 4 << 20, Nonce: 0x1234567890,
-		Hostname: "node-7", HostID: "rack2-node7", BusID: "0000:00:07.0", GPUName: "NVIDIA H200", EthAddr: "10.0.0.7:40123"}
+	in := Endpoint{Rank: 3, Transports: cudaipc.Transport | ethernet.Transport, Pid: 4242, Device: 1, Nonce: 0x1234567890,
+		Hostname: "node-7", HostID: "rack2-node7", BusID: "0000:00:07.0", GPUName: "NVIDIA H200"}
+	in.SetSection(ethernet.Transport, []byte("a transport's own bytes: 10.0.0.7:40123"))
 	b, err := in.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -18,8 +44,13 @@ func TestEndpointRoundTrip(t *testing.T) {
 	if err := out.UnmarshalBinary(b); err != nil {
 		t.Fatal(err)
 	}
-	if out != in {
+	if !reflect.DeepEqual(out, in) {
 		t.Fatalf("round trip: %+v, want %+v", out, in)
+	}
+	foreign := in
+	foreign.SetSection(ib.Transport, []byte{1}) // a section of a transport it does not offer
+	if _, err := foreign.MarshalBinary(); err == nil {
+		t.Fatal("a section of a transport the endpoint does not offer was accepted")
 	}
 	long := in
 	long.Hostname = string(bytes.Repeat([]byte("x"), 300))
@@ -29,13 +60,14 @@ func TestEndpointRoundTrip(t *testing.T) {
 }
 
 func TestEndpointRejects(t *testing.T) {
-	good, _ := Endpoint{Rank: 1, Transports: TransportCUDAIPC, Hostname: "h", HostID: "h", BusID: "b", GPUName: "g"}.MarshalBinary()
+	good, _ := Endpoint{Rank: 1, Transports: cudaipc.Transport, Hostname: "h", HostID: "h", BusID: "b", GPUName: "g"}.MarshalBinary()
 	cases := map[string][]byte{
-		"empty":     nil,
-		"magic":     append([]byte{0, 0, 0, 0}, good[4:]...),
-		"version":   append(append(append([]byte{}, good[:4]...), 9, 0), good[6:]...),
-		"truncated": good[:len(good)-1],
-		"trailing":  append(append([]byte{}, good...), 0),
+		"empty":             nil,
+		"magic":             append([]byte{0, 0, 0, 0}, good[4:]...),
+		"version":           append(append(append([]byte{}, good[:4]...), 9, 0), good[6:]...),
+		"truncated":         good[:len(good)-1],
+		"trailing":          append(append([]byte{}, good...), 0),
+		"unknown transport": append(append(append([]byte{}, good[:6]...), 0, 0x80), good[8:]...),
 	}
 	for name, b := range cases {
 		var e Endpoint
@@ -55,10 +87,10 @@ func TestRegisteredMemoryRoundTrip(t *testing.T) {
 		in   RegisteredMemory
 		size int
 	}{
-		{"cudaipc", RegisteredMemory{Rank: 5, ID: 3, Size: 1 << 30, Transports: TransportCUDAIPC, IPC: IPCMemory{Handle: h, Offset: 256}}, 24 + 72},
-		{"ethernet", RegisteredMemory{Rank: 1, ID: 9, Size: 4096, Transports: TransportEthernet}, 24},
-		{"ib", RegisteredMemory{Rank: 2, ID: 0, Size: 64, Transports: TransportIB, IB: IBMemory{Addr: 0x7f0000001000, RKey: 0xbeef}}, 24 + 16},
-		{"all", RegisteredMemory{Rank: 7, ID: 1, Size: 8, Transports: allTransports, IPC: IPCMemory{Handle: h}, IB: IBMemory{Addr: 64, RKey: 1}}, 24 + 72 + 16},
+		{"cudaipc", RegisteredMemory{Rank: 5, ID: 3, Size: 1 << 30, Transports: cudaipc.Transport, IPC: &IPCMemory{Handle: h, Offset: 256}}, 26 + 72},
+		{"ethernet", RegisteredMemory{Rank: 1, ID: 9, Size: 4096, Transports: ethernet.Transport}, 26},
+		{"ib", withSection(RegisteredMemory{Rank: 2, ID: 0, Size: 64, Transports: ib.Transport}, ib.Transport, ibSection(0x7f0000001000, 0xbeef)), 26 + 4 + 12},
+		{"all", withSection(RegisteredMemory{Rank: 7, ID: 1, Size: 8, Transports: allTransports, IPC: &IPCMemory{Handle: h}}, ib.Transport, ibSection(64, 1)), 26 + 72 + 4 + 12},
 	}
 	for _, c := range cases {
 		in := c.in
@@ -74,32 +106,39 @@ func TestRegisteredMemoryRoundTrip(t *testing.T) {
 		if err := out.UnmarshalBinary(b); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if out != c.in { // local pointers do not travel
+		if !reflect.DeepEqual(out, c.in) { // local pointers do not travel
 			t.Fatalf("%s: round trip: %+v, want %+v", c.name, out, c.in)
 		}
 	}
 }
 
 func TestRegisteredMemoryRejects(t *testing.T) {
-	good, _ := RegisteredMemory{Rank: 2, Size: 64, Transports: TransportIB, IB: IBMemory{Addr: 64, RKey: 1}}.MarshalBinary()
+	good, _ := withSection(RegisteredMemory{Rank: 2, Size: 64, Transports: ib.Transport}, ib.Transport, ibSection(64, 1)).MarshalBinary()
 	edit := func(at int, v ...byte) []byte {
 		b := append([]byte{}, good...)
 		copy(b[at:], v)
 		return b
 	}
 	cases := map[string][]byte{
-		"empty":          nil,
-		"magic":          edit(0, 0),
-		"version 1":      edit(4, 1, 0),
-		"no transports":  edit(6, 0, 0),
-		"unknown bit":    edit(6, 8|2, 0),
-		"section absent": edit(6, 2|1, 0), // claims a CUDA IPC section it does not have
-		"reserved":       edit(36, 1),
-		"negative rank":  edit(8, 0xff, 0xff, 0xff, 0xff),
-		"addr overflow":  edit(24, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff),
-		"truncated":      good[:len(good)-1],
-		"trailing":       append(append([]byte{}, good...), 0),
+		"empty":           nil,
+		"magic":           edit(0, 0),
+		"version 2":       edit(4, 2, 0),
+		"no transports":   edit(6, 0, 0),
+		"unknown bit":     edit(6, 0, 0x80),
+		"IPC flag 2":      edit(24, 2),
+		"section absent":  edit(24, 1),   // claims an IPC section it does not have
+		"foreign section": edit(6, 4, 0), // an InfiniBand section of memory registered for Ethernet only
+		"count past end":  edit(25, 2),
+		"negative rank":   edit(8, 0xff, 0xff, 0xff, 0xff),
+		"truncated":       good[:len(good)-1],
+		"trailing":        append(append([]byte{}, good...), 0),
 	}
+	two, _ := withSection(withSection(RegisteredMemory{Rank: 2, Size: 64, Transports: ib.Transport | ethernet.Transport}, ib.Transport, ibSection(64, 1)),
+		ethernet.Transport, []byte{7}).MarshalBinary()
+	if err := new(RegisteredMemory).UnmarshalBinary(two); err != nil {
+		t.Fatalf("two sections in order: %v", err)
+	}
+	cases["sections out of order"] = append(append(append([]byte{}, two[:26]...), two[42:47]...), two[26:42]...)
 	for name, b := range cases {
 		var m RegisteredMemory
 		if err := m.UnmarshalBinary(b); err == nil {
@@ -112,7 +151,7 @@ func TestRegisteredMemoryRejects(t *testing.T) {
 }
 
 func FuzzEndpointDecode(f *testing.F) {
-	good, _ := Endpoint{Rank: 1, Transports: TransportCUDAIPC, Hostname: "h", HostID: "h", BusID: "b", GPUName: "g"}.MarshalBinary()
+	good, _ := Endpoint{Rank: 1, Transports: cudaipc.Transport, Hostname: "h", HostID: "h", BusID: "b", GPUName: "g"}.MarshalBinary()
 	f.Add(good)
 	f.Add([]byte{})
 	f.Add([]byte{0x50, 0x45, 0x42, 0x4d, 1, 0})
@@ -133,14 +172,14 @@ func FuzzEndpointDecode(f *testing.F) {
 
 func FuzzRegisteredMemoryDecode(f *testing.F) {
 	for _, m := range []RegisteredMemory{
-		{Rank: 2, Size: 4096, Transports: TransportCUDAIPC, IPC: IPCMemory{Handle: device.IPCHandle{1, 2, 3}}},
-		{Rank: 1, ID: 4, Size: 64, Transports: TransportEthernet},
-		{Rank: 3, ID: 2, Size: 64, Transports: allTransports, IB: IBMemory{Addr: 4096, RKey: 7}},
+		{Rank: 2, Size: 4096, Transports: cudaipc.Transport, IPC: &IPCMemory{Handle: device.IPCHandle{1, 2, 3}}},
+		{Rank: 1, ID: 4, Size: 64, Transports: ethernet.Transport},
+		withSection(RegisteredMemory{Rank: 3, ID: 2, Size: 64, Transports: allTransports}, ib.Transport, ibSection(4096, 7)),
 	} {
 		good, _ := m.MarshalBinary()
 		f.Add(good)
 	}
-	f.Add(make([]byte, memoryHeaderSize))
+	f.Add(make([]byte, 26))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var m RegisteredMemory
 		if err := m.UnmarshalBinary(b); err != nil {

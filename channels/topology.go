@@ -10,99 +10,108 @@ import (
 // value share a host, so one machine can act as several.
 const EnvHostID = "MSCCLPP_BENCH_HOSTID"
 
-// Mode is the --transport choice: how pairs of ranks connect.
-type Mode int
+// Mode is the --transport choice: how pairs of ranks connect. The zero Mode is auto;
+// any other is one transport, named by its bit.
+type Mode Transport
 
-// Modes.
-const (
-	// ModeAuto connects ranks of one host with CUDA IPC and ranks of different hosts with
-	// InfiniBand when both have a usable HCA, else with Ethernet.
-	ModeAuto Mode = iota
-	// ModeNVLink uses CUDA IPC for every pair: all ranks must share one host.
-	ModeNVLink
-	// ModeEthernet uses TCP sockets for every pair, even within a host.
-	ModeEthernet
-	// ModeIB uses InfiniBand for every pair: every rank needs a usable HCA.
-	ModeIB
-)
+// ModeAuto connects every pair over the transport of highest priority that both ranks
+// offer and that may connect them (one that maps memory only connects ranks of one host).
+const ModeAuto Mode = 0
 
-var modeNames = []string{"auto", "nvlink", "ethernet", "ib"}
+// ModeOf is the mode that connects every pair over transport t.
+func ModeOf(t Transport) Mode { return Mode(t) }
 
-// ParseMode reads the --transport flag: auto, nvlink (or cudaipc), ethernet, ib.
+// ParseMode reads the --transport flag: auto, or a registered transport's flag value or
+// alias.
 func ParseMode(s string) (Mode, error) {
-	if s == "cudaipc" {
-		return ModeNVLink, nil
+	if s == "auto" {
+		return ModeAuto, nil
 	}
-	if i := slices.Index(modeNames, s); i >= 0 {
-		return Mode(i), nil
+	for _, info := range Registered() {
+		if s == info.Flag || slices.Contains(info.Aliases, s) {
+			return ModeOf(info.Transport), nil
+		}
 	}
-	return 0, fmt.Errorf("unknown transport %q (want auto, nvlink, ethernet or ib)", s)
+	return 0, fmt.Errorf("unknown transport %q (want %s)", s, orList(append([]string{"auto"}, flags(Registered())...)))
+}
+
+// flags returns the --transport values of records.
+func flags(records []TransportInfo) []string {
+	var out []string
+	for _, info := range records {
+		out = append(out, info.Flag)
+	}
+	return out
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // String returns the flag value of the mode.
 func (m Mode) String() string {
-	if m >= 0 && int(m) < len(modeNames) {
-		return modeNames[m]
+	if m == ModeAuto {
+		return "auto"
+	}
+	if info, ok := lookup(Transport(m)); ok {
+		return info.Flag
 	}
 	return fmt.Sprintf("mode(%d)", int(m))
 }
 
-// wants returns the transports a rank should offer under the mode (CUDA IPC is always
-// offered: it needs no set-up; IB is looked for only where it may be chosen, connect.go).
-func (m Mode) wants() Transport {
-	switch m {
-	case ModeAuto:
-		return TransportCUDAIPC | TransportIB | TransportEthernet
-	case ModeEthernet:
-		return TransportCUDAIPC | TransportEthernet
-	case ModeIB:
-		return TransportCUDAIPC | TransportIB
-	}
-	return TransportCUDAIPC
-}
+// mayUse reports whether the mode may connect some pair over transport t.
+func (m Mode) mayUse(t Transport) bool { return m == ModeAuto || Transport(m) == t }
 
 // SelectTransport picks how ranks a and b connect under mode. Ranks share a host when
-// their HostIDs are equal. The choice depends only on the two endpoints, so every rank
-// computes the same answer for every pair.
+// their HostIDs are equal. The choice depends only on the two endpoints (and the records
+// of the transports, the same in every rank's program), so every rank computes the same
+// answer for every pair.
 func SelectTransport(mode Mode, a, b Endpoint) (Transport, error) {
 	same := a.HostID == b.HostID
 	both := a.Transports & b.Transports
 	pair := fmt.Sprintf("rank %d (host %s) and rank %d (host %s)", a.Rank, a.HostID, b.Rank, b.HostID)
-	lacking := func(t Transport) int {
-		if a.Transports&t == 0 {
-			return a.Rank
+	if mode == ModeAuto {
+		var best TransportInfo
+		for _, info := range Registered() {
+			if both&info.Transport != 0 && (same || !info.Maps) && (best.Transport == 0 || info.Priority > best.Priority) {
+				best = info
+			}
 		}
-		return b.Rank
+		if best.Transport != 0 {
+			return best.Transport, nil
+		}
+		where := "are on one host"
+		if !same {
+			where = "are on different hosts"
+		}
+		return 0, fmt.Errorf("%s %s and share no transport that connects them (rank %d offers %v, rank %d offers %v)",
+			pair, where, a.Rank, a.Transports, b.Rank, b.Transports)
 	}
-	switch mode {
-	case ModeAuto:
-		switch {
-		case same:
-			return TransportCUDAIPC, nil
-		case both&TransportIB != 0:
-			return TransportIB, nil
-		case both&TransportEthernet != 0:
-			return TransportEthernet, nil
-		}
-		return 0, fmt.Errorf("%s are on different hosts and share no network transport (rank %d offers %v, rank %d offers %v)",
-			pair, a.Rank, a.Transports, b.Rank, b.Transports)
-	case ModeNVLink:
-		if same {
-			return TransportCUDAIPC, nil
-		}
-		return 0, fmt.Errorf("%s are on different hosts: --transport nvlink connects the GPUs of one host; use auto, ethernet or ib", pair)
-	case ModeEthernet:
-		if both&TransportEthernet != 0 {
-			return TransportEthernet, nil
-		}
-		return 0, fmt.Errorf("%s: rank %d has no Ethernet data listener", pair, lacking(TransportEthernet))
-	case ModeIB:
-		if both&TransportIB != 0 {
-			return TransportIB, nil
-		}
-		return 0, fmt.Errorf("%s: rank %d has no usable InfiniBand HCA", pair, lacking(TransportIB))
+	info, ok := lookup(Transport(mode))
+	if !ok {
+		return 0, fmt.Errorf("unknown transport mode %v", mode)
 	}
-	return 0, fmt.Errorf("unknown transport mode %v", mode)
+	if info.Maps && !same {
+		var others []string
+		for _, o := range Registered() {
+			if !o.Maps {
+				others = append(others, o.Flag)
+			}
+		}
+		return 0, fmt.Errorf("%s are on different hosts: --transport %s connects the GPUs of one host; use %s", pair, info.Flag, orList(append([]string{"auto"}, others...)))
+	}
+	if both&info.Transport != 0 {
+		return info.Transport, nil
+	}
+	lacking := a.Rank
+	if a.Transports&info.Transport != 0 {
+		lacking = b.Rank
+	}
+	return 0, fmt.Errorf("%s: rank %d %s", pair, lacking, info.Lacking)
 }
 
 // Hosts groups ranks by HostID, in order of each host's lowest rank.

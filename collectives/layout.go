@@ -111,7 +111,7 @@ func LayoutOf(m *channels.Mesh) Layout {
 	for r, e := range m.Endpoints {
 		ids[r] = e.HostID
 	}
-	return NewLayout(ids, func(i, j int) bool { return m.PairTransport(i, j) == channels.TransportCUDAIPC })
+	return NewLayout(ids, func(i, j int) bool { return m.PairTransport(i, j).Maps() })
 }
 
 // NRanks is the job's rank count.

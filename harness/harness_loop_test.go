@@ -7,6 +7,7 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/bootstraptest"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/collectivestest"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
@@ -125,7 +126,7 @@ func TestVerifySumsWrongOverRanks(t *testing.T) {
 	for r, err := range bounded.Ranks(t, n, 30*time.Second, func(r int) error {
 		gpus[r] = space.NewGPU(r)
 		var err error
-		meshes[r], err = channels.NewMesh(gpus[r], boots[r], channels.MeshOptions{Mode: channels.ModeNVLink, Timeout: 10 * time.Second, Hostname: "node"})
+		meshes[r], err = channels.NewMesh(gpus[r], boots[r], channels.MeshOptions{Mode: cudaipc.Mode, Timeout: 10 * time.Second, Hostname: "node"})
 		return err
 	}) {
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allgather"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allreduce"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
@@ -256,9 +258,9 @@ func TestHierAlgorithmsOnStandin(t *testing.T) {
 			envs := standinJob(t, tt.hosts, bufBytes, hierKernels())
 			for i := range tt.hosts {
 				for j := i + 1; j < len(tt.hosts); j++ {
-					want := channels.TransportEthernet
+					want := ethernet.Transport
 					if tt.hosts[i] == tt.hosts[j] {
-						want = channels.TransportCUDAIPC
+						want = cudaipc.Transport
 					}
 					if got := envs[0].Mesh.PairTransport(i, j); got != want {
 						t.Fatalf("ranks %d and %d (hosts %s, %s) connect over %v, want %v", i, j, tt.hosts[i], tt.hosts[j], got, want)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/alltoall"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/broadcast"
@@ -196,7 +197,7 @@ func TestPortDirectOnStandin(t *testing.T) {
 			const bufBytes = 1 << 20
 			envs := standinJob(t, make([]string, n), bufBytes, kernels) // one host: ""
 			for r, e := range envs {
-				if tr := e.Mesh.PairTransport(0, 1); tr != channels.TransportCUDAIPC {
+				if tr := e.Mesh.PairTransport(0, 1); tr != cudaipc.Transport {
 					t.Fatalf("rank %d: ranks 0 and 1 connect over %v, want CUDA IPC", r, tr)
 				}
 			}

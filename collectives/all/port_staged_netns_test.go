@@ -12,6 +12,8 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
@@ -69,8 +71,8 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 		}
 		boots[i] = b
 		g := space.NewGPU(r)
-		m, err := channels.NewMesh(g, b, channels.MeshOptions{Timeout: 20 * time.Second, Hostname: host, HostID: host,
-			Ethernet: channels.EthernetOptions{Sockets: 2, Chunk: 64 << 10, Depth: 2, Ifname: os.Getenv(bootstrap.SocketIfnameEnv)}})
+		m, err := channels.NewMesh(g, b, withEthernet(channels.MeshOptions{Timeout: 20 * time.Second, Hostname: host, HostID: host},
+			ethernet.Options{Sockets: 2, Chunk: 64 << 10, Depth: 2, Ifname: os.Getenv(bootstrap.SocketIfnameEnv)}))
 		if err != nil {
 			return err
 		}
@@ -88,9 +90,9 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 			if q == r {
 				continue
 			}
-			want := channels.TransportEthernet
+			want := ethernet.Transport
 			if sameHost(e.Layout, q, r) {
-				want = channels.TransportCUDAIPC
+				want = cudaipc.Transport
 			}
 			if got := m.PairTransport(r, q); got != want {
 				return fmt.Errorf("ranks %d and %d connect over %v, want %v (%v)", r, q, got, want, e.Layout)

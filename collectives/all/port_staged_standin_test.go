@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/alltoallv"
@@ -276,7 +277,7 @@ func TestPortStagedAcrossHostsOnStandin(t *testing.T) {
 	}
 	// one host under --transport ethernet: every pair over the network, none by CUDA IPC
 	t.Run("one host of 3, every pair over Ethernet", func(t *testing.T) {
-		envs := portStagedJob(t, []string{"h0", "h0", "h0"}, 1<<20, channels.ModeEthernet)
+		envs := portStagedJob(t, []string{"h0", "h0", "h0"}, 1<<20, ethernet.Mode)
 		if l := envs[0].Layout; len(l.Hosts) != 1 || l.HostIPC || !portstaged.AcrossNetwork(l) {
 			t.Fatalf("layout %v: want one host without CUDA IPC", l)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allreduce"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
@@ -324,7 +325,7 @@ func portJob(t *testing.T, n int, bufBytes uint64) []*collectives.Env {
 	}
 	envs := standinJob(t, hosts, bufBytes, kernels)
 	for r, e := range envs {
-		if tr := e.Mesh.PairTransport(0, 1); tr != channels.TransportEthernet {
+		if tr := e.Mesh.PairTransport(0, 1); tr != ethernet.Transport {
 			t.Fatalf("rank %d: ranks 0 and 1 connect over %v, want Ethernet", r, tr)
 		}
 	}
@@ -366,8 +367,8 @@ func standinJobMode(t *testing.T, hosts []string, bufBytes uint64, kernels map[s
 	envs := make([]*collectives.Env, n)
 	errs := bounded.Ranks(t, n, 30*time.Second, func(r int) error {
 		g := space.NewGPU(r)
-		m, err := channels.NewMesh(g, boots[r], channels.MeshOptions{Mode: mode, Timeout: 20 * time.Second, Hostname: "node", HostID: hosts[r],
-			Ethernet: channels.EthernetOptions{Sockets: 2, Chunk: 64 << 10, Depth: 2}})
+		m, err := channels.NewMesh(g, boots[r], withEthernet(channels.MeshOptions{Mode: mode, Timeout: 20 * time.Second, Hostname: "node", HostID: hosts[r]},
+			ethernet.Options{Sockets: 2, Chunk: 64 << 10, Depth: 2}))
 		if err != nil {
 			return err
 		}

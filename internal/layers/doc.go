@@ -10,19 +10,32 @@
 //	family       collectives/family/...    algorithms several collectives register
 //	record       collectives, .../algo,    what a collective and an algorithm are, the
 //	             .../collectivestest       registry, the toolkit algorithms share
-//	transport    channels, bootstrap/...   how ranks find and reach each other
+//	transport    channels/...,             how ranks find and reach each other: the channels
+//	             bootstrap/...             core, and beside it one package per transport
+//	                                       (cudaipc, ethernet, ib), which imports the core
 //	ground       kernels/..., results,     devices, kernels' declarations, formats, helpers
 //	             internal/...
 //
 // A package belongs to the layer of the longest prefix that matches its path; a prefix
 // ending in "/" matches only the packages below it (collectives/ claims every folder of
 // collectives/ that no longer prefix names, so a new collective needs no edit here).
-// Packages of one layer may import each other (Go forbids cycles). Go's internal rule
-// keeps the top's own packages (cmd/internal/cli, cmd/mscclpp-bench-gpu/internal/...)
-// out of reach of everything outside cmd/.
+// Packages of one layer may import each other (Go forbids cycles), with one rule inside
+// the transport layer: the channels core imports no package below channels/, and a
+// transport's package (any package below channels/ but those of Helpers) imports no other
+// package below channels/ but the core: a transport is one folder, which the core does not
+// know and no other transport leans on. Go's internal rule keeps the top's own packages
+// (cmd/internal/cli, cmd/mscclpp-bench-gpu/internal/...) out of reach of everything
+// outside cmd/.
 package layers
 
 import "strings"
+
+// Core is the module-relative path of the channels core.
+const Core = "channels"
+
+// Helpers are the packages below Core that are not transports: the list that links every
+// transport into a program, and the tests' stand-ins.
+var Helpers = []string{"channels/transports", "channels/channelstest"}
 
 // Module is the module path the layers are named under.
 const Module = "github.com/mscclpp-bench/mscclpp-bench"

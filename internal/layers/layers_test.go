@@ -2,6 +2,7 @@ package layers
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,6 +41,42 @@ func TestNoImportRunsUp(t *testing.T) {
 	}
 }
 
+// TestTransportsAreFolders lists the core and the packages below it (their own imports,
+// not their tests') and fails when the core imports a package below it, or a transport's
+// package imports another package below channels/ than the core.
+func TestTransportsAreFolders(t *testing.T) {
+	const format = `{{.ImportPath}}|{{join .Imports " "}}`
+	out, err := exec.Command("go", "list", "-tags", "gpu", "-f", format, Module+"/"+Core+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	transports := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, imports, _ := strings.Cut(line, "|")
+		from := strings.TrimPrefix(strings.TrimPrefix(path, Module), "/")
+		if slices.Contains(Helpers, from) {
+			continue
+		}
+		if from != Core {
+			transports++
+		}
+		for _, imp := range strings.Fields(imports) {
+			to, ok := strings.CutPrefix(imp, Module+"/")
+			if !ok || !strings.HasPrefix(to, Core+"/") {
+				continue
+			}
+			if from == Core {
+				t.Errorf("the core (%s) imports %s: it must name no transport", Core, to)
+			} else {
+				t.Errorf("the transport %s imports %s: a transport leans on the core only", from, to)
+			}
+		}
+	}
+	if transports < 3 {
+		t.Fatalf("go list found %d transports below %s; there are at least cudaipc, ethernet and ib", transports, Core)
+	}
+}
+
 func TestOf(t *testing.T) {
 	for _, c := range []struct {
 		rel  string
@@ -50,6 +87,8 @@ func TestOf(t *testing.T) {
 		{"collectives/allreduce", "collective"}, {"collectives/newone", "collective"},
 		{"collectives/all", "work"}, {"collectives/allx", "collective"}, {"harness", "work"},
 		{"collectivesx", ""},
+		{"channels/cudaipc", "transport"}, {"channels/ethernet", "transport"}, {"channels/ib", "transport"},
+		{"channels/transports", "transport"}, {"channels/internal/stubtransport", "transport"},
 		{"bootstrap/mpi", "transport"}, {"kernels/params", "ground"}, {"internal/device", "ground"},
 		{"resultsx", ""}, {"", ""},
 	} {

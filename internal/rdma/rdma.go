@@ -1,5 +1,5 @@
 // Package rdma declares, as plain types and interfaces, the InfiniBand verbs that the
-// IB transport (channels/connection_ib.go) needs. internal/ibverbs implements them with
+// IB transport (channels/ib) needs. internal/ibverbs implements them with
 // libibverbs, loaded at run time; tests implement them in memory. Nothing here needs an
 // HCA or links the library, so the transport's protocol is tested on any machine.
 package rdma

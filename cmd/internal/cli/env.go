@@ -9,6 +9,8 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ib"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/clip"
 	"github.com/mscclpp-bench/mscclpp-bench/pingpong"
@@ -19,14 +21,14 @@ import (
 // own variables, which are its input, and $MSCCLPP_BENCH_BOOTSTRAP_TIMEOUT.)
 const (
 	envHostID       = channels.EnvHostID            // channels.MeshOptions.HostID
-	envSockets      = "MSCCLPP_BENCH_SOCKETS"       // channels.EthernetOptions.Sockets
-	envEthChunk     = "MSCCLPP_BENCH_ETH_CHUNK"     // channels.EthernetOptions.Chunk
-	envEthDepth     = "MSCCLPP_BENCH_ETH_DEPTH"     // channels.EthernetOptions.Depth
-	envEthPieces    = "MSCCLPP_BENCH_ETH_PIECES"    // channels.EthernetOptions.Pieces
-	envSocketBuffer = "MSCCLPP_BENCH_SOCKET_BUFFER" // channels.EthernetOptions.SocketBuffer
-	envEthSpin      = "MSCCLPP_BENCH_ETH_SPIN"      // channels.EthernetOptions.Spin, in µs
-	envIBAtomics    = "MSCCLPP_BENCH_IB_ATOMICS"    // 0: channels.MeshOptions.IBNoAtomics
-	envIBHCA        = "MSCCLPP_BENCH_IB_HCA"        // channels.MeshOptions.IBDevice
+	envSockets      = "MSCCLPP_BENCH_SOCKETS"       // ethernet.Options.Sockets
+	envEthChunk     = "MSCCLPP_BENCH_ETH_CHUNK"     // ethernet.Options.Chunk
+	envEthDepth     = "MSCCLPP_BENCH_ETH_DEPTH"     // ethernet.Options.Depth
+	envEthPieces    = "MSCCLPP_BENCH_ETH_PIECES"    // ethernet.Options.Pieces
+	envSocketBuffer = "MSCCLPP_BENCH_SOCKET_BUFFER" // ethernet.Options.SocketBuffer
+	envEthSpin      = "MSCCLPP_BENCH_ETH_SPIN"      // ethernet.Options.Spin, in µs
+	envIBAtomics    = "MSCCLPP_BENCH_IB_ATOMICS"    // 0: ib.Options.NoAtomics
+	envIBHCA        = "MSCCLPP_BENCH_IB_HCA"        // ib.Options.Device
 	envIBGIDIndex   = "MSCCLPP_BENCH_IB_GID_INDEX"  // ibverbs.Library.GIDIndex
 	envProxyTrace   = "MSCCLPP_BENCH_PROXY_TRACE"   // channels.MeshOptions.ProxyTrace
 	envPutBlocks    = "MSCCLPP_BENCH_PUT_BLOCKS"    // pingpong.PutTuning.Blocks
@@ -76,7 +78,9 @@ func envSwitch(getenv func(string) string, name string, def bool) (bool, error) 
 // Env is what the environment sets for the libraries, read and checked with the command
 // line (a bad value is a usage error before any GPU work).
 type Env struct {
-	Mesh       channels.MeshOptions // HostID, Ethernet, IBDevice, IBNoAtomics, ProxyTrace only
+	Mesh       channels.MeshOptions // HostID, ProxyTrace only
+	Ethernet   ethernet.Options     // the Ethernet transport's options the environment sets
+	IB         ib.Options           // the InfiniBand transport's (Device, NoAtomics)
 	IBGIDIndex int                  // for ibverbs.Library
 	Put        pingpong.PutTuning
 	// CPUProfile, when set, is where each rank writes a Go CPU profile of its run
@@ -98,13 +102,14 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 	var e Env
 	o := &e.Mesh
 	o.HostID = getenv(envHostID)
-	o.Ethernet.Ifname = getenv(bootstrap.SocketIfnameEnv)
-	o.IBDevice = getenv(envIBHCA)
+	eth, hca := &e.Ethernet, &e.IB
+	eth.Ifname = getenv(bootstrap.SocketIfnameEnv)
+	hca.Device = getenv(envIBHCA)
 	atomics, err := envSwitch(getenv, envIBAtomics, true)
 	if err != nil {
 		return e, err
 	}
-	o.IBNoAtomics = !atomics
+	hca.NoAtomics = !atomics
 	if o.ProxyTrace, err = envSwitch(getenv, envProxyTrace, false); err != nil {
 		return e, err
 	}
@@ -121,12 +126,12 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		lo, hi int64
 		isSize bool
 	}{
-		{envSockets, 1, channels.EthMaxSockets, false},
-		{envEthChunk, channels.EthMinChunk, channels.EthMaxChunk, true},
-		{envEthDepth, 1, channels.EthMaxDepth, false},
+		{envSockets, 1, ethernet.MaxSockets, false},
+		{envEthChunk, ethernet.MinChunk, ethernet.MaxChunk, true},
+		{envEthDepth, 1, ethernet.MaxDepth, false},
 		{envSocketBuffer, 0, 1 << 30, true},
-		{envEthSpin, 0, channels.EthMaxSpin.Microseconds(), false},
-		{envEthPieces, 1, channels.EthMaxPieces, false},
+		{envEthSpin, 0, ethernet.MaxSpin.Microseconds(), false},
+		{envEthPieces, 1, ethernet.MaxPieces, false},
 	} {
 		n, err := envNumber(getenv, v.name, v.lo, v.hi, v.isSize)
 		if err != nil {
@@ -134,13 +139,13 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		}
 		vals[i] = n
 	}
-	o.Ethernet.Sockets, o.Ethernet.Chunk, o.Ethernet.Depth, o.Ethernet.SocketBuffer = int(vals[0]), uint64(vals[1]), int(vals[2]), int(vals[3])
-	o.Ethernet.Pieces = int(vals[5])
-	o.Ethernet.Spin = defaultEthSpin
+	eth.Sockets, eth.Chunk, eth.Depth, eth.SocketBuffer = int(vals[0]), uint64(vals[1]), int(vals[2]), int(vals[3])
+	eth.Pieces = int(vals[5])
+	eth.Spin = defaultEthSpin
 	if strings.TrimSpace(getenv(envEthSpin)) != "" {
-		o.Ethernet.Spin = time.Duration(vals[4]) * time.Microsecond
+		eth.Spin = time.Duration(vals[4]) * time.Microsecond
 	}
-	if o.Ethernet.Chunk%4096 != 0 {
+	if eth.Chunk%4096 != 0 {
 		return e, usagef("%s=%q: want a multiple of 4096", envEthChunk, getenv(envEthChunk))
 	}
 	gid, err := envNumber(getenv, envIBGIDIndex, 0, 255, false)

@@ -7,7 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ib"
 )
+
+// ethOf and ibOf return the Ethernet and InfiniBand options that ReadEnv set.
+func ethOf(e Env) ethernet.Options { return e.Ethernet }
+
+func ibOf(e Env) ib.Options { return e.IB }
 
 // TestReadEnv: every variable the libraries used to read themselves reaches its option,
 // and a bad value is a usage error naming the variable.
@@ -20,25 +28,25 @@ func TestReadEnv(t *testing.T) {
 	}{
 		{"nothing set: the libraries' defaults, and the control receiver's spin", nil, func(e Env) bool {
 			want := Env{Device: -1}
-			want.Mesh.Ethernet.Spin = defaultEthSpin
+			want.Ethernet.Spin = defaultEthSpin
 			return reflect.DeepEqual(e, want)
 		}, ""},
-		{"spin off", map[string]string{"MSCCLPP_BENCH_ETH_SPIN": "0"}, func(e Env) bool { return e.Mesh.Ethernet.Spin == 0 }, ""},
-		{"spin 50 µs", map[string]string{"MSCCLPP_BENCH_ETH_SPIN": "50"}, func(e Env) bool { return e.Mesh.Ethernet.Spin == 50*time.Microsecond }, ""},
+		{"spin off", map[string]string{"MSCCLPP_BENCH_ETH_SPIN": "0"}, func(e Env) bool { return ethOf(e).Spin == 0 }, ""},
+		{"spin 50 µs", map[string]string{"MSCCLPP_BENCH_ETH_SPIN": "50"}, func(e Env) bool { return ethOf(e).Spin == 50*time.Microsecond }, ""},
 		{"spin too long", map[string]string{"MSCCLPP_BENCH_ETH_SPIN": "2000000"}, nil, "MSCCLPP_BENCH_ETH_SPIN"},
 		{"ethernet", map[string]string{"MSCCLPP_BENCH_SOCKETS": "8", "MSCCLPP_BENCH_ETH_CHUNK": "1M", "MSCCLPP_BENCH_ETH_DEPTH": "3",
 			"MSCCLPP_BENCH_ETH_PIECES": "4", "MSCCLPP_BENCH_SOCKET_BUFFER": "4M", "MSCCLPP_BENCH_SOCKET_IFNAME": "=eth0"}, func(e Env) bool {
-			o := e.Mesh.Ethernet
+			o := ethOf(e)
 			return o.Sockets == 8 && o.Chunk == 1<<20 && o.Depth == 3 && o.Pieces == 4 && o.SocketBuffer == 4<<20 && o.Ifname == "=eth0"
 		}, ""},
 		{"mesh", map[string]string{"MSCCLPP_BENCH_HOSTID": "h1", "MSCCLPP_BENCH_IB_HCA": "mlx5_0:1", "MSCCLPP_BENCH_IB_ATOMICS": "0",
 			"MSCCLPP_BENCH_PROXY_TRACE": "1", "MSCCLPP_BENCH_IB_GID_INDEX": "3"}, func(e Env) bool {
 			m := e.Mesh
-			return m.HostID == "h1" && m.IBDevice == "mlx5_0:1" && m.IBNoAtomics && m.ProxyTrace && e.IBGIDIndex == 3
+			return m.HostID == "h1" && ibOf(e).Device == "mlx5_0:1" && ibOf(e).NoAtomics && m.ProxyTrace && e.IBGIDIndex == 3
 		}, ""},
 		{"cpu profile", map[string]string{"MSCCLPP_BENCH_CPUPROFILE": " /tmp/prof "}, func(e Env) bool { return e.CPUProfile == "/tmp/prof" }, ""},
-		{"atomics on", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": "1"}, func(e Env) bool { return !e.Mesh.IBNoAtomics }, ""},
-		{"atomics blank: on", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": " "}, func(e Env) bool { return !e.Mesh.IBNoAtomics }, ""},
+		{"atomics on", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": "1"}, func(e Env) bool { return !ibOf(e).NoAtomics }, ""},
+		{"atomics blank: on", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": " "}, func(e Env) bool { return !ibOf(e).NoAtomics }, ""},
 		{"atomics false is not 0", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": "false"}, nil, `MSCCLPP_BENCH_IB_ATOMICS="false": want 0 or 1`},
 		{"atomics off is not 0", map[string]string{"MSCCLPP_BENCH_IB_ATOMICS": "off"}, nil, `MSCCLPP_BENCH_IB_ATOMICS="off"`},
 		{"trace 0 is off", map[string]string{"MSCCLPP_BENCH_PROXY_TRACE": "0"}, func(e Env) bool { return !e.Mesh.ProxyTrace }, ""},

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	// ParseMode reads the --transport values of the transports registered with channels.
+	_ "github.com/mscclpp-bench/mscclpp-bench/channels/transports"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bytesize"
 )
 

@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ib"
 )
 
 // TestPlanFromFlags: each subcommand's command line becomes one typed plan: -k resolved
@@ -36,7 +39,7 @@ func TestPlanFromFlags(t *testing.T) {
 			if want := (Selection{Mode: SelectOne, Algorithm: "rsag", Given: "3"}); c.Kernel != want {
 				return errors.New("kernel " + c.Kernel.Key() + ", want rsag")
 			}
-			if c.Transport != channels.ModeNVLink || c.Collective != "allreduce" || !reflect.DeepEqual(c.Sizes(), []int64{1024, 2048, 4096}) ||
+			if c.Transport != cudaipc.Mode || c.Collective != "allreduce" || !reflect.DeepEqual(c.Sizes(), []int64{1024, 2048, 4096}) ||
 				!reflect.DeepEqual(c.Datatypes, []string{"half", "float"}) {
 				return errors.New("transport, collective, sizes or types not as given")
 			}
@@ -56,14 +59,14 @@ func TestPlanFromFlags(t *testing.T) {
 		}},
 		{[]string{"pingpong", "--pair", "1,0", "--channel", "memory", "--transport", "ethernet"}, func(p *Plan) error {
 			c := p.PingPong
-			if c == nil || p.Collective != nil || c.Pair == nil || *c.Pair != [2]int{1, 0} || c.Channels != "memory" || c.Transport != channels.ModeEthernet {
+			if c == nil || p.Collective != nil || c.Pair == nil || *c.Pair != [2]int{1, 0} || c.Channels != "memory" || c.Transport != ethernet.Mode {
 				return errors.New("want pair 1,0, memory channels, Ethernet")
 			}
 			return nil
 		}},
 		{[]string{"acceptance", "--spec", spec, "--transport", "ib"}, func(p *Plan) error {
 			c := p.Acceptance
-			if c == nil || c.SpecPath != spec || c.Transport != channels.ModeIB {
+			if c == nil || c.SpecPath != spec || c.Transport != ib.Mode {
 				return errors.New("want the spec and IB")
 			}
 			return nil

@@ -15,6 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ib"
 )
 
 // fakeRunner records the Plan each run was given and returns err.
@@ -88,7 +91,7 @@ func TestMainUsageErrors(t *testing.T) {
 		{[]string{"allgather", "-k", "nope"}, "--kernel"},
 		{[]string{"allreduce", "-k", "42"}, "--kernel"},
 		{[]string{"allgather", "--transport", "tcp"}, "--transport"},
-		{[]string{"pingpong", "--transport", "IB"}, "want auto, nvlink, ethernet or ib"},
+		{[]string{"pingpong", "--transport", "IB"}, "want auto, nvlink, ib or ethernet"},
 		{[]string{"allgather", "-t", "2"}, "--nthreads"},
 		{[]string{"allgather", "-g", "2"}, "--ngpus"},
 		{[]string{"pingpong", "-g", "2"}, "--ngpus"},
@@ -244,7 +247,7 @@ func TestMainFlags(t *testing.T) {
 		{"JSONPath", c.JSONPath, "Out.JSON"},
 		{"Summary", c.Summary, true},
 		{"RepeatCheck", c.RepeatCheck, true},
-		{"Transport", c.Transport, channels.ModeNVLink},
+		{"Transport", c.Transport, cudaipc.Mode},
 		{"BootstrapTimeout", c.BootstrapTimeout, 45 * time.Second},
 		{"BootstrapAddr", c.BootstrapAddr, "eth0:10.0.0.1:5000"},
 	}
@@ -452,8 +455,8 @@ func TestTransportFlag(t *testing.T) {
 		flag string
 		want channels.Mode
 	}{
-		{"auto", channels.ModeAuto}, {"nvlink", channels.ModeNVLink}, {"cudaipc", channels.ModeNVLink},
-		{"ethernet", channels.ModeEthernet}, {"ib", channels.ModeIB},
+		{"auto", channels.ModeAuto}, {"nvlink", cudaipc.Mode}, {"cudaipc", cudaipc.Mode},
+		{"ethernet", ethernet.Mode}, {"ib", ib.Mode},
 	} {
 		for _, cmd := range []string{"allreduce", "pingpong", "acceptance"} {
 			r := mainWith(t, nil, cmd, "--transport", c.flag)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/mscclpp-bench-gpu/internal/worker"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
@@ -72,7 +73,7 @@ var seed uint32 = 1
 // another transport (memory channels need both GPUs in one host).
 func needCUDAIPC(t *testing.T) {
 	t.Helper()
-	if tr := job.Mesh.PairTransport(job.Mesh.Rank, job.Mesh.Rank^1); tr != channels.TransportCUDAIPC {
+	if tr := job.Mesh.PairTransport(job.Mesh.Rank, job.Mesh.Rank^1); tr != cudaipc.Transport {
 		t.Skipf("memory channels need CUDA IPC; this pair is connected over %v", tr)
 	}
 }

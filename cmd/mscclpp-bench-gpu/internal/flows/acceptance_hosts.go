@@ -9,6 +9,8 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/acceptance"
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ib"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
 )
@@ -121,13 +123,13 @@ func (j *Job) gatherLinks(layout collectives.Layout) ([]acceptance.Link, error) 
 		host = id
 	}
 	var mine []acceptance.Link
-	for _, t := range []channels.Transport{channels.TransportEthernet, channels.TransportIB} {
+	for _, t := range []channels.Transport{ethernet.Transport, ib.Transport} {
 		if !used[t] {
 			continue
 		}
 		var l acceptance.Link
-		if t == channels.TransportIB {
-			l = acceptance.ReadIBLink("/sys", j.Mesh.Opts.IBDevice)
+		if t == ib.Transport {
+			l = acceptance.ReadIBLink("/sys", ib.OptionsOf(j.Mesh.Opts).Device)
 		} else {
 			l = acceptance.ReadEthernetLink("/sys", j.ethernetInterface())
 		}
@@ -157,7 +159,7 @@ func (j *Job) gatherLinks(layout collectives.Layout) ([]acceptance.Link, error) 
 // channels picks it: the one MSCCLPP_BENCH_SOCKET_IFNAME matches, else the one holding
 // the bootstrap's own address; "" when it cannot be told.
 func (j *Job) ethernetInterface() string {
-	if spec := j.Mesh.Opts.Ethernet.Ifname; strings.TrimSpace(spec) != "" {
+	if spec := ethernet.OptionsOf(j.Mesh.Opts).Ifname; strings.TrimSpace(spec) != "" {
 		name, _, err := bootstrap.MatchInterface(spec)
 		if err != nil {
 			return ""

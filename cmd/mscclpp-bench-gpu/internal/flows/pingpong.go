@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/pingpong"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
@@ -72,13 +72,13 @@ const rawTCPMinBytes = 64 << 20
 func noteRawTCP(j *Job, p *results.TextPrinter, pairs [][2]int) error {
 	bytes := uint64(max(j.Common.MaxBytes, rawTCPMinBytes))
 	for _, pr := range pairs {
-		if j.Mesh.PairTransport(pr[0], pr[1]) != channels.TransportEthernet {
+		if j.Mesh.PairTransport(pr[0], pr[1]) != ethernet.Transport {
 			continue
 		}
 		var best float64
 		if j.Rank() == pr[0] || j.Rank() == pr[1] {
 			for i := 0; i < 3; i++ {
-				rate, err := j.Mesh.MeasureTCP(pr[0], pr[1], bytes)
+				rate, err := ethernet.MeasureTCP(j.Mesh, pr[0], pr[1], bytes)
 				if err != nil {
 					return err
 				}
@@ -90,12 +90,12 @@ func noteRawTCP(j *Job, p *results.TextPrinter, pairs [][2]int) error {
 			return err
 		}
 		rate := math.Float64frombits(binary.LittleEndian.Uint64(all[pr[0]]))
-		socks := min(j.Mesh.Endpoints[pr[0]].Sockets, j.Mesh.Endpoints[pr[1]].Sockets)
+		socks := min(ethernet.Sockets(j.Mesh.Endpoints[pr[0]]), ethernet.Sockets(j.Mesh.Endpoints[pr[1]]))
 		p.Note("raw TCP %d -> %d: %.2f GB/s (%d sockets, %d bytes, no GPU copies)", pr[0], pr[1], rate, socks, bytes)
 		var both float64
 		if j.Rank() == pr[0] || j.Rank() == pr[1] {
 			for i := 0; i < 3; i++ {
-				rate, err := j.Mesh.MeasureTCPBothWays(pr[0], pr[1], bytes)
+				rate, err := ethernet.MeasureTCPBothWays(j.Mesh, pr[0], pr[1], bytes)
 				if err != nil {
 					return err
 				}

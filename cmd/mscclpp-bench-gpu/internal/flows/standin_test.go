@@ -12,6 +12,7 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/bootstraptest"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
@@ -36,7 +37,7 @@ func standinJob(t *testing.T, n int, kernels map[string]devicetest.Kernel) []*Jo
 	}
 	errs := bounded.Ranks(t, n, 30*time.Second, func(r int) error {
 		g := space.NewGPU(r)
-		m, err := channels.NewMesh(g, boots[r], channels.MeshOptions{Mode: channels.ModeNVLink, Timeout: 10 * time.Second, Hostname: "node"})
+		m, err := channels.NewMesh(g, boots[r], channels.MeshOptions{Mode: cudaipc.Mode, Timeout: 10 * time.Second, Hostname: "node"})
 		jobs[r] = &Job{Version: "test", Out: io.Discard, Boot: boots[r], GPU: g, Mesh: m, Stream: 1, Devices: devices,
 			Hostname: "node", Launcher: "env", Started: time.Now(), SMs: 4}
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
@@ -36,7 +37,7 @@ func runSplit(t *testing.T, j *job, cfg cli.CollectiveOptions, rule cli.SplitRul
 			rank.WriteJSON = func(rep *results.Report) error { o.report = rep; return nil }
 		}
 		return RunSplit(rank, rule, func(b channels.Bootstrap) (*channels.Mesh, error) {
-			return channels.NewMesh(j.gpus[r], b, channels.MeshOptions{Mode: channels.ModeNVLink, Timeout: 10 * time.Second, Hostname: "node"})
+			return channels.NewMesh(j.gpus[r], b, channels.MeshOptions{Mode: cudaipc.Mode, Timeout: 10 * time.Second, Hostname: "node"})
 		})
 	})
 	o.text = out.String()

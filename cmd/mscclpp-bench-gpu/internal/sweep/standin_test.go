@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
@@ -325,7 +326,7 @@ func newJob(t *testing.T, n int) *job {
 	j := &job{gpus: make([]*devicetest.GPU, n), meshes: make([]*channels.Mesh, n)}
 	errs := bounded.Ranks(t, n, 30*time.Second, func(r int) error {
 		j.gpus[r] = space.NewGPU(r)
-		m, err := channels.NewMesh(j.gpus[r], boots[r], channels.MeshOptions{Mode: channels.ModeNVLink, Timeout: 10 * time.Second, Hostname: "node"})
+		m, err := channels.NewMesh(j.gpus[r], boots[r], channels.MeshOptions{Mode: cudaipc.Mode, Timeout: 10 * time.Second, Hostname: "node"})
 		j.meshes[r] = m
 		return err
 	})

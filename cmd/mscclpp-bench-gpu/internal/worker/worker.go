@@ -19,6 +19,9 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap/mpi"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ib"
+	_ "github.com/mscclpp-bench/mscclpp-bench/channels/transports" // the worker connects over every transport
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/mscclpp-bench-gpu/internal/flows"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
@@ -170,13 +173,17 @@ func Join(ctx context.Context, plan *cli.Plan, version string) (*Job, error) {
 	j.mps = gpushare.MPSOn(gpushare.PipeDir(os.Getenv))
 	meshOpts := cfg.Env.Mesh // what the environment sets (cli.ReadEnv)
 	meshOpts.Mode, meshOpts.Timeout, meshOpts.Hostname, meshOpts.Proxy = cfg.Transport, cfg.Timeout, j.Hostname, proxy
-	meshOpts.Verbs = ibverbs.Library{GIDIndex: cfg.Env.IBGIDIndex}
-	meshOpts.Ethernet.CPUs = j.helpers
+	hca := cfg.Env.IB
+	hca.Verbs = ibverbs.Library{GIDIndex: cfg.Env.IBGIDIndex}
+	meshOpts.SetTransportOptions(ib.Transport, hca)
+	eth := cfg.Env.Ethernet
+	eth.CPUs = j.helpers
 	if !affinity.CanSpin(proxy, j.helpers, j.cpus) {
-		meshOpts.Ethernet.Spin = 0 // no CPU to poll on without taking it from the main thread or the proxy
+		eth.Spin = 0 // no CPU to poll on without taking it from the main thread or the proxy
 	}
+	meshOpts.SetTransportOptions(ethernet.Transport, eth)
 	if j.Mesh, err = channels.NewMesh(j.GPU, j.Boot, meshOpts); err != nil {
-		if errors.Is(err, channels.ErrNoHCA) {
+		if errors.Is(err, ib.ErrNoHCA) {
 			return nil, cli.Usagef("%v", err) // names the rank and host
 		}
 		return nil, fmt.Errorf("rank %d: %w", j.Rank(), err)
@@ -277,7 +284,7 @@ func (j *Job) gatherDevices() error {
 func (j *Job) networkPair() bool {
 	for a := 0; a < j.Mesh.NRanks; a++ {
 		for b := a + 1; b < j.Mesh.NRanks; b++ {
-			if j.Mesh.PairTransport(a, b) != channels.TransportCUDAIPC {
+			if !j.Mesh.PairTransport(a, b).Maps() {
 				return true
 			}
 		}

@@ -1,0 +1,136 @@
+package ethernet
+
+import (
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// errGPU answers StreamIdle with err (busy): the stream a failed copy left behind.
+type errGPU struct {
+	device.GPU
+	err   error
+	polls int
+}
+
+func (g *errGPU) StreamIdle(device.Stream) (bool, error) {
+	g.polls++
+	return false, g.err
+}
+
+// TestDeviceQueueWait: a copy queue's Wait returns once the done word counts every
+// operation queued, passes the stream's error on when the word never gets there, and gives
+// up after its timeout with an error that says how far it got.
+func TestDeviceQueueWait(t *testing.T) {
+	broken := errors.New("stream broke")
+	for _, c := range []struct {
+		name    string
+		done    uint64        // the done word at the start
+		late    time.Duration // when the last operation's number is stored (0: never)
+		err     error         // the stream's error
+		timeout time.Duration
+		want    string // "" : no error
+	}{
+		{"done at once", 3, 0, nil, time.Second, ""},
+		{"done after naps", 2, 3 * time.Millisecond, nil, 10 * time.Second, ""},
+		{"stream error", 2, 0, broken, time.Second, "stream broke"},
+		{"never done", 2, 0, nil, 5 * time.Millisecond, "did not finish within 5ms (2 of 3 done)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := &errGPU{err: c.err}
+			word := c.done
+			q := &deviceQueue{g: g, done: &word, issued: 3}
+			if c.late > 0 {
+				timer := time.AfterFunc(c.late, func() { atomic.StoreUint64(&word, 3) })
+				defer timer.Stop()
+			}
+			start := time.Now()
+			err := q.Wait(c.timeout)
+			took := time.Since(start)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("Wait = %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("Wait = %v, want an error with %q", err, c.want)
+			case c.want == "" && took < c.late:
+				t.Fatalf("Wait returned after %v, before the last number was stored at %v", took, c.late)
+			case took > c.timeout+time.Second:
+				t.Fatalf("Wait took %v with a %v timeout", took, c.timeout)
+			}
+		})
+	}
+}
+
+// TestDeviceQueueCounts: every operation of a queue ends with the store of its number,
+// after the operation itself (the stand-in runs a stream's work in order, copies late at
+// random), so that a Wait that returns has every queued byte in place.
+func TestDeviceQueueCounts(t *testing.T) {
+	space := channelstest.NewMemSpace()
+	g := channelstest.NewMemGPU(0, space)
+	c := DeviceCopier(g)
+	q, err := c.NewQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage, err := c.AllocStage(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := g.Alloc(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range stage.Host {
+		stage.Host[i] = byte(i + 1)
+	}
+	for round := 1; round <= 20; round++ {
+		if err := q.ToDevice(dev, stage, 64); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Store64(dev.Add(56), uint64(round)); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.ToHost(stage, dev, 64); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Wait(10 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		dq := q.(*deviceQueue)
+		if got := atomic.LoadUint64(dq.done); got != uint64(3*round) || dq.issued != uint64(3*round) {
+			t.Fatalf("round %d: done word %d, issued %d, want %d", round, got, dq.issued, 3*round)
+		}
+		if got := *g.Word(dev.Add(56)); got != uint64(round) {
+			t.Fatalf("round %d: the stored word reads %d", round, got)
+		}
+		for i := 0; i < 56; i++ {
+			if stage.Host[i] != byte(i+1) {
+				t.Fatalf("round %d: byte %d of the copy back reads %d, want %d", round, i, stage.Host[i], i+1)
+			}
+		}
+		if got := *(*uint64)(unsafe.Pointer(&stage.Host[56])); got != uint64(round) {
+			t.Fatalf("round %d: the copy back carries %d, not the stored %d", round, got, round)
+		}
+		for i := 56; i < 64; i++ {
+			stage.Host[i] = 0
+		}
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FreeStage(stage); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Free(dev); err != nil {
+		t.Fatal(err)
+	}
+	if l := g.Leaks(); l != "" {
+		t.Fatalf("left behind: %s", l)
+	}
+}

@@ -1,0 +1,245 @@
+package ethernet
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
+)
+
+// The Ethernet loopback harness: BenchmarkEthernetLoopback measures the Ethernet transport
+// between two processes over loopback TCP, on stand-in GPUs whose copies run at once on
+// the calling goroutine (prompt), so the figures are the transport's own costs (threads,
+// wake-ups, sockets, copies through staging) without a GPU's copy latency. Rank 0 is the
+// benchmark, rank 1 this test binary re-executed (TestEthernetBenchPeer) for each run.
+//
+//	go test ./channels -run '^$' -bench EthernetLoopback
+//
+// Modes (the sub-benchmark's name is mode/size):
+//
+//	signal  a signal and its answer; us/oneway is half the round trip
+//	put     putWithSignal of size bytes and the same answer back; us/oneway likewise
+//	stream  putWithSignal rounds one way, the receiver waiting for each; MB/s
+//	bidir   both ranks stream at once; MB/s per direction
+//
+// Set-up, a warm-up round and the final check of the received bytes are outside the time.
+func BenchmarkEthernetLoopback(b *testing.B) {
+	cases := []struct {
+		mode string
+		size uint64
+	}{
+		{"signal", 0}, {"put", 8}, {"put", 4 << 10}, {"put", 64 << 10},
+		{"stream", 1 << 20}, {"stream", 64 << 20}, {"bidir", 1 << 20}, {"bidir", 64 << 20},
+	}
+	for _, c := range cases {
+		b.Run(fmt.Sprintf("%s/%d", c.mode, c.size), func(b *testing.B) { benchLoopback(b, c.mode, c.size) })
+	}
+}
+
+// benchPeerEnv carries rank 1's job: "mode size n root sockets".
+const benchPeerEnv = "CHANNELS_TEST_ETH_BENCH_PEER"
+
+// benchProcs is the worker's minimum of Go Ps (cmd/mscclpp-bench-gpu's minProcs): both
+// ranks of the harness run with it.
+const benchProcs = 4
+
+func benchLoopback(b *testing.B, mode string, size uint64) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(benchProcs, runtime.GOMAXPROCS(0))))
+	sockets := 4
+	if v := os.Getenv("CHANNELS_BENCH_SOCKETS"); v != "" {
+		sockets, _ = strconv.Atoi(v)
+	}
+	root := fmt.Sprintf("127.0.0.1:%d", freePort(b, "127.0.0.1"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	peer := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestEthernetBenchPeer$", "-test.count=1")
+	peer.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d %s %d", benchPeerEnv, mode, size, b.N, root, sockets))
+	var out strings.Builder
+	peer.Stdout, peer.Stderr = &out, &out
+	if err := peer.Start(); err != nil {
+		b.Fatal(err)
+	}
+	lb, err := newLoopbackRank(0, root, size, sockets)
+	if err == nil {
+		err = lb.run(mode, size, 1) // warm-up: first touches of the buffers
+	}
+	if err != nil {
+		peer.Wait()
+		b.Fatalf("rank 0: %v\nrank 1:\n%s", err, out.String())
+	}
+	b.ResetTimer()
+	err = lb.run(mode, size, b.N)
+	b.StopTimer()
+	if err == nil {
+		err = lb.finish(mode, size)
+	}
+	if werr := peer.Wait(); werr != nil && err == nil {
+		err = fmt.Errorf("rank 1: %v", werr)
+	}
+	if err != nil {
+		b.Fatalf("%v\nrank 1:\n%s", err, out.String())
+	}
+	switch mode {
+	case "signal", "put":
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/2, "us/oneway")
+	default:
+		b.SetBytes(int64(size))
+	}
+}
+
+// TestEthernetBenchPeer is not a test: it is rank 1 of BenchmarkEthernetLoopback.
+func TestEthernetBenchPeer(t *testing.T) {
+	spec := os.Getenv(benchPeerEnv)
+	if spec == "" {
+		t.Skip("rank 1 of BenchmarkEthernetLoopback")
+	}
+	runtime.GOMAXPROCS(max(benchProcs, runtime.GOMAXPROCS(0)))
+	var mode, root string
+	var size uint64
+	var n, sockets int
+	if _, err := fmt.Sscan(spec, &mode, &size, &n, &root, &sockets); err != nil {
+		fmt.Fprintf(os.Stderr, "rank 1: bad %s %q: %v\n", benchPeerEnv, spec, err)
+		os.Exit(1)
+	}
+	lb, err := newLoopbackRank(1, root, size, sockets)
+	if err == nil {
+		err = lb.run(mode, size, 1) // warm-up, as rank 0
+		if err == nil {
+			err = lb.run(mode, size, n)
+		}
+		if err == nil {
+			err = lb.finish(mode, size)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rank 1: %v\n", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// loopbackRank is one rank of the harness.
+type loopbackRank struct {
+	s    *channelstest.Standin
+	boot *bootstrap.TCPBootstrap
+	port *channelstest.CPUPort
+	rank int
+}
+
+func newLoopbackRank(rank int, root string, size uint64, sockets int) (*loopbackRank, error) {
+	b, err := bootstrap.New(rank, 2, bootstrap.Options{Timeout: 20 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	if err := b.InitializeAddr(context.Background(), root, "ethernet-bench"); err != nil {
+		return nil, err
+	}
+	s := &channelstest.Standin{G: channelstest.NewMemGPU(rank, channelstest.NewMemSpace()), Bytes: max(size, 64), Ports: map[int]*channelstest.CPUPort{}}
+	s.G.Prompt = true
+	host, _ := os.Hostname()
+	opts := channels.MeshOptions{Mode: Mode, Timeout: 20 * time.Second, Hostname: host,
+		// The proxy gives its CPU up while idle: this machine may have fewer cores than
+		// the two ranks' spinning threads.
+		Proxy: affinity.Placement{Shared: true}}
+	opts.SetTransportOptions(Transport, Options{Sockets: sockets})
+	if s.M, err = channels.NewMesh(s.G, b, opts); err != nil {
+		b.Close()
+		return nil, err
+	}
+	if err := s.SetUp(false); err != nil {
+		s.M.Close()
+		b.Close()
+		return nil, err
+	}
+	port := s.Ports[1-rank]
+	port.Spin = true
+	src := s.G.Space.Bytes(s.Src, s.Bytes)
+	for i := range src {
+		src[i] = channelstest.Pattern(rank, 1-rank, 0, size, uint64(i))
+	}
+	return &loopbackRank{s: s, boot: b, port: port, rank: rank}, b.Barrier()
+}
+
+// run does n rounds of mode.
+func (l *loopbackRank) run(mode string, size uint64, n int) error {
+	p := l.port
+	send := func() error {
+		if mode == "signal" {
+			_, err := p.Push(channels.TriggerFlag, 0, 0, 0)
+			return err
+		}
+		return p.PutWithSignal(0, 0, size)
+	}
+	switch mode {
+	case "signal", "put":
+		for i := 0; i < n; i++ {
+			if l.rank == 0 {
+				if err := send(); err != nil {
+					return err
+				}
+			}
+			if err := p.Wait(); err != nil {
+				return err
+			}
+			if l.rank == 1 {
+				if err := send(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	case "stream", "bidir":
+		sends, recvs := l.rank == 0 || mode == "bidir", l.rank == 1 || mode == "bidir"
+		for i := 0; i < n; i++ {
+			if sends {
+				if err := send(); err != nil {
+					return err
+				}
+			}
+			if recvs {
+				if err := p.Wait(); err != nil {
+					return err
+				}
+			}
+		}
+		// The time covers delivery: a last signal each way.
+		if _, err := p.Push(channels.TriggerFlag, 0, 0, 0); err != nil {
+			return err
+		}
+		return p.Wait()
+	}
+	return fmt.Errorf("unknown mode %q", mode)
+}
+
+// finish checks the bytes this rank received (when it received any), flushes and closes.
+func (l *loopbackRank) finish(mode string, size uint64) error {
+	err := l.port.Flush()
+	received := mode == "put" || mode == "bidir" || mode == "stream" && l.rank == 1
+	if err == nil && received {
+		dst := l.s.G.Space.Bytes(l.s.Dst, size)
+		for i := range dst {
+			if want := channelstest.Pattern(1-l.rank, l.rank, 0, size, uint64(i)); dst[i] != want {
+				err = fmt.Errorf("byte %d is %#x, want %#x", i, dst[i], want)
+				break
+			}
+		}
+	}
+	if berr := l.boot.Barrier(); berr != nil && err == nil {
+		err = berr
+	}
+	if cerr := l.s.M.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	l.boot.Close()
+	return err
+}

@@ -1,0 +1,86 @@
+package ethernet
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// Options configure the Ethernet transport; a program sets them with
+// channels.MeshOptions.SetTransportOptions(ethernet.Transport, opts). Zero fields take
+// their defaults (the GPU worker fills them from MSCCLPP_BENCH_SOCKETS, _ETH_CHUNK,
+// _ETH_DEPTH, _ETH_PIECES, _SOCKET_BUFFER, _ETH_SPIN and _SOCKET_IFNAME; the transport
+// itself reads no environment).
+type Options struct {
+	// ListenIP is where this rank accepts data sockets. Zero: the first interface that
+	// Ifname accepts, else the bootstrap's own address.
+	ListenIP netip.Addr
+	// Ifname picks the data sockets' interface in NCCL_SOCKET_IFNAME's syntax
+	// (bootstrap.MatchInterface); "" for none.
+	Ifname string
+	// Sockets is the number of data connections per peer (default 12, at most 64), which
+	// carry large writes; one more carries signals and small writes (at most MinChunk
+	// bytes of GPU memory, or 512 KiB of host-resident memory: Mesh.ShareHost).
+	Sockets int
+	Chunk   uint64 // largest piece on a data socket, and size of a staging slot (default 4M)
+	Depth   int    // staging slots per socket and direction (default 2, at most 64)
+	// Pieces is how many pieces each data socket's share of a write is cut into, where
+	// pieces stay at least half a chunk, so that copies out of GPU memory overlap the
+	// socket within a write and not only between writes (default 4, at most 64).
+	Pieces int
+	// SocketBuffer sets SO_SNDBUF and SO_RCVBUF; 0 leaves the kernel's autotuning, which
+	// grows them up to net.ipv4.tcp_{w,r}mem.
+	SocketBuffer int
+	Copier       Copier // GPU↔host staging; nil: DeviceCopier of the mesh's GPU
+	// CPUs pins the sender and receiver threads (affinity.Helpers); empty keeps the
+	// rank's binding.
+	CPUs affinity.Set
+	// Spin is how long the control socket's receiver tries non-blocking receives for its
+	// next message before it sleeps in read(2) (0: it sleeps at once). A sleeping thread is woken by the
+	// kernel, which on a virtual machine whose idle CPU has halted costs microseconds per
+	// message; polling keeps a receiver that gets signals every few microseconds awake.
+	// Data sockets always sleep: their pieces are large, and there are several per peer.
+	Spin time.Duration
+}
+
+// Limits of the Ethernet options.
+const (
+	MinChunk   = 64 << 10 // a write is split over the sockets in pieces of at least this
+	MaxChunk   = 1 << 30
+	MaxSockets = 64
+	MaxDepth   = 64
+	MaxPieces  = 64
+	MaxSpin    = time.Second
+)
+
+// Copier moves bytes between GPU memory and pinned host staging memory: the Ethernet
+// transport sends GPU data through it. DeviceCopier implements it on a GPU; tests
+// implement it with byte slices.
+type Copier interface {
+	// AllocStage returns n bytes of pinned host memory.
+	AllocStage(n uint64) (Stage, error)
+	FreeStage(s Stage) error
+	// NewQueue returns an ordered queue of copies (a stream).
+	NewQueue() (CopyQueue, error)
+}
+
+// Stage is staging memory: Host is how the CPU sees it, Dev how copies address it.
+type Stage struct {
+	Host []byte
+	Dev  device.Ptr
+}
+
+// CopyQueue runs copies in the order they were queued, asynchronously.
+type CopyQueue interface {
+	// ToHost queues a copy of n bytes from GPU memory src into the stage.
+	ToHost(dst Stage, src device.Ptr, n uint64) error
+	// ToDevice queues a copy of the stage's first n bytes to GPU memory dst.
+	ToDevice(dst device.Ptr, src Stage, n uint64) error
+	// Store64 queues a 64-bit store of v at dst, after the work queued before it.
+	Store64(dst device.Ptr, v uint64) error
+	// Wait returns once everything queued has finished, or fails after timeout.
+	Wait(timeout time.Duration) error
+	Close() error
+}

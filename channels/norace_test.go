@@ -1,5 +1,0 @@
-//go:build !race
-
-package channels
-
-const raceEnabled = false

@@ -1,7 +1,0 @@
-//go:build race
-
-package channels
-
-// raceEnabled: the test binary runs under the race detector, which does not see
-// synchronisation through memory mapped outside Go's heap (the host token files).
-const raceEnabled = true

@@ -1,0 +1,4 @@
+package harness
+
+// The tests build meshes, which connect over the registered transports.
+import _ "github.com/mscclpp-bench/mscclpp-bench/channels/transports"
