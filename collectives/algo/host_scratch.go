@@ -20,18 +20,26 @@ type HostScatter struct {
 // NewHostScatter makes the host-resident outbox and scratch of slotBytes slots and the
 // port channels between them.
 func NewHostScatter(b *Base, slotBytes uint64) (HostScatter, error) {
+	return NewHostSlots(b, slotBytes, 1, b.Env.NRanks)
+}
+
+// NewHostSlots is NewHostScatter with an outbox of two halves of outboxSlots slots and a
+// scratch of two halves of scratchSlots slots (the port-staged family's hostput: one
+// outbox slot per peer, one scratch slot per sender).
+func NewHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int) (HostScatter, error) {
 	h := HostScatter{SlotBytes: slotBytes}
 	e := b.Env
-	outbox, err := e.Mesh.ShareHost(2 * slotBytes)
+	box := 2 * uint64(outboxSlots) * slotBytes
+	outbox, err := e.Mesh.ShareHost(box)
 	if err != nil {
 		return h, err
 	}
-	scratch, err := e.Mesh.ShareHost(2 * uint64(e.NRanks) * slotBytes)
+	scratch, err := e.Mesh.ShareHost(2 * uint64(scratchSlots) * slotBytes)
 	if err != nil {
 		return h, err
 	}
 	h.Outbox, h.Scratch = outbox.Ptrs[e.Rank], scratch.Ptrs[e.Rank]
-	h.Chans, err = b.PortChannelSets(1, scratch, h.Outbox, 2*slotBytes, channels.NetworkHostTokens)
+	h.Chans, err = b.PortChannelSets(1, scratch, h.Outbox, box, channels.NetworkHostTokens)
 	return h, err
 }
 
@@ -42,4 +50,14 @@ func NewHostScatter(b *Base, slotBytes uint64) (HostScatter, error) {
 const (
 	HostAllreduceMax = 1 << 20
 	HostAllgatherMax = 4 << 20
+)
+
+// The port-staged family's hostput (collectives/family/portstaged): the largest message
+// (the size column) it takes, and the largest -k auto picks it for, so that no rank-pair
+// message it sends is larger. The auto bound is provisional: the size where NCCL's socket
+// transport was faster than portput on one H100 (256 KiB), to be replaced by hostput's
+// measured crossover with portput.
+const (
+	HostStagedMax     = 1 << 20
+	HostStagedAutoMax = 256 << 10
 )

@@ -15,12 +15,14 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/netnstest"
 )
 
-// The portput algorithms between two network namespaces joined by a veth pair: one process
+// The portput algorithms (and hostput, where every pair is over the network) between two
+// network namespaces joined by a veth pair: one process
 // per namespace acts as one host, its ranks on one stand-in GPU space (the stand-in's CUDA
 // IPC between them), the hosts joined by the Ethernet transport over the veth pair only.
 
@@ -54,9 +56,7 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 	old := channels.ShmDir
 	channels.ShmDir = t.TempDir()
 	t.Cleanup(func() { channels.ShmDir = old })
-	kernels := map[string]devicetest.Kernel{"port_staged": portStagedKernel(false)}
-	addFamily(kernels, "port_staged_reduce", portStagedKernel(true))
-	space := devicetest.NewSpace(kernels)
+	space := devicetest.NewSpace(hostStagedKernels())
 	const bufBytes = 1 << 20
 	envs := make([]*collectives.Env, len(ranks))
 	boots := make([]*bootstrap.TCPBootstrap, len(ranks))
@@ -107,6 +107,9 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 		}
 	}
 	checkPortStaged(t, envs, n)
+	if envs[0].Layout.NetworkOnly() {
+		checkStaged(t, envs, n, "hostput", portstaged.HostCollectives())
+	}
 	// nobody closes while a peer may still read
 	for i, err := range bounded.Ranks(t, len(ranks), 30*time.Second, func(i int) error {
 		if err := boots[i].Barrier(); err != nil {
@@ -132,7 +135,8 @@ func sameHost(l collectives.Layout, a, b int) bool {
 
 // TestPortStagedAcrossNetworkNamespaces: every portput algorithm between two network
 // namespaces joined by a veth pair, each with its own address and only that link, 1 and 2
-// ranks per namespace; every byte of every rank's output checked. It needs root and
+// ranks per namespace, and every hostput algorithm with 1 rank per namespace; every byte
+// of every rank's output checked. It needs root and
 // iproute2; the namespaces are the test's own and are deleted at the end.
 func TestPortStagedAcrossNetworkNamespaces(t *testing.T) {
 	p := netnstest.New(t, "ps", "10.214.0")

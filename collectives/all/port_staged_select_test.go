@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 )
 
@@ -27,6 +28,24 @@ func TestPortStagedRegistry(t *testing.T) {
 	for _, pc := range portstaged.Collectives() {
 		names = append(names, pc.Name)
 	}
+	// and hostput (#7), on two or more ranks that are all over a network, up to
+	// algo.HostStagedMax, in the same collectives and modes
+	if host := portstaged.HostCollectives(); !slices.Equal(host, portstaged.Collectives()) {
+		t.Errorf("hostput registered by %v, portput by %v", host, portstaged.Collectives())
+	}
+	for _, pc := range portstaged.HostCollectives() {
+		for _, k := range []string{"hostput", "7"} {
+			a, err := collectives.Find(pc.Name, k)
+			if err != nil || a.Name != "hostput" || a.Number != portstaged.HostStagedNumber {
+				t.Fatalf("Find(%s, %s) = %v, %v; want hostput (#7)", pc.Name, k, a, err)
+			}
+			if a.MinRanks != 2 || a.MaxBytes != algo.HostStagedMax || a.AutoMax != algo.HostStagedAutoMax || a.Types != nil ||
+				a.Needs != collectives.NoIPC || !a.AnyOffset || a.Doc == "" || a.New == nil {
+				t.Errorf("%s hostput: MinRanks %d, MaxBytes %d, AutoMax %d, Types %v, Needs %v, AnyOffset %v, Doc %q",
+					pc.Name, a.MinRanks, a.MaxBytes, a.AutoMax, a.Types, a.Needs, a.AnyOffset, a.Doc)
+			}
+		}
+	}
 	// every collective but the two whose port-only algorithms came first
 	for _, c := range collectives.Collectives() {
 		if n := c.Name(); n != "allgather" && n != "allreduce" && !slices.Contains(names, n) {
@@ -36,9 +55,10 @@ func TestPortStagedRegistry(t *testing.T) {
 }
 
 // TestPortStagedSelect: across hosts (one rank per host, two per host, hosts of unequal
-// rank counts, and a network transport inside one host) -k auto picks portput at every size
-// and type, and -k all offers it and nothing that needs one host; on one host connected
-// by CUDA IPC, -k auto picks exactly what it picks without portput.
+// rank counts, and a network transport inside one host) -k auto picks hostput up to
+// algo.HostStagedAutoMax where every pair is over a network, portput at every other size
+// and type, and -k all offers them and nothing that needs one host; on one host
+// connected by CUDA IPC, -k auto picks exactly what it picks without either.
 func TestPortStagedSelect(t *testing.T) {
 	across := map[string]collectives.Layout{
 		"2 hosts of 1":          layoutOf(false, "h0", "h1"),
@@ -56,21 +76,34 @@ func TestPortStagedSelect(t *testing.T) {
 			if err := collectives.CheckLayout(pc.Name, "portput", l); err != nil {
 				t.Errorf("CheckLayout(%s, portput, %s): %v", pc.Name, name, err)
 			}
+			host := l.NetworkOnly()
+			if err := collectives.CheckLayout(pc.Name, "hostput", l); (err == nil) != host {
+				t.Errorf("CheckLayout(%s, hostput, %s) = %v; want it to fit only where no pair is over CUDA IPC", pc.Name, name, err)
+			}
 			for _, dt := range collectives.Datatypes {
 				for _, size := range SweepSizes() {
+					want := "portput"
+					if host && size <= algo.HostStagedAutoMax {
+						want = "hostput"
+					}
 					got, err := collectives.SelectIn(pc.Name, "auto", size, l, dt.Name)
-					if err != nil || len(got) != 1 || got[0].Name != "portput" {
-						t.Fatalf("SelectIn(%s, auto, %d, %s, %s) = %v, %v; want portput", pc.Name, size, name, dt.Name, AlgNames(got), err)
+					if err != nil || len(got) != 1 || got[0].Name != want {
+						t.Fatalf("SelectIn(%s, auto, %d, %s, %s) = %v, %v; want %s", pc.Name, size, name, dt.Name, AlgNames(got), err, want)
 					}
 					in, err := collectives.SelectPlaced(pc.Name, "auto", size, l, dt.Name, true)
-					if err != nil || in[0].Name != "portput" {
-						t.Fatalf("SelectPlaced(%s, auto, %d, %s, in place) = %v, %v; want portput", pc.Name, size, name, AlgNames(in), err)
+					if err != nil || in[0].Name != want {
+						t.Fatalf("SelectPlaced(%s, auto, %d, %s, in place) = %v, %v; want %s", pc.Name, size, name, AlgNames(in), err, want)
 					}
 				}
 			}
-			all, err := collectives.SelectIn(pc.Name, "all", 1<<20, l, "float")
-			if names := strings.Join(AlgNames(all), ","); err != nil || names != "portput" {
-				t.Errorf("SelectIn(%s, all, 1 MiB, %s) = %s, %v; want portput", pc.Name, name, names, err)
+			for size, want := range map[int64]string{algo.HostStagedMax: "portput,hostput", algo.HostStagedMax + 4: "portput"} {
+				if !host {
+					want = "portput"
+				}
+				all, err := collectives.SelectIn(pc.Name, "all", size, l, "float")
+				if names := strings.Join(AlgNames(all), ","); err != nil || names != want {
+					t.Errorf("SelectIn(%s, all, %d, %s) = %s, %v; want %s", pc.Name, size, name, names, err, want)
+				}
 			}
 		}
 		// a one-host algorithm named across hosts: refused, naming what it needs
@@ -82,11 +115,13 @@ func TestPortStagedSelect(t *testing.T) {
 			}
 		}
 	}
-	// one host by CUDA IPC: auto's choices with and without portput are the same
+	// one host by CUDA IPC: auto's choices with and without portput and hostput are the same
 	for _, pc := range portstaged.Collectives() {
 		with := autoChoices(t, pc.Name)
 		saved := collectives.Algorithms(pc.Name)
-		collectives.SetAlgorithms(pc.Name, slices.DeleteFunc(slices.Clone(saved), func(a *collectives.Algorithm) bool { return a.Name == "portput" }))
+		collectives.SetAlgorithms(pc.Name, slices.DeleteFunc(slices.Clone(saved), func(a *collectives.Algorithm) bool {
+			return a.Name == "portput" || a.Name == "hostput"
+		}))
 		without := autoChoices(t, pc.Name)
 		collectives.SetAlgorithms(pc.Name, saved)
 		if len(with) != len(without) {
@@ -94,7 +129,7 @@ func TestPortStagedSelect(t *testing.T) {
 		}
 		for i := range with {
 			if with[i] != without[i] {
-				t.Errorf("%s on one host: auto picks %s with portput, %s without", pc.Name, with[i], without[i])
+				t.Errorf("%s on one host: auto picks %s with portput and hostput, %s without", pc.Name, with[i], without[i])
 			}
 		}
 	}

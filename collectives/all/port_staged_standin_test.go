@@ -285,18 +285,25 @@ func TestPortStagedAcrossHostsOnStandin(t *testing.T) {
 	})
 }
 
-// checkPortStaged sets up every portput algorithm on the ranks of envs (of a job of n
-// ranks, whose other ranks run the same in other processes) and runs each (int32, sum for
-// the reductions) at odd sizes, in and out of place, at offsets, with the root moving from
-// launch to launch, several launches per instance so that credits and semaphore counts
-// carry over; it checks every byte of these ranks' outputs.
+// checkPortStaged runs checkStaged on every portput algorithm.
 func checkPortStaged(t *testing.T, envs []*collectives.Env, n int) {
+	t.Helper()
+	checkStaged(t, envs, n, "portput", portstaged.Collectives())
+}
+
+// checkStaged sets up algorithm name (portput or hostput) of every collective of uses on
+// the ranks of envs (of a job of n ranks, whose other ranks run the same in other
+// processes) and runs each (int32, sum for the reductions) at odd sizes, in and out of
+// place, at offsets (some off 16-byte alignment, as -u), with the root moving from launch
+// to launch, several launches per instance so that credits and semaphore counts carry
+// over; it checks every byte of these ranks' outputs.
+func checkStaged(t *testing.T, envs []*collectives.Env, n int, name string, uses []portstaged.Use) {
 	t.Helper()
 	int32T, err := collectives.LookupDatatype("int32")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pc := range portstaged.Collectives() {
+	for _, pc := range uses {
 		if pc.Mode == portstaged.PSAllgather && n&(n-1) != 0 {
 			continue
 		}
@@ -304,7 +311,7 @@ func checkPortStaged(t *testing.T, envs []*collectives.Env, n int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		alg, err := collectives.Find(pc.Name, "portput")
+		alg, err := collectives.Find(pc.Name, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,7 +336,7 @@ func checkPortStaged(t *testing.T, envs []*collectives.Env, n int) {
 				a := &collectives.LaunchArgs{Type: int32T, Op: op, Root: launch % n, Count: c.Send, Param: c.Param,
 					SendBytes: uint64(c.Send) * 4, RecvBytes: uint64(c.Recv) * 4, InPlace: inPlace,
 					SendInPlace: uint64(c.SendInPlace) * 4, RecvInPlace: uint64(c.RecvInPlace) * 4,
-					Shift: uint64(launch) * 256}
+					Shift: uint64(launch)*256 + uint64(launch%4)*4}
 				if harness.Empty(a) {
 					continue
 				}
@@ -351,8 +358,8 @@ func checkPortStaged(t *testing.T, envs []*collectives.Env, n int) {
 					got := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.OutPtr(a, e.Rank)), a.RecvBytes)
 					for i, b := range got {
 						if want := psWant(t, pc.Mode, a, e.Rank, n, i, launch); b != want {
-							t.Fatalf("%s portput %d bytes (in place %v, root %d) rank %d: output byte %d = %#x, want %#x",
-								pc.Name, size, inPlace, a.Root, e.Rank, i, b, want)
+							t.Fatalf("%s %s %d bytes (in place %v, root %d, offset %d) rank %d: output byte %d = %#x, want %#x",
+								pc.Name, name, size, inPlace, a.Root, a.Shift, e.Rank, i, b, want)
 						}
 					}
 				}

@@ -2,5 +2,7 @@
 // over port channels only, any collective but all-reduce and all-gather on any layout of
 // ranks over hosts, each rank putting what each peer needs into that peer's scratch. A
 // collective gets it as its portput algorithm by calling Register with its mode from its
-// own folder (<name>_portput.go).
+// own folder (<name>_portput.go), and the same schedule through host-resident buffers
+// (host_staged, for small messages where every pair is over a network) as its hostput by
+// calling RegisterHost (<name>_hostput.go).
 package portstaged

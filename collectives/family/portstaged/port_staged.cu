@@ -24,7 +24,22 @@
 // launch. Signals and credits travel on sigChans (the channels from my input) whichever
 // buffer the data comes from, so peer i's semaphore counts its data of launch 1, then
 // credit and data of each later launch.
-#include "mscclpp/port_collective_device.cuh"
+//
+// host_staged and host_staged_reduce_* (host side: host_staged.go) are the same schedule
+// for small messages between ranks that are all connected over a network transport, with
+// both ends of every put in host-resident memory (channels.Mesh.ShareHost), as
+// allgather_hostput.cu: block 0 copies each peer's segment into its slot of half
+// (flag & 1) of my host-resident outbox (one slot for all where every peer gets the same
+// segment), fences at system scope and puts each, with a signal, into my slot of half
+// (flag & 1) of the peer's host-resident scratch (a signal alone for an empty segment).
+// After hostGate every block reads its share of the peers' slots with ld.global.cv
+// (copyFresh, reduceHost). No credit and no flush: as allgather_hostput.cu argues, every
+// pair exchanges one signal per launch, so launch k writes half k%2 of a peer's scratch
+// only after the peer's launch k-2 (the last to read it) ended, and my outbox half k%2
+// was last read by my proxy for launch k-2, whose data every peer had received before my
+// launch k-1 ended. In place, my input is in the outbox before the gate opens, so no
+// block overwrites what a put still reads.
+#include "mscclpp/host_resident_device.cuh"
 
 using namespace mb;
 
@@ -219,3 +234,149 @@ __device__ void portStagedReduce(Staged& p) {
 
 #define PS_REDUCE_ALL_OPS(name, T) MB_FOR_EACH_OP(PS_REDUCE_KERNEL, name, T)
 MB_FOR_EACH_TYPE(PS_REDUCE_ALL_OPS)
+
+namespace {
+
+// sameToAll says every peer receives the same segment of my input (one outbox slot).
+__device__ __forceinline__ bool sameToAll(uint32_t mode) { return mode == PS_BROADCAST || mode == PS_ALLGATHER; }
+
+// HostStaged is one launch of the host-resident schedule.
+struct HostStaged {
+  PortChannelHandle* chans;
+  char* outbox;
+  const char* scratch;
+  uint64_t slotBytes;
+  const char* in;
+  char* out;
+  uint64_t unit, total;
+  uint32_t mode, root, rank, nranks;
+  LaunchState* state;
+
+  uint32_t flag;
+  uint64_t region;
+
+  __device__ const char* slotPtr(uint32_t from) const {
+    return scratch + region + (slotsOf(mode, nranks) == 1 ? 0 : from * slotBytes);
+  }
+
+  // exchange: my segments into my outbox and put into the peers' scratch, then every
+  // peer's data here (on return, for the whole grid, to be read with loadFresh).
+  __device__ void exchange() {
+    const uint32_t npeers = nranks - 1;
+    flag = launchFlag(state);
+    const uint32_t boxSlots = sameToAll(mode) ? 1 : npeers;
+    const uint64_t box = (flag & 1) * boxSlots * slotBytes;
+    region = (flag & 1) * slotsOf(mode, nranks) * slotBytes;
+    if (blockIdx.x == 0) {
+      for (uint32_t i = 0; i < boxSlots; i++) {
+        const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
+        copy(outbox + box + i * slotBytes, in + s.off, s.bytes, threadIdx.x, blockDim.x);
+      }
+      __threadfence_system();
+      __syncthreads();
+      if (threadIdx.x < npeers) {
+        PortChannel c{chans[threadIdx.x]};
+        const Seg s = sendSeg(mode, rank, peerOf(threadIdx.x, rank), unit, total, root, nranks);
+        if (s.bytes == 0) {
+          c.signal();
+        } else {
+          const uint64_t dst = region + (slotsOf(mode, nranks) == 1 ? 0 : rank * slotBytes);
+          c.putWithSignal(dst, box + (sameToAll(mode) ? 0 : threadIdx.x) * slotBytes, s.bytes);
+        }
+      }
+    }
+    hostGate(state, flag, chans, nranks - 1, 1);
+  }
+
+  // finish: the last block advances each peer's expected count by the launch's signal.
+  __device__ void finish() {
+    if (lastBlock(state) && threadIdx.x < nranks - 1) {
+      *reinterpret_cast<volatile uint64_t*>(chans[threadIdx.x].sem.expected) += 1;
+    }
+    finishLaunch(state, flag);
+  }
+
+  // copyAll: every segment that reaches my output, by the whole grid; the peers' from my
+  // host-resident scratch.
+  __device__ void copyAll() {
+    for (uint32_t q = 0; q < nranks; q++) {
+      const Seg s = sendSeg(mode, q, rank, unit, total, root, nranks);
+      if (s.bytes == 0) continue;
+      char* dst = out + recvOff(mode, q, rank, unit, total, nranks);
+      if (q != rank) {
+        copyFresh(dst, slotPtr(q), s.bytes, globalThread(), globalThreads());
+      } else if (in + s.off != dst) {
+        copy(dst, in + s.off, s.bytes, globalThread(), globalThreads());
+      }
+    }
+  }
+};
+
+// reduceHost is reduceSources for sources in host-resident memory but rank mine's (my
+// input, in GPU memory), which it reads with loadFresh: 16-byte words where every source
+// and the output are aligned, element by element otherwise (-u) and for the tail.
+template <typename T, int Op, typename From>
+__device__ void reduceHost(char* out, From from, uint32_t mine, uint64_t begin, uint64_t size, uint32_t nranks) {
+  uintptr_t align = reinterpret_cast<uintptr_t>(out + begin);
+  for (uint32_t r = 0; r < nranks; r++) align |= reinterpret_cast<uintptr_t>(from(r) + begin);
+  auto word = [&](uint32_t r, uint64_t o) {
+    const int4* p = reinterpret_cast<const int4*>(from(r) + o);
+    return r == mine ? *p : loadFresh(p);
+  };
+  auto elem = [&](uint32_t r, uint64_t o) {
+    const T* p = reinterpret_cast<const T*>(from(r) + o);
+    return r == mine ? *p : loadFresh(p);
+  };
+  const uint64_t nvec = (align & 15) == 0 ? size / 16 : 0;
+  for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
+    const uint64_t o = begin + v * 16;
+    int4 acc = word(0, o);
+    for (uint32_t r = 1; r < nranks; r++) acc = applyWord<T, Op>(acc, word(r, o));
+    *reinterpret_cast<int4*>(out + o) = finishWord<T, Op>(acc, nranks);
+  }
+  const uint64_t tail = (size - nvec * 16) / sizeof(T);
+  for (uint64_t e = threadIdx.x; e < tail; e += blockDim.x) {
+    const uint64_t o = begin + nvec * 16 + e * sizeof(T);
+    T acc = elem(0, o);
+    for (uint32_t r = 1; r < nranks; r++) acc = Apply<T, Op>::f(acc, elem(r, o));
+    *reinterpret_cast<T*>(out + o) = finish<T, Op>(acc, nranks);
+  }
+}
+
+}  // namespace
+
+#define HS_PARAMS                                                                                          \
+  PortChannelHandle *chans, char *outbox, const char *scratch, uint64_t slotBytes, const char *in, char *out, \
+      uint64_t unit, uint64_t total, uint32_t mode, uint32_t root, uint32_t rank, uint32_t nranks, LaunchState *state
+#define HS_INIT HostStaged p{chans, outbox, scratch, slotBytes, in, out, unit, total, mode, root, rank, nranks, state}
+
+// host_staged: the collectives that copy, through host-resident buffers.
+extern "C" __global__ void __launch_bounds__(1024) host_staged(HS_PARAMS) {
+  HS_INIT;
+  p.exchange();
+  p.copyAll();
+  p.finish();
+}
+
+// host_staged_reduce_<type>_<op>: reduce-scatter and reduce through host-resident
+// buffers, in rank order.
+template <typename T, int Op>
+__device__ void hostStagedReduce(HostStaged& p) {
+  p.exchange();
+  if (p.mode == PS_REDUCESCATTER || p.rank == p.root) {
+    const uint64_t mine = p.mode == PS_REDUCESCATTER ? p.rank * p.unit : 0;
+    const Range share = split(p.unit, gridDim.x, blockIdx.x, 16);
+    auto from = [&](uint32_t r) { return r == p.rank ? p.in + mine : p.slotPtr(r); };
+    reduceHost<T, Op>(p.out, from, p.rank, share.begin, share.size(), p.nranks);
+  }
+  p.finish();
+}
+
+#define HS_REDUCE_KERNEL(name, T, opname, OP)                                                          \
+  extern "C" __global__ void __launch_bounds__(1024) host_staged_reduce_##name##_##opname(HS_PARAMS) { \
+    HS_INIT;                                                                                           \
+    hostStagedReduce<T, OP>(p);                                                                        \
+  }
+
+#define HS_REDUCE_ALL_OPS(name, T) MB_FOR_EACH_OP(HS_REDUCE_KERNEL, name, T)
+MB_FOR_EACH_TYPE(HS_REDUCE_ALL_OPS)

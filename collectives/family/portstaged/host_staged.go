@@ -1,0 +1,117 @@
+package portstaged
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// hostput of reducescatter, reduce, alltoall, alltoallv, sendrecv, broadcast, gather,
+// scatter and hypercube (each registers it from its folder, *_hostput.go): portput's
+// schedule for small messages through host-resident buffers, for jobs whose every pair is
+// connected over a network transport, as allgather's hostput (port_staged.cu's
+// host_staged). The kernel copies the segment each peer needs into my host-resident
+// outbox and puts it, with a signal, into the peer's host-resident scratch; the receiver
+// reads the slots from host memory. Over Ethernet no CUDA copy is then on the proxy's or
+// the receiver's path. Automatic up to algo.HostStagedAutoMax (provisional), above
+// portput's priority; it takes messages of up to algo.HostStagedMax.
+
+// HostStagedNumber is the hostput algorithms' number in every collective (allgather's
+// hostput is #7 too).
+const HostStagedNumber = 7
+
+// hostUses are the collectives that registered a hostput, by name.
+var hostUses = map[string]PortStagedMode{}
+
+// RegisterHost gives collective its hostput algorithm (number HostStagedNumber), whose
+// launches run the host_staged kernels in mode; doc is its line for help and reports.
+// Each collective that has one calls it from its own folder's init. It panics on a
+// collective registered twice, as collectives.Register does.
+func RegisterHost(collective string, mode PortStagedMode, doc string) {
+	collectives.Register(&collectives.Algorithm{
+		Collective: collective, Name: "hostput", Number: HostStagedNumber, Doc: doc, AnyOffset: true,
+		MinRanks: 2, Needs: collectives.NoIPC, MaxBytes: algo.HostStagedMax,
+		AutoMin: 0, AutoMax: algo.HostStagedAutoMax, AutoPriority: 12, AutoOn: AcrossNetwork,
+		New: func(env *collectives.Env) (collectives.Instance, error) { return NewHostStaged(env, mode) },
+	})
+	hostUses[collective] = mode
+}
+
+// HostCollectives lists the collectives that registered a hostput, by name.
+func HostCollectives() []Use {
+	out := make([]Use, 0, len(hostUses))
+	for name, mode := range hostUses {
+		out = append(out, Use{name, mode})
+	}
+	slices.SortFunc(out, func(a, b Use) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// OutboxSlots is how many slots each half of a rank's outbox holds (port_staged.cu's
+// sameToAll): one where every peer gets the same segment of my input, else one per peer.
+func (m PortStagedMode) OutboxSlots(nranks int) int {
+	if m == PSBroadcast || m == PSAllgather {
+		return 1
+	}
+	return nranks - 1
+}
+
+// hostStaged is one rank's hostput instance of one collective.
+type hostStaged struct {
+	*algo.Base
+	mode    PortStagedMode
+	copyK   params.Kernel[HostStagedArgs]
+	reduceK *algo.TypedKernels[HostStagedArgs]
+	algo.HostScatter
+}
+
+// NewHostStaged sets collective mode's hostput up on env: host-resident slots for
+// messages of up to algo.HostStagedMax (or the run's largest, if smaller), whose largest
+// rank-pair segment is at most the message.
+func NewHostStaged(env *collectives.Env, mode PortStagedMode) (collectives.Instance, error) {
+	b, err := algo.NewBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &hostStaged{Base: b, mode: mode}
+	if mode == PSReduceScatter || mode == PSReduce {
+		a.reduceK, err = algo.LoadTyped(env.GPU, HostStagedReduce, nil)
+	} else {
+		a.copyK, err = HostStaged.Load(env.GPU)
+	}
+	if err != nil {
+		return nil, err
+	}
+	slot := algo.RoundUp(max(algo.Limit(algo.HostStagedMax, env.MaxBytes), 16), 256)
+	a.HostScatter, err = algo.NewHostSlots(b, slot, mode.OutboxSlots(env.NRanks), int(mode.Slots(env.NRanks)))
+	return a, err
+}
+
+func (a *hostStaged) Launch(l *collectives.LaunchArgs, s device.Stream) error {
+	e := a.Env
+	unit, slot, total := a.mode.UnitSlot(l, e.NRanks)
+	if slot > a.SlotBytes {
+		return fmt.Errorf("a %d-byte segment exceeds the %d-byte host-resident slot set up for %d bytes", slot, a.SlotBytes, e.MaxBytes)
+	}
+	k := a.copyK
+	work := l.RecvBytes
+	if (a.mode == PSReduce || a.mode == PSGather) && e.Rank != l.Root {
+		work = 0
+	}
+	if a.reduceK != nil {
+		var err error
+		if k, err = a.reduceK.Get(l.Type, l.Op); err != nil {
+			return err
+		}
+	}
+	return k.Launch(device.Dim{Grid: a.Blocks(work, 64<<10), Block: 1024}, s, &HostStagedArgs{
+		Chans: a.Chans, Outbox: a.Outbox, Scratch: a.Scratch, SlotBytes: a.SlotBytes,
+		In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Unit: unit, Total: total,
+		Mode: uint32(a.mode), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
+	})
+}

@@ -1,0 +1,31 @@
+package portstaged
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
+)
+
+// HostStagedArgs are the parameters of host_staged and of the host_staged_reduce family
+// (port_staged.cu).
+type HostStagedArgs struct {
+	Chans      device.Ptr // PortChannelHandle[npeers]: my host-resident outbox to the peers' host-resident scratch
+	Outbox     device.Ptr // two halves of one slot per peer (one for all where every peer gets the same segment)
+	Scratch    device.Ptr // two halves of one slot per sender (one where a single rank sends to each)
+	SlotBytes  uint64     // one slot's bytes (16-byte multiple), the same for every launch
+	In, Out    device.Ptr // my input and output at the launch's offsets
+	Unit       uint64     // the collective's per-rank bytes (a chunk, or the whole buffer)
+	Total      uint64     // alltoallv: the total its pattern divides (else unused)
+	Mode       uint32     // the collective (PortStagedMode)
+	Root, Rank uint32
+	NRanks     uint32
+	State      device.Ptr // LaunchState
+}
+
+var (
+	// HostStaged runs the copying collectives through host-resident buffers (every peer
+	// over a network transport).
+	HostStaged = params.DeclareFunc[HostStagedArgs]("host_staged")
+	// HostStagedReduce runs reduce-scatter and reduce through host-resident buffers, one
+	// kernel per element type and operator.
+	HostStagedReduce = params.DeclareFamily[HostStagedArgs]("host_staged_reduce")
+)
