@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
@@ -122,7 +123,7 @@ func TestHostStagedAcrossHostsOnStandin(t *testing.T) {
 	}{
 		{[]string{"h0", "h1"}, channels.ModeAuto},
 		{[]string{"h0", "h1", "h2"}, channels.ModeAuto},
-		{[]string{"h0", "h0", "h0"}, channels.ModeEthernet},
+		{[]string{"h0", "h0", "h0"}, ethernet.Mode},
 	} {
 		t.Run(fmt.Sprintf("hosts %v, %v", tc.hosts, tc.mode), func(t *testing.T) {
 			envs := standinJobMode(t, tc.hosts, 1<<20, hostStagedKernels(), tc.mode)
