@@ -4,16 +4,12 @@ package affinity
 // that block in socket calls and wait for staging copies (the Ethernet transport's senders
 // and receivers). ranks and h are as for Plan.
 //
-// A rank that shares its binding with other ranks of the host gets its part of it (ShareOf)
-// less the proxy's CPU. A rank bound alone to two or more CPUs keeps them (nil: the OS
-// schedules the helpers within the rank's binding). A rank bound to a single CPU gets every CPU that no rank of the host is
+// A rank bound to two or more CPUs keeps them (nil: the OS schedules the helpers within the
+// rank's binding). A rank bound to a single CPU gets every CPU that no rank of the host is
 // bound to, near the GPU first, less those the host's proxies are pinned to (each spins on
 // its CPU) while any remain; the helpers then never wait for the rank's main thread. With
 // no free CPU at all, nil: the helpers share the rank's CPU.
 func Helpers(ranks []Set, index int, h Host) Set {
-	if share := ShareOf(ranks, index); len(share) >= 2 {
-		return share[1:]
-	}
 	if len(ranks[index]) >= 2 {
 		return nil
 	}
@@ -35,18 +31,14 @@ func Helpers(ranks []Set, index int, h Host) Set {
 
 // CanSpin says whether a helper thread may poll instead of sleeping (the Ethernet control
 // receiver's spin): only where it has a CPU that neither the rank's main thread nor its
-// proxy needs. Not when the proxy shares the rank's CPU (p.Shared); with a share of a
-// binding held by several ranks (p.Share), only when the share has at least 4 CPUs (the
-// main thread and the proxy each spin on one); yes when the helpers have CPUs of their own
-// (helpers, from Helpers); otherwise (the helpers run within the
+// proxy needs. Not when the proxy shares the rank's CPU (p.Shared); yes when the helpers
+// have CPUs of their own (helpers, from Helpers); otherwise (the helpers run within the
 // rank's binding) only when that binding has at least 4 CPUs: the main thread and the
 // proxy each spin on one.
 func CanSpin(p Placement, helpers, own Set) bool {
 	switch {
 	case p.Shared:
 		return false
-	case len(p.Share) > 0:
-		return len(p.Share) >= 4
 	case len(helpers) > 0:
 		return true
 	}

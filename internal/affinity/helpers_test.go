@@ -18,8 +18,6 @@ func TestHelpers(t *testing.T) {
 		{"near CPUs all taken by proxies: the far ones", []Set{one(0), one(1)}, 0, Host{Allowed: mustParse(t, "0-15"), Near: mustParse(t, "8-9")}, "2-7,10-15"},
 		{"only the proxies' CPUs are free", []Set{one(0), one(1)}, 0, Host{Allowed: mustParse(t, "0-3")}, "2-3"},
 		{"no free CPU", []Set{one(0), one(1)}, 0, Host{Allowed: mustParse(t, "0-1")}, "none"},
-		{"shared socket: the share less the proxy's CPU", []Set{mustParse(t, "0-15"), mustParse(t, "0-15"), mustParse(t, "0-15"), mustParse(t, "0-15")}, 1, Host{Allowed: mustParse(t, "0-15")}, "5-7"},
-		{"shares of one CPU: the binding", []Set{{0, 1}, {0, 1}, {0, 1}}, 2, Host{Allowed: mustParse(t, "0-7")}, "none"},
 	}
 	for _, tt := range tests {
 		if got := Helpers(tt.ranks, tt.index, tt.host).String(); got != tt.want {
@@ -51,8 +49,6 @@ func TestCanSpin(t *testing.T) {
 		{"bound to 2 CPUs: main thread and proxy take them", Placement{}, nil, Set{0, 1}, false},
 		{"bound to 3 CPUs", Placement{}, nil, Set{0, 1, 2}, false},
 		{"bound to 4 CPUs", Placement{}, nil, Set{0, 1, 2, 3}, true},
-		{"share of 4 CPUs", Placement{CPUs: Set{4}, Share: Set{4, 5, 6, 7}}, Set{5, 6, 7}, Set{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, true},
-		{"share of 3 CPUs: main thread, proxy and one helper", Placement{CPUs: Set{3}, Share: Set{3, 4, 5}}, Set{4, 5}, Set{0, 1, 2, 3, 4, 5, 6, 7, 8}, false},
 		{"unbound on a large host", Placement{}, nil, Set{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, true},
 	}
 	for _, tt := range tests {
