@@ -1,7 +1,6 @@
 package all
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -65,40 +64,7 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 				return err
 			}
 		}
-		if reduce {
-			if mode == portstaged.PSReduceScatter || rank == root {
-				mine := uint64(0)
-				if mode == portstaged.PSReduceScatter {
-					mine = rank * unit
-				}
-				res := bytesAt(g, out, unit)
-				for k := uint64(0); k+4 <= unit; k += 4 {
-					var sum int32
-					for r := uint64(0); r < n; r++ {
-						src := scratch + slotAt(r) + k
-						if r == rank {
-							src = in + mine + k
-						}
-						sum += int32(binary.LittleEndian.Uint32(bytesAt(g, src, 4)))
-					}
-					binary.LittleEndian.PutUint32(res[k:], uint32(sum))
-				}
-			}
-		} else {
-			for q := uint64(0); q < n; q++ {
-				off, bytes := psSendSeg(mode, q, rank, unit, total, root, n)
-				if bytes == 0 {
-					continue
-				}
-				src := scratch + slotAt(q)
-				if q == rank {
-					src = in + off
-				}
-				if dst := out + psRecvOff(mode, q, rank, unit, total, n); src != dst {
-					copy(bytesAt(g, dst, bytes), bytesAt(g, src, bytes))
-				}
-			}
-		}
+		psReceive(g, mode, reduce, rank, root, n, unit, total, in, out, scratch, slotAt)
 		hostFinish(chans, st)
 		return nil
 	}

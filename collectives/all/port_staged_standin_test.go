@@ -147,40 +147,7 @@ func portStagedKernel(reduce bool) devicetest.Kernel {
 				return err
 			}
 		}
-		if reduce {
-			if mode == portstaged.PSReduceScatter || rank == root {
-				mine := uint64(0)
-				if mode == portstaged.PSReduceScatter {
-					mine = rank * unit
-				}
-				res := bytesAt(g, out, unit)
-				for k := uint64(0); k+4 <= unit; k += 4 {
-					var sum int32
-					for r := uint64(0); r < n; r++ {
-						src := scratch + slotAt(r) + k
-						if r == rank {
-							src = in + mine + k
-						}
-						sum += int32(binary.LittleEndian.Uint32(bytesAt(g, src, 4)))
-					}
-					binary.LittleEndian.PutUint32(res[k:], uint32(sum))
-				}
-			}
-		} else {
-			for q := uint64(0); q < n; q++ {
-				off, bytes := psSendSeg(mode, q, rank, unit, total, root, n)
-				if bytes == 0 {
-					continue
-				}
-				src := scratch + slotAt(q)
-				if q == rank {
-					src = in + off
-				}
-				if dst := out + psRecvOff(mode, q, rank, unit, total, n); src != dst {
-					copy(bytesAt(g, dst, bytes), bytesAt(g, src, bytes))
-				}
-			}
-		}
+		psReceive(g, mode, reduce, rank, root, n, unit, total, in, out, scratch, slotAt)
 		if err := creditAll(sigs, credit+1); err != nil {
 			return err
 		}
@@ -363,6 +330,46 @@ func checkStaged(t *testing.T, envs []*collectives.Env, n int, name string, uses
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// psReceive is the receiving half of a stand-in port_staged or host_staged launch once every
+// peer's segment is in scratch: the reduction in rank order (int32 sum) where the launch
+// reduces, else each peer's segment (my own from my input) copied to its place in out.
+func psReceive(g *devicetest.GPU, mode portstaged.PortStagedMode, reduce bool, rank, root, n, unit, total, in, out, scratch uint64, slotAt func(uint64) uint64) {
+	if reduce {
+		if mode == portstaged.PSReduceScatter || rank == root {
+			mine := uint64(0)
+			if mode == portstaged.PSReduceScatter {
+				mine = rank * unit
+			}
+			res := bytesAt(g, out, unit)
+			for k := uint64(0); k+4 <= unit; k += 4 {
+				var sum int32
+				for r := uint64(0); r < n; r++ {
+					src := scratch + slotAt(r) + k
+					if r == rank {
+						src = in + mine + k
+					}
+					sum += int32(binary.LittleEndian.Uint32(bytesAt(g, src, 4)))
+				}
+				binary.LittleEndian.PutUint32(res[k:], uint32(sum))
+			}
+		}
+	} else {
+		for q := uint64(0); q < n; q++ {
+			off, bytes := psSendSeg(mode, q, rank, unit, total, root, n)
+			if bytes == 0 {
+				continue
+			}
+			src := scratch + slotAt(q)
+			if q == rank {
+				src = in + off
+			}
+			if dst := out + psRecvOff(mode, q, rank, unit, total, n); src != dst {
+				copy(bytesAt(g, dst, bytes), bytesAt(g, src, bytes))
 			}
 		}
 	}
