@@ -8,7 +8,6 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // hostput of reducescatter, reduce, alltoall, alltoallv, sendrecv, broadcast, gather,
@@ -64,9 +63,7 @@ func (m PortStagedMode) OutboxSlots(nranks int) int {
 // hostStaged is one rank's hostput instance of one collective.
 type hostStaged struct {
 	*algo.Base
-	mode    PortStagedMode
-	copyK   params.Kernel[HostStagedArgs]
-	reduceK *algo.TypedKernels[HostStagedArgs]
+	modeKernels[HostStagedArgs]
 	algo.HostScatter
 }
 
@@ -78,13 +75,8 @@ func NewHostStaged(env *collectives.Env, mode PortStagedMode) (collectives.Insta
 	if err != nil {
 		return nil, err
 	}
-	a := &hostStaged{Base: b, mode: mode}
-	if mode == PSReduceScatter || mode == PSReduce {
-		a.reduceK, err = algo.LoadTyped(env.GPU, HostStagedReduce, nil)
-	} else {
-		a.copyK, err = HostStaged.Load(env.GPU)
-	}
-	if err != nil {
+	a := &hostStaged{Base: b}
+	if a.modeKernels, err = loadModeKernels(env.GPU, mode, HostStaged, HostStagedReduce); err != nil {
 		return nil, err
 	}
 	slot := algo.RoundUp(max(algo.Limit(algo.HostStagedMax, env.MaxBytes), 16), 256)
@@ -98,16 +90,9 @@ func (a *hostStaged) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	if slot > a.SlotBytes {
 		return fmt.Errorf("a %d-byte segment exceeds the %d-byte host-resident slot set up for %d bytes", slot, a.SlotBytes, e.MaxBytes)
 	}
-	k := a.copyK
-	work := l.RecvBytes
-	if (a.mode == PSReduce || a.mode == PSGather) && e.Rank != l.Root {
-		work = 0
-	}
-	if a.reduceK != nil {
-		var err error
-		if k, err = a.reduceK.Get(l.Type, l.Op); err != nil {
-			return err
-		}
+	k, work, err := a.pick(l, e.Rank)
+	if err != nil {
+		return err
 	}
 	return k.Launch(device.Dim{Grid: a.Blocks(work, 64<<10), Block: 1024}, s, &HostStagedArgs{
 		Chans: a.Chans, Outbox: a.Outbox, Scratch: a.Scratch, SlotBytes: a.SlotBytes,

@@ -9,7 +9,6 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // portput of reducescatter, reduce, alltoall, alltoallv, sendrecv, broadcast, gather,
@@ -90,9 +89,7 @@ var PortStagedHalfBytes uint64 = 1 << 20
 // two halves) and port channels into every peer's copy of it.
 type portAny struct {
 	*algo.Base
-	mode             PortStagedMode
-	copyK            params.Kernel[PortStagedArgs]
-	reduceK          *algo.TypedKernels[PortStagedArgs]
+	modeKernels[PortStagedArgs]
 	algo.PortScatter // one slot: the big region, then two halves; fromIn carries every signal
 	big, half        uint64
 }
@@ -129,13 +126,8 @@ func newPortAny(env *collectives.Env, mode PortStagedMode) (collectives.Instance
 	if err != nil {
 		return nil, err
 	}
-	a := &portAny{Base: b, mode: mode}
-	if mode == PSReduceScatter || mode == PSReduce {
-		a.reduceK, err = algo.LoadTyped(env.GPU, PortStagedReduce, nil)
-	} else {
-		a.copyK, err = PortStaged.Load(env.GPU)
-	}
-	if err != nil {
+	a := &portAny{Base: b}
+	if a.modeKernels, err = loadModeKernels(env.GPU, mode, PortStaged, PortStagedReduce); err != nil {
 		return nil, err
 	}
 	big := mode.BigBytes(env.MaxBytes, env.NRanks)
@@ -170,17 +162,10 @@ func (a *portAny) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	if need := a.mode.Slots(e.NRanks) * slot; need > a.big {
 		return fmt.Errorf("%d bytes of slots exceed the %d-byte scratch set up for %d bytes", need, a.big, e.MaxBytes)
 	}
-	k := a.copyK
 	// blocks: enough for the bytes this rank copies or reduces into its output
-	work := l.RecvBytes
-	if (a.mode == PSReduce || a.mode == PSGather) && e.Rank != l.Root {
-		work = 0
-	}
-	if a.reduceK != nil {
-		var err error
-		if k, err = a.reduceK.Get(l.Type, l.Op); err != nil {
-			return err
-		}
+	k, work, err := a.pick(l, e.Rank)
+	if err != nil {
+		return err
 	}
 	return k.Launch(device.Dim{Grid: a.Blocks(work, 1<<20), Block: 1024}, s, &PortStagedArgs{
 		Chans: a.From(l), SigChans: a.FromIn, Scratch: a.Scratch, BigBytes: a.big, HalfBytes: a.half, Slot: slot,
