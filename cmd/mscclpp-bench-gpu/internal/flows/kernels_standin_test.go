@@ -1,8 +1,8 @@
 package flows
 
 import (
-	"encoding/binary"
 	"fmt"
+	"maps"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -11,6 +11,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/verifytest"
 )
 
 // The stand-in's ping-pong kernels: Go transcriptions of kernels/pingpong.cu on the
@@ -185,11 +186,6 @@ func roundTrips(signal, wait func() error, iters, initiator uint64) error {
 	return nil
 }
 
-// patternByte is the stand-in's fill_pattern: 7-bit values, never the 0xff poison.
-func patternByte(i uint64, rank, seed uint32) byte {
-	return byte((i*131 + uint64(rank)*31 + uint64(seed)*7) % 127)
-}
-
 // pingpongKernels returns the kernels pingpong.New loads.
 func pingpongKernels() map[string]devicetest.Kernel {
 	mem := func(g *devicetest.GPU, p uint64) (memChan, error) {
@@ -229,7 +225,7 @@ func pingpongKernels() map[string]devicetest.Kernel {
 		}
 		return nil
 	}
-	return map[string]devicetest.Kernel{
+	ks := map[string]devicetest.Kernel{
 		"pingpong_memory_signal":         memSignal,
 		"pingpong_memory_relaxed_signal": memSignal,
 		"pingpong_memory_put":            memPut,
@@ -286,40 +282,7 @@ func pingpongKernels() map[string]devicetest.Kernel {
 			}
 			return c.wait()
 		},
-		"poison": func(g *devicetest.GPU, a []uint64) error { // (buf, bytes)
-			return g.Memset(device.Ptr(a[0]), 0xff, a[1])
-		},
-		"fill_pattern": func(g *devicetest.GPU, a []uint64) error { // (buf, bytes, rank, seed)
-			b, err := g.Space().Bytes(device.Ptr(a[0]), a[1])
-			for i := range b {
-				b[i] = patternByte(uint64(i), uint32(a[2]), uint32(a[3]))
-			}
-			return err
-		},
-		// (buf, chunkBytes, nchunks, firstRank, seed, eltSize, wrong)
-		"check_pattern": func(g *devicetest.GPU, a []uint64) error {
-			chunk, n, first, seed, elt := a[1], a[2], a[3], uint32(a[4]), a[5]
-			b, err := g.Space().Bytes(device.Ptr(a[0]), chunk*n)
-			if err != nil {
-				return err
-			}
-			bad := uint64(0)
-			for c := uint64(0); c < n; c++ {
-				for j := uint64(0); j+elt <= chunk; j += elt {
-					for k := j; k < j+elt; k++ {
-						if b[c*chunk+k] != patternByte(k, uint32(first+c), seed) {
-							bad++
-							break
-						}
-					}
-				}
-			}
-			w, err := g.Space().Bytes(device.Ptr(a[6]), 8)
-			if err != nil {
-				return err
-			}
-			binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(w)+bad)
-			return nil
-		},
 	}
+	maps.Copy(ks, verifytest.PatternKernels())
+	return ks
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
+	"github.com/mscclpp-bench/mscclpp-bench/kernels/verifytest"
 )
 
 // The stand-in for the GPU: devicetest's host memory, with Go versions of the harness's
@@ -114,56 +115,9 @@ var elems = map[string]elem{
 	},
 }
 
-// patternByte is the stand-in's byte pattern for data that is only moved (7-bit values,
-// never the 0xff poison).
-func patternByte(i uint64, rank, seed uint32) byte {
-	return byte((i*131 + uint64(rank)*31 + uint64(seed)*7) % 127)
-}
-
-// addWrong adds n to the 8-byte wrong-element counter at p.
-func addWrong(g *devicetest.GPU, p device.Ptr, n uint64) error {
-	w, err := g.Space().Bytes(p, 8)
-	if err != nil {
-		return err
-	}
-	binary.LittleEndian.PutUint64(w, binary.LittleEndian.Uint64(w)+n)
-	return nil
-}
-
 // kernels returns the stand-in's kernels.
 func kernels() map[string]devicetest.Kernel {
-	ks := map[string]devicetest.Kernel{
-		"poison": func(g *devicetest.GPU, a []uint64) error { // (buf, bytes)
-			return g.Memset(device.Ptr(a[0]), 0xff, a[1])
-		},
-		"fill_pattern": func(g *devicetest.GPU, a []uint64) error { // (buf, bytes, rank, seed)
-			b, err := g.Space().Bytes(device.Ptr(a[0]), a[1])
-			for i := range b {
-				b[i] = patternByte(uint64(i), uint32(a[2]), uint32(a[3]))
-			}
-			return err
-		},
-		// (buf, chunkBytes, nchunks, firstRank, seed, eltSize, wrong)
-		"check_pattern": func(g *devicetest.GPU, a []uint64) error {
-			chunk, n, first, seed, elt := a[1], a[2], a[3], uint32(a[4]), a[5]
-			b, err := g.Space().Bytes(device.Ptr(a[0]), chunk*n)
-			if err != nil {
-				return err
-			}
-			bad := uint64(0)
-			for c := uint64(0); c < n; c++ {
-				for j := uint64(0); j+elt <= chunk; j += elt {
-					for k := j; k < j+elt; k++ {
-						if b[c*chunk+k] != patternByte(k, uint32(first+c), seed) {
-							bad++
-							break
-						}
-					}
-				}
-			}
-			return addWrong(g, device.Ptr(a[6]), bad)
-		},
-	}
+	ks := verifytest.PatternKernels()
 	for name, e := range elems {
 		signed := true
 		ks["fill_"+name+"_sum"] = func(g *devicetest.GPU, a []uint64) error { // (buf, count, rank, nranks, seed)
@@ -184,7 +138,7 @@ func kernels() map[string]devicetest.Kernel {
 					bad++
 				}
 			}
-			return addWrong(g, device.Ptr(a[5]), bad)
+			return verifytest.AddWrong(g, device.Ptr(a[5]), bad)
 		}
 		// (count, sendBytes, out, in[0..nranks-1]): block `rank` (count/nranks elements) of
 		// every rank's input, summed into out.
