@@ -231,7 +231,7 @@ func (m *Mesh) remoteRegion(p int, rm RegisteredMemory, mapped device.Ptr) (Regi
 		return r, nil
 	}
 	if reg, ok := m.nets[t].(MemoryRegistrar); ok {
-		rr, err := reg.RemoteRegion(rm.Section(t))
+		rr, err := reg.RemoteRegion(rm.Section(t), rm.Size)
 		if err != nil {
 			return r, fmt.Errorf("registered memory %d of rank %d over %v: %w", rm.ID, p, t, err)
 		}

@@ -104,10 +104,10 @@ type EndpointFiller interface {
 // made with it.
 type MemoryRegistrar interface {
 	RegisterMemory(mem LocalMemory) (Registration, error)
-	// RemoteRegion returns how this rank's connections address a peer's registration,
-	// from the section the peer's RegisterMemory made (Base and Key; the caller fills Off,
-	// Size and ID).
-	RemoteRegion(section []byte) (Region, error)
+	// RemoteRegion returns how this rank's connections address a peer's registration of
+	// size bytes, from the section the peer's RegisterMemory made (Base and Key; the
+	// caller fills Off, Size and ID). A section that cannot address size bytes is an error.
+	RemoteRegion(section []byte, size uint64) (Region, error)
 }
 
 // Registration is a MemoryRegistrar's hold on local memory.

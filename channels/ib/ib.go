@@ -121,11 +121,15 @@ func (w *ibNetwork) RegisterMemory(mem channels.LocalMemory) (channels.Registrat
 }
 
 // RemoteRegion implements channels.MemoryRegistrar.
-func (w *ibNetwork) RemoteRegion(section []byte) (channels.Region, error) {
+func (w *ibNetwork) RemoteRegion(section []byte, size uint64) (channels.Region, error) {
 	if len(section) != ibSectionSize {
 		return channels.Region{}, fmt.Errorf("InfiniBand section of %d bytes, want %d", len(section), ibSectionSize)
 	}
-	return channels.Region{Base: device.Ptr(binary.LittleEndian.Uint64(section)), Key: binary.LittleEndian.Uint32(section[8:])}, nil
+	addr := binary.LittleEndian.Uint64(section)
+	if addr > addr+size {
+		return channels.Region{}, fmt.Errorf("InfiniBand address 0x%x + size %d overflows", addr, size)
+	}
+	return channels.Region{Base: device.Ptr(addr), Key: binary.LittleEndian.Uint32(section[8:])}, nil
 }
 
 // ibSectionSize is the length of a registration's section: addr u64, rkey u32.

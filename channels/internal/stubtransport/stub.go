@@ -136,7 +136,7 @@ func (r registrar) RegisterMemory(mem channels.LocalMemory) (channels.Registrati
 }
 
 // RemoteRegion implements channels.MemoryRegistrar.
-func (r registrar) RemoteRegion(section []byte) (channels.Region, error) {
+func (r registrar) RemoteRegion(section []byte, _ uint64) (channels.Region, error) {
 	if len(section) != 12 {
 		return channels.Region{}, fmt.Errorf("stub: a section of %d bytes, want 12", len(section))
 	}
