@@ -20,7 +20,7 @@ type Bootstrap interface {
 
 // connect exchanges endpoints, picks every pair's transport and makes this rank's
 // connections. The transports offered always (and the one --transport names) are opened
-// first, so that the endpoints can say what each rank offers and carry their sections;
+// first, so that the endpoints can say what each rank offers and hold their sections;
 // those offered between hosts are probed after the exchange (probe).
 func (m *Mesh) connect() error {
 	info := m.GPU.Info()
