@@ -54,10 +54,11 @@ const (
 
 // The port-staged family's hostput (collectives/family/portstaged): the largest message
 // (the size column) it takes, and the largest -k auto picks it for, so that no rank-pair
-// message it sends is larger. The auto bound is provisional: the size where NCCL's socket
-// transport was faster than portput on one H100 (256 KiB), to be replaced by hostput's
-// measured crossover with portput.
+// message it sends is larger. Measured on 2xH100 as 2 simulated hosts, 2026-11-25
+// (docs/algorithms.md#crossovers): at 256 KiB-4 MiB hostput took 1.02-3.34x less time than
+// portput in all nine collectives, and less at 16 MiB in all but sendrecv (0.95x); the
+// bound stops at 4 MiB, as allgather's, because its pinned host memory grows with it.
 const (
-	HostStagedMax     = 1 << 20
-	HostStagedAutoMax = 256 << 10
+	HostStagedMax     = 4 << 20
+	HostStagedAutoMax = HostStagedMax
 )

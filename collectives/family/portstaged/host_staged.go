@@ -17,7 +17,7 @@ import (
 // host_staged). The kernel copies the segment each peer needs into my host-resident
 // outbox and puts it, with a signal, into the peer's host-resident scratch; the receiver
 // reads the slots from host memory. Over Ethernet no CUDA copy is then on the proxy's or
-// the receiver's path. Automatic up to algo.HostStagedAutoMax (provisional), above
+// the receiver's path. Automatic up to algo.HostStagedAutoMax, above
 // portput's priority; it takes messages of up to algo.HostStagedMax.
 
 // HostStagedNumber is the hostput algorithms' number in every collective (allgather's
