@@ -39,7 +39,7 @@ func pingpongCommand(app *App) *cobra.Command {
 	fs := cmd.Flags()
 	r.add(fs, "1M", "256M", 2)
 	fs.StringVar(&r.pair, "pair", "", "only the pair i,j (default: every pair)")
-	fs.StringVar(&r.channels, "channel", "all", "channels to measure: memory, port or all")
+	fs.StringVar(&r.channels, "channel", "all", "channels to measure: memory, port or all (all: port only where a pair is not connected by CUDA IPC)")
 	return cmd
 }
 

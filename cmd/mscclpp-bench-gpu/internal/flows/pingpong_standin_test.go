@@ -4,9 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
 	"github.com/mscclpp-bench/mscclpp-bench/results"
 )
@@ -126,4 +130,27 @@ func containsSize(sizes []int64, s int64) bool {
 		}
 	}
 	return false
+}
+
+// TestUnmappedPair: --channel all leaves memory channels out where some pair of ranks is
+// connected over a network transport, and names the first such pair.
+func TestUnmappedPair(t *testing.T) {
+	ipc, eth := cudaipc.Transport, ethernet.Transport
+	tests := []struct {
+		name  string
+		pairs [][]channels.Transport
+		want  []int
+	}{
+		{"one host", [][]channels.Transport{{0, ipc}, {ipc, 0}}, nil},
+		{"two hosts", [][]channels.Transport{{0, eth}, {eth, 0}}, []int{0, 1}},
+		{"three ranks, the last on a host of its own", [][]channels.Transport{{0, ipc, eth}, {ipc, 0, eth}, {eth, eth, 0}}, []int{0, 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := unmappedPair(len(tt.pairs), func(i, j int) channels.Transport { return tt.pairs[i][j] })
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("unmappedPair = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }
