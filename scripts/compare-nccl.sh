@@ -22,6 +22,12 @@
 # our Ethernet path are compared side by side on one GPU.
 # MPS=1, where ranks share a GPU, runs both programs' ranks as clients of an MPS daemon of
 # the run's own, each with its share of the SMs (scripts/mps.sh, docs/gpu-testing.md).
+# RUNS=K (default 1) runs each program K times a collective, NCCL and ours in turn, and
+# compares the median time of each size over the K runs (the busbw columns are those of
+# the median times): across simulated hosts one run's time of a size can differ from the
+# next by several times, so one run decides nothing there. Every run's output is kept.
+# Below the table a line counts the sizes where ours is slower, and those from 1 MiB where
+# ours is less than twice as fast.
 # Example: NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build allreduce -b 8 -e 2G -f 2 -G 10
 #          NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build all -b 8 -e 2G -f 4 -r 1
 set -euo pipefail
@@ -49,6 +55,8 @@ else
 fi
 NP=${NP:-2}
 OUT=${OUT:-out}
+RUNS=${RUNS:-1}
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "$0: RUNS=$RUNS: want a whole number of runs, 1 or more" >&2; exit 2; }
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 mpi=(-np "$NP")
@@ -91,38 +99,62 @@ mps_start "$NP" "$gpus" "$OUT" || exit 2
 mpi+=("${MPS_MPIRUN[@]}")
 echo "# compare-nccl: NP=$NP on $gpus GPU(s)${HOSTS:+, HOSTS=$HOSTS}, $MPS_STATE"
 
-# compare COLL FLAGS...: both runs of one collective and their table; returns ours' status.
+# compare COLL FLAGS...: RUNS runs of both programs of one collective, in turn, and the table
+# of their medians; returns ours' status (the last failing run's).
 compare() {
-  local coll=$1 nccl tag rc=0
+  local coll=$1 nccl tag rc=0 i sfx
+  local -a files_nccl=() files_ours=()
   shift
   nccl=$dir/$(program "$coll")
   [ -x "$nccl" ] || { echo "$0: $nccl is not an executable nccl-tests binary" >&2; return 2; }
   tag=$coll$(printf '%s' "$*" | tr -c 'A-Za-z0-9' '_')${BIND:+_bind-$BIND}${HOSTS:+_hosts-$HOSTS}
-  mpirun "${mpi[@]}" -x NCCL_NVLS_ENABLE "${nccl_env[@]}" "${nccl_wrap[@]}" "$nccl" "$@" -J "$OUT/nccl-$tag.json" >"$OUT/nccl-$tag.txt" ||
-    { echo "$0: $nccl failed (exit $?): $OUT/nccl-$tag.txt" >&2; return 1; }
-  mpirun "${mpi[@]}" "${ours[@]}" "$coll" "$@" -J "$OUT/mscclpp-$tag.json" >"$OUT/mscclpp-$tag.txt" || rc=$?
+  for ((i = 1; i <= RUNS; i++)); do
+    sfx=$([ "$RUNS" -gt 1 ] && echo ".run$i")
+    mpirun "${mpi[@]}" -x NCCL_NVLS_ENABLE "${nccl_env[@]}" "${nccl_wrap[@]}" "$nccl" "$@" -J "$OUT/nccl-$tag$sfx.json" >"$OUT/nccl-$tag$sfx.txt" ||
+      { echo "$0: $nccl failed (exit $?): $OUT/nccl-$tag$sfx.txt" >&2; return 1; }
+    mpirun "${mpi[@]}" "${ours[@]}" "$coll" "$@" -J "$OUT/mscclpp-$tag$sfx.json" >"$OUT/mscclpp-$tag$sfx.txt" || rc=$?
+    files_nccl+=("$OUT/nccl-$tag$sfx.txt")
+    files_ours+=("$OUT/mscclpp-$tag$sfx.txt")
+  done
   # Data rows: size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong;
-  # hypercube's redop is blank (12 fields), so the columns after it start one earlier.
-  awk -v title="$coll $*${HOSTS:+ across $HOSTS simulated hosts$nccl_hosts}${MPS_PID:+, under MPS}" -v bind="${BIND:-mpirun default}" '
+  # hypercube's redop is blank (12 fields), so the columns after it start one earlier. The
+  # first RUNS files are NCCL's, the next RUNS ours; a cell is the median over its runs.
+  awk -v runs="$RUNS" -v title="$coll $*${HOSTS:+ across $HOSTS simulated hosts$nccl_hosts}${MPS_PID:+, under MPS}" -v bind="${BIND:-mpirun default}" '
+    function median(list,   v, n, i, j, t) {
+      n = split(list, v, " ")
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+      return (n % 2) ? v[(n+1)/2] + 0 : (v[n/2] + v[n/2+1]) / 2
+    }
     FNR == 1 { file++ }
     /^ *[0-9]/ && NF >= 12 {
       o = (NF == 12) ? -1 : 0
       key = $1 " " $3 " " ((NF == 12) ? "-" : $4)
-      if (file == 1) { nt[key] = $(6+o); nb[key] = $(8+o); nti[key] = $(10+o); nbi[key] = $(12+o); order[++n] = key }
-      else { mt[key] = $(6+o); mb[key] = $(8+o); mti[key] = $(10+o); mbi[key] = $(12+o); mw[key] = $(9+o) + $(13+o) }
+      if (file <= runs) {
+        if (!(key in nt)) { order[++n] = key; bytes[key] = $1 }
+        nt[key] = nt[key] " " $(6+o); nti[key] = nti[key] " " $(10+o); nbf[key] = $(8+o) * $(6+o)
+      } else {
+        mt[key] = mt[key] " " $(6+o); mti[key] = mti[key] " " $(10+o); mbf[key] = $(8+o) * $(6+o); mw[key] += $(9+o) + $(13+o)
+      }
     }
+    function bus(f, t) { return (t > 0) ? sprintf("%.2f", f / t) : "0" }
     END {
-      printf "# %s (binding: %s): NCCL vs mscclpp-bench (time ratio = NCCL/ours; > 1: ours faster)\n", title, bind
+      printf "# %s (binding: %s%s): NCCL vs mscclpp-bench (time ratio = NCCL/ours; > 1: ours faster)\n", title, bind, (runs > 1) ? "; median of " runs " runs each" : ""
       printf "%12s %8s %6s | %9s %9s %6s %8s %8s | %9s %9s %6s | %6s\n", "size", "type", "op", "nccl(us)", "ours(us)", "ratio", "nccl-bus", "ours-bus", "ip-nccl", "ip-ours", "ratio", "#wrong"
       for (i = 1; i <= n; i++) {
         k = order[i]
         if (!(k in mt)) continue
         split(k, f, " ")
-        r = (mt[k] > 0) ? nt[k] / mt[k] : 0
-        ri = (mti[k] > 0) ? nti[k] / mti[k] : 0
-        printf "%12s %8s %6s | %9s %9s %6.2f %8s %8s | %9s %9s %6.2f | %6d\n", f[1], f[2], f[3], nt[k], mt[k], r, nb[k], mb[k], nti[k], mti[k], ri, mw[k]
+        a = median(nt[k]); b = median(mt[k]); ai = median(nti[k]); bi = median(mti[k])
+        r = (b > 0) ? a / b : 0
+        ri = (bi > 0) ? ai / bi : 0
+        # busbw is bytes-per-time times a fixed factor: busbw x time of any one run gives it
+        printf "%12s %8s %6s | %9.1f %9.1f %6.2f %8s %8s | %9.1f %9.1f %6.2f | %6d\n", f[1], f[2], f[3], a, b, r, bus(nbf[k], a), bus(mbf[k], b), ai, bi, ri, mw[k]
+        cells++
+        if (r < 1) slower++
+        if (bytes[k] >= 1048576) { big++; if (r < 2) under2++ }
       }
-    }' "$OUT/nccl-$tag.txt" "$OUT/mscclpp-$tag.txt" | tee "$OUT/compare-$tag.txt"
+      printf "# %d sizes: ours slower at %d; from 1 MiB, %d of %d under 2x (out of place)\n", cells, slower + 0, under2 + 0, big + 0
+    }' "${files_nccl[@]}" "${files_ours[@]}" | tee "$OUT/compare-$tag.txt"
   return $rc
 }
 
