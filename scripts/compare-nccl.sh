@@ -19,7 +19,10 @@
 # Where ranks share a GPU (NP above the GPU count), nccl-tests refuses two ranks of one host
 # on one GPU: each NCCL rank then runs on a host of its own (scripts/ncclhost.sh: a UTS
 # namespace with its own host name and NCCL_HOSTID; needs root), so NCCL's socket path and
-# our Ethernet path are compared side by side on one GPU.
+# our Ethernet path are compared side by side on one GPU. Where each rank has a GPU and
+# HOSTS is below NP (several ranks a host), NCCL's ranks go onto the same simulated hosts
+# as ours (scripts/ncclhost.sh --device: rank r on GPU r) with P2P and SHM left on, so both
+# use NVLink inside a host and sockets between hosts.
 # MPS=1, where ranks share a GPU, runs both programs' ranks as clients of an MPS daemon of
 # the run's own, each with its share of the SMs (scripts/mps.sh, docs/gpu-testing.md).
 # RUNS=K (default 1) runs each program K times a collective, NCCL and ours in turn, and
@@ -84,6 +87,14 @@ if [ -n "${HOSTS:-}" ]; then
       { echo "$0: HOSTS=$HOSTS with $NP ranks on $gpus GPU(s) gives each NCCL rank a host of its own with unshare -u, which needs root" >&2; exit 2; }
     nccl_wrap=("$here/scripts/ncclhost.sh" "$NP" "$NP")
     nccl_hosts=" (NCCL: socket transport, a host per rank)"
+  elif [ "$HOSTS" -lt "$NP" ]; then
+    # Several ranks a host, a GPU each: NCCL's ranks are put on the same simulated hosts as
+    # ours, so that it uses NVLink inside a host and sockets between hosts, as ours does.
+    unshare -u true 2>/dev/null ||
+      { echo "$0: HOSTS=$HOSTS with several ranks a host puts NCCL's ranks on simulated hosts with unshare -u, which needs root" >&2; exit 2; }
+    nccl_env=(-x NCCL_IB_DISABLE=1 -x NCCL_NET=Socket -x "NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo}")
+    nccl_wrap=("$here/scripts/ncclhost.sh" --device "$HOSTS" "$NP")
+    nccl_hosts=" (NCCL: NVLink inside a host, socket transport between)"
   else
     nccl_hosts=" (NCCL: socket transport)"
   fi
