@@ -2,6 +2,7 @@ package ethernet
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -11,12 +12,63 @@ import (
 )
 
 // DeviceCopier stages through pinned, device-mapped host memory of g (AllocMapped) and
-// copies on g's streams with its copy engine.
-func DeviceCopier(g device.GPU) Copier { return deviceCopier{g} }
+// copies on g's streams with its copy engine. Its copy queues share CopyStreams streams,
+// handed out in turn (see CopyStreams).
+func DeviceCopier(g device.GPU) Copier { return &deviceCopier{g: g} }
 
-type deviceCopier struct{ g device.GPU }
+// CopyStreams is how many streams a DeviceCopier's queues share (a connection has dozens
+// of queues: a few per data socket and direction). The driver spreads a process's streams
+// over CUDA_DEVICE_MAX_CONNECTIONS hardware queues, and work queued behind a kernel in
+// one of them waits for that kernel; a copy that a spinning kernel waits for must not sit
+// there. With a stream a queue, 4 ranks as 2 hosts of 2 (4xH100, one stream per queue,
+// 8 hardware queues, 2026-11-27) hung in allgather hier at its first size in 2 of 6 runs:
+// the receiver's copy into GPU memory never ran. Few streams in all (these, the kernels'
+// stream, one per CUDA IPC peer) fit a hardware queue each (cli sets 32).
+const CopyStreams = 4
 
-func (c deviceCopier) AllocStage(n uint64) (Stage, error) {
+type deviceCopier struct {
+	g    device.GPU
+	mu   sync.Mutex
+	pool [CopyStreams]sharedStream
+	next int // the pool entry the next queue takes
+}
+
+// sharedStream is a stream of the pool and how many open queues use it (0: none made).
+type sharedStream struct {
+	s    device.Stream
+	refs int
+}
+
+// take returns the next stream of the pool, made on first use, and its index.
+func (c *deviceCopier) take() (device.Stream, int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := c.next
+	e := &c.pool[i]
+	if e.refs == 0 {
+		s, err := c.g.NewStream()
+		if err != nil {
+			return 0, 0, fmt.Errorf("copy stream: %w", err)
+		}
+		e.s = s
+	}
+	e.refs++
+	c.next = (i + 1) % CopyStreams
+	return e.s, i, nil
+}
+
+// release drops a queue's use of pool entry i; the last one destroys the stream.
+func (c *deviceCopier) release(i int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := &c.pool[i]
+	if e.refs--; e.refs > 0 {
+		return nil
+	}
+	return c.g.DestroyStream(e.s)
+}
+
+func (c *deviceCopier) AllocStage(n uint64) (Stage, error) {
 	host, dev, err := c.g.AllocMapped(n)
 	if err != nil {
 		return Stage{}, fmt.Errorf("staging memory: %w", err)
@@ -24,34 +76,37 @@ func (c deviceCopier) AllocStage(n uint64) (Stage, error) {
 	return Stage{Host: unsafe.Slice((*byte)(host), n), Dev: dev}, nil
 }
 
-func (c deviceCopier) FreeStage(s Stage) error {
+func (c *deviceCopier) FreeStage(s Stage) error {
 	if len(s.Host) == 0 {
 		return nil
 	}
 	return c.g.FreeMapped(unsafe.Pointer(&s.Host[0]))
 }
 
-func (c deviceCopier) NewQueue() (CopyQueue, error) {
-	s, err := c.g.NewStream()
+func (c *deviceCopier) NewQueue() (CopyQueue, error) {
+	s, i, err := c.take()
 	if err != nil {
-		return nil, fmt.Errorf("copy stream: %w", err)
+		return nil, err
 	}
 	host, dev, err := c.g.AllocMapped(8)
 	if err != nil {
-		_ = c.g.DestroyStream(s)
+		_ = c.release(i)
 		return nil, fmt.Errorf("copy queue's done word: %w", err)
 	}
-	return &deviceQueue{g: c.g, s: s, done: (*uint64)(host), doneDev: dev}, nil
+	return &deviceQueue{g: c.g, c: c, pooled: i, s: s, done: (*uint64)(host), doneDev: dev}, nil
 }
 
-// deviceQueue is a stream whose operations each end by storing their number in a word of
-// mapped host memory (done), so that Wait reads a word instead of calling the driver
-// (cuStreamQuery) at every poll: the Ethernet transport's two threads per data socket each
-// wait for a copy per piece. On 2xH200 across 2 simulated hosts, allgather and allreduce at
+// deviceQueue is a sequence of operations on a stream (of its copier's pool, or its own)
+// that each end by storing their number in a word of mapped host memory (done), so that
+// Wait reads a word instead of calling the driver (cuStreamQuery) at every poll: the
+// Ethernet transport's two threads per data socket each wait for a copy per piece. Queues
+// that share a stream wait for each other's earlier copies, never for anything else. On 2xH200 across 2 simulated hosts, allgather and allreduce at
 // 64-512 MiB were 3-4 % faster with the word than with cuStreamQuery polls (the mean of
 // each of four groups of 24 cells: two collectives, 4 MiB and 1 MiB staging).
 type deviceQueue struct {
 	g       device.GPU
+	c       *deviceCopier // the pool s belongs to (nil: s is the queue's own)
+	pooled  int           // s's entry in c.pool
 	s       device.Stream
 	done    *uint64    // how many operations have finished (the stream stores it)
 	doneDev device.Ptr // done as the stream addresses it
@@ -128,7 +183,12 @@ func nap(d time.Duration) {
 }
 
 func (q *deviceQueue) Close() error {
-	err := q.g.DestroyStream(q.s)
+	var err error
+	if q.c != nil {
+		err = q.c.release(q.pooled)
+	} else {
+		err = q.g.DestroyStream(q.s)
+	}
 	if ferr := q.g.FreeMapped(unsafe.Pointer(q.done)); err == nil {
 		err = ferr
 	}

@@ -134,3 +134,98 @@ func TestDeviceQueueCounts(t *testing.T) {
 		t.Fatalf("left behind: %s", l)
 	}
 }
+
+// TestDeviceCopierSharesStreams: a copier's queues share CopyStreams streams, each made on
+// first use and destroyed when its last queue closes; queues that share one still count
+// and wait for their own operations.
+func TestDeviceCopierSharesStreams(t *testing.T) {
+	space := channelstest.NewMemSpace()
+	g := &countingGPU{MemGPU: channelstest.NewMemGPU(0, space)}
+	c := DeviceCopier(g)
+	stage, err := c.AllocStage(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := g.Alloc(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3*CopyStreams + 1
+	var qs []CopyQueue
+	streams := map[device.Stream]int{}
+	for i := 0; i < n; i++ {
+		q, err := c.NewQueue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs = append(qs, q)
+		streams[q.(*deviceQueue).s]++
+	}
+	if len(streams) != CopyStreams || g.made != CopyStreams {
+		t.Fatalf("%d queues on %d streams (%d made), want %d", n, len(streams), g.made, CopyStreams)
+	}
+	for s, k := range streams {
+		if k < n/CopyStreams {
+			t.Errorf("stream %v carries %d of %d queues: not handed out in turn", s, k, n)
+		}
+	}
+	for round := 1; round <= 5; round++ {
+		for i, q := range qs {
+			if err := q.ToDevice(dev, stage, 64); err != nil {
+				t.Fatal(err)
+			}
+			if err := q.Store64(dev.Add(56), uint64(round*100+i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, q := range qs {
+			if err := q.Wait(10 * time.Second); err != nil {
+				t.Fatalf("round %d: queue %d: %v", round, i, err)
+			}
+			if dq := q.(*deviceQueue); atomic.LoadUint64(dq.done) != uint64(2*round) {
+				t.Fatalf("round %d: queue %d counts %d done, want %d", round, i, atomic.LoadUint64(dq.done), 2*round)
+			}
+		}
+	}
+	for i, q := range qs {
+		if err := q.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if i < len(qs)-CopyStreams && g.destroyed != 0 {
+			t.Fatalf("a stream was destroyed while %d queues still use the pool", len(qs)-i-1)
+		}
+	}
+	if g.destroyed != CopyStreams {
+		t.Fatalf("%d of %d streams destroyed once every queue closed", g.destroyed, CopyStreams)
+	}
+	// A queue made after every queue closed gets a fresh stream.
+	q, err := c.NewQueue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.made != CopyStreams+1 {
+		t.Fatalf("a queue after the pool emptied made %d streams in all, want %d", g.made, CopyStreams+1)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FreeStage(stage); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// countingGPU counts the streams made and destroyed.
+type countingGPU struct {
+	*channelstest.MemGPU
+	made, destroyed int
+}
+
+func (g *countingGPU) NewStream() (device.Stream, error) {
+	g.made++
+	return g.MemGPU.NewStream()
+}
+
+func (g *countingGPU) DestroyStream(s device.Stream) error {
+	g.destroyed++
+	return g.MemGPU.DestroyStream(s)
+}
