@@ -18,11 +18,18 @@ import (
 // plan as the worker does (cli.WorkerMain) and prints it instead of running it.
 const fakeWorkerEnv = "MSCCLPP_BENCH_TEST_FAKE_WORKER"
 
+// printQueuesEnv makes the fake worker print the CUDA_DEVICE_MAX_CONNECTIONS it got.
+const printQueuesEnv = "MSCCLPP_BENCH_TEST_PRINT_QUEUES"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeWorkerEnv) == "1" {
 		planned := os.Getenv(cli.PlanEnv) != ""
 		app := cli.App{Name: "mscclpp-bench", Version: "test", Run: func(_ context.Context, p *cli.Plan) error {
 			c := p.Collective
+			if os.Getenv(printQueuesEnv) == "1" {
+				fmt.Printf("queues=%q\n", os.Getenv("CUDA_DEVICE_MAX_CONNECTIONS"))
+				return nil
+			}
 			fmt.Printf("worker argv0=%s planned=%v command=%s args=%s iters=%d per_iter=%v\n",
 				filepath.Base(os.Args[0]), planned, p.Command, strings.Join(p.Args, " "), c.Iters, c.NCCLTests.PerIter)
 			return nil
@@ -78,6 +85,32 @@ func TestNCCLTestsNames(t *testing.T) {
 	}
 	if built == 0 {
 		t.Error("no nccl-tests name runs a built collective")
+	}
+}
+
+// TestWorkerQueues: the worker starts with 32 hardware queues where the environment sets
+// none and no MPS daemon listens, and with the environment's own number otherwise.
+func TestWorkerQueues(t *testing.T) {
+	front := buildFront(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	noMPS := t.TempDir()
+	for _, c := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, `queues="32"`},
+		{[]string{"CUDA_DEVICE_MAX_CONNECTIONS=4"}, `queues="4"`},
+	} {
+		cmd := exec.Command(front, "allreduce", "-b", "8", "-e", "8")
+		cmd.Env = append([]string{WorkerEnv + "=" + self, fakeWorkerEnv + "=1", printQueuesEnv + "=1",
+			"CUDA_MPS_PIPE_DIRECTORY=" + noMPS}, c.env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != c.want {
+			t.Errorf("env %v: %v, output %q; want %s", c.env, err, out, c.want)
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/gpushare"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/version"
 )
 
@@ -40,7 +41,9 @@ func main() {
 
 // execWorker replaces this process with the GPU worker, same environment, with the plan
 // this front end resolved from the command line in cli.PlanEnv: the worker runs it and
-// does not parse the command line again. argv goes along unchanged (ps shows the command
+// does not parse the command line again. Where the environment leaves
+// CUDA_DEVICE_MAX_CONNECTIONS unset and no MPS daemon serves the rank, the worker gets
+// gpushare.WorkerQueues hardware queues. argv goes along unchanged (ps shows the command
 // as typed, all_reduce_perf included).
 func execWorker(_ context.Context, plan *cli.Plan) error {
 	path, err := workerPath()
@@ -55,6 +58,9 @@ func execWorker(_ context.Context, plan *cli.Plan) error {
 		return strings.HasPrefix(kv, execMarkEnv+"=") || strings.HasPrefix(kv, cli.PlanEnv+"=")
 	})
 	env = append(env, execMarkEnv+"="+execMark(os.Getpid(), path), cli.PlanEnv+"="+encoded)
+	if kv := gpushare.QueuesEnv(os.Getenv); kv != "" {
+		env = append(env, kv) // read by the driver at start-up, so set before the exec
+	}
 	if err := syscall.Exec(path, os.Args, env); err != nil {
 		return fmt.Errorf("start GPU worker %s: %w", path, err)
 	}

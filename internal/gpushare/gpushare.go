@@ -67,6 +67,24 @@ func WorkQueues(getenv func(string) string) int {
 // MPS server's pool (out of memory at start-up).
 const RecommendedWorkQueues = 8
 
+// WorkerQueues is the CUDA_DEVICE_MAX_CONNECTIONS (the most the driver takes) that the
+// front end gives a GPU worker whose environment sets none and which no MPS daemon serves
+// (QueuesEnv). With the driver's default of 8 a rank's streams (the kernels', one per CUDA
+// IPC peer, the Ethernet copy streams) share hardware queues, and a copy queued behind a
+// spinning kernel in its queue waits for that kernel (ethernet.CopyStreams).
+const WorkerQueues = 32
+
+// QueuesEnv returns the "CUDA_DEVICE_MAX_CONNECTIONS=WorkerQueues" to add to a GPU
+// worker's environment, or "" where getenv already sets the variable or an MPS daemon
+// listens in PipeDir(getenv) (there 32 queues a client did not fit the server's memory:
+// RecommendedWorkQueues).
+func QueuesEnv(getenv func(string) string) string {
+	if getenv("CUDA_DEVICE_MAX_CONNECTIONS") != "" || MPSOn(PipeDir(getenv)) {
+		return ""
+	}
+	return fmt.Sprintf("CUDA_DEVICE_MAX_CONNECTIONS=%d", WorkerQueues)
+}
+
 // Rank is what one rank tells the others of its GPU.
 type Rank struct {
 	Host    string // host name (the machine's, not a simulated host's)

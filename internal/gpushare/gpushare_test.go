@@ -100,6 +100,30 @@ func TestWorkQueues(t *testing.T) {
 	}
 }
 
+// TestQueuesEnv: the worker gets 32 hardware queues unless its environment sets a number
+// or an MPS daemon serves it.
+func TestQueuesEnv(t *testing.T) {
+	mps := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(mps, "control"), 0o600); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	none := t.TempDir()
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"unset, no MPS", map[string]string{"CUDA_MPS_PIPE_DIRECTORY": none}, "CUDA_DEVICE_MAX_CONNECTIONS=32"},
+		{"set by the user", map[string]string{"CUDA_MPS_PIPE_DIRECTORY": none, "CUDA_DEVICE_MAX_CONNECTIONS": "4"}, ""},
+		{"unset, under MPS", map[string]string{"CUDA_MPS_PIPE_DIRECTORY": mps}, ""},
+		{"set, under MPS", map[string]string{"CUDA_MPS_PIPE_DIRECTORY": mps, "CUDA_DEVICE_MAX_CONNECTIONS": "8"}, ""},
+	} {
+		if got := QueuesEnv(func(k string) string { return c.env[k] }); got != c.want {
+			t.Errorf("%s: QueuesEnv = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
 // TestDefaultQueuesUnderMPS: only a GPU shared by MPS clients one of which left
 // CUDA_DEVICE_MAX_CONNECTIONS unset counts; time-sliced ranks and ranks with GPUs of their
 // own do not.
