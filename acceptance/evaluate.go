@@ -207,15 +207,30 @@ func usedGPUs(gpus []GPU) []gpuRef {
 	return used
 }
 
-// idleGPUs names the GPUs no rank uses.
-func idleGPUs(gpus []GPU) []string {
+// idleGPUs names the GPUs no rank uses, here or (by UUID) on another host: simulated
+// hosts on one machine (MSCCLPP_BENCH_HOSTID) each list all of its GPUs, and the ranks of
+// the others use some of them.
+func idleGPUs(gpus []GPU, usedElsewhere map[string]bool) []string {
 	var idle []string
 	for _, g := range gpus {
-		if g.Rank < 0 {
+		if g.Rank < 0 && (g.UUID == "" || !usedElsewhere[g.UUID]) {
 			idle = append(idle, strconv.Itoa(g.Index))
 		}
 	}
 	return idle
+}
+
+// usedUUIDs is the set of UUIDs of the GPUs some rank uses, on any host.
+func usedUUIDs(nodes []Node) map[string]bool {
+	used := map[string]bool{}
+	for _, n := range nodes {
+		for _, g := range n.GPUs {
+			if g.Rank >= 0 && g.UUID != "" {
+				used[g.UUID] = true
+			}
+		}
+	}
+	return used
 }
 
 // at returns m[i][j] and whether it exists.
@@ -237,22 +252,24 @@ func nodeChecks(spec Spec, f Figures) []Check {
 		}
 		checks = append(checks, compare(CheckRanks, "", where, float64(f.Ranks), float64(spec.Ranks), "", Equal))
 	}
+	used := usedUUIDs(nodes)
 	for _, node := range nodes {
 		prefix := ""
 		if len(nodes) > 1 {
 			prefix = orNode(node.Hostname) + " "
 		}
-		checks = append(checks, hostChecks(spec, node, prefix)...)
+		checks = append(checks, hostChecks(spec, node, prefix, used)...)
 	}
 	return checks
 }
 
 // hostChecks are the checks of one node; prefix starts every subject but the host's own
-// name (the host's name and a space, on several hosts).
-func hostChecks(spec Spec, node Node, prefix string) []Check {
+// name (the host's name and a space, on several hosts). inUse holds the UUIDs of the GPUs
+// the job's ranks use on every host (usedUUIDs).
+func hostChecks(spec Spec, node Node, prefix string, inUse map[string]bool) []Check {
 	host := orNode(node.Hostname)
 	var checks []Check
-	if idle := idleGPUs(node.GPUs); spec.Ranks == 0 && len(idle) > 0 {
+	if idle := idleGPUs(node.GPUs, inUse); spec.Ranks == 0 && len(idle) > 0 {
 		// Without an expected rank count, every GPU of the node must be tested.
 		c := compare(CheckCoverage, "", host, float64(len(node.GPUs)-len(idle)), float64(len(node.GPUs)), "GPUs", Equal)
 		c.Detail = fmt.Sprintf("no rank uses GPU %s: launch one rank per GPU (mpirun -np %d), or set ranks in the spec", strings.Join(idle, ", "), len(node.GPUs))

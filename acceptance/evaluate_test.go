@@ -501,3 +501,56 @@ func TestPairNotMeasuredForEachLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestCoverageAcrossHosts: a GPU no rank of its host uses counts as tested when a rank of
+// another host uses the same GPU (its UUID): simulated hosts on one machine each list all
+// of the machine's GPUs. On real hosts (distinct UUIDs, or none known) it stays idle.
+func TestCoverageAcrossHosts(t *testing.T) {
+	gpu := func(i, rank int, uuid string) GPU {
+		return GPU{Index: i, Rank: rank, Name: "NVIDIA H100 80GB HBM3", BusID: fmt.Sprintf("0000:00:0%d.0", i+6), UUID: uuid}
+	}
+	machine := func(h string, ranks [4]int) Node {
+		n := Node{Hostname: h}
+		for i, r := range ranks {
+			n.GPUs = append(n.GPUs, gpu(i, r, fmt.Sprintf("GPU-%d", i)))
+		}
+		return n
+	}
+	real := func(h string, ranks [4]int, uuids bool) Node {
+		n := Node{Hostname: h}
+		for i, r := range ranks {
+			u := ""
+			if uuids {
+				u = fmt.Sprintf("GPU-%s-%d", h, i)
+			}
+			n.GPUs = append(n.GPUs, gpu(i, r, u))
+		}
+		return n
+	}
+	tests := []struct {
+		name  string
+		hosts []Node
+		want  map[string]string // host -> "GPUs tested" failure detail ("" none)
+	}{
+		{"simulated hosts share the GPUs", []Node{machine("h0", [4]int{0, 1, -1, -1}), machine("h1", [4]int{-1, -1, 2, 3})},
+			map[string]string{}},
+		{"simulated hosts, GPU 3 unused", []Node{machine("h0", [4]int{0, 1, -1, -1}), machine("h1", [4]int{-1, -1, 2, -1})},
+			map[string]string{"h0": "no rank uses GPU 3", "h1": "no rank uses GPU 3"}},
+		{"real hosts, two GPUs each used", []Node{real("a", [4]int{0, 1, -1, -1}, true), real("b", [4]int{-1, -1, 2, 3}, true)},
+			map[string]string{"a": "no rank uses GPU 2, 3", "b": "no rank uses GPU 0, 1"}},
+		{"real hosts, no UUIDs", []Node{real("a", [4]int{0, 1, 2, 3}, false), real("b", [4]int{-1, -1, 4, 5}, false)},
+			map[string]string{"b": "no rank uses GPU 0, 1"}},
+	}
+	for _, tt := range tests {
+		f := Figures{Ranks: 4, Hosts: tt.hosts}
+		got := map[string]string{}
+		for _, c := range Evaluate(Spec{}, f) {
+			if c.Name == CheckCoverage && !c.Pass {
+				got[c.Subject], _, _ = strings.Cut(c.Detail, ":")
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: GPUs tested failures %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}
