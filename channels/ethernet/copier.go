@@ -21,7 +21,7 @@ func DeviceCopier(g device.GPU) Copier { return &deviceCopier{g: g} }
 // over CUDA_DEVICE_MAX_CONNECTIONS hardware queues, and work queued behind a kernel in
 // one of them waits for that kernel; a copy that a spinning kernel waits for must not sit
 // there. With a stream a queue and the driver's 8 hardware queues, 4 ranks as 2 hosts of 2
-// on 4xH100 (2026-11-27) hung in allgather hier at its first size in 2 of 9 runs: a
+// on 4xH100 (2026-11-27) hung in allgather hier at its first size in 2 of 12 runs: a
 // receiver's copy of at most 64 KiB into GPU memory did not finish within 30 s. Few
 // streams in all (these, the kernels' stream, one per CUDA IPC peer) get a hardware queue
 // each of the 32 the front end asks for (gpushare.WorkerQueues).
