@@ -146,11 +146,11 @@ func TestDeviceCopierSharesStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := g.Alloc(64)
+	const n = 3*CopyStreams + 1
+	dev, err := g.Alloc(64 * n) // 64 bytes a queue: queues on different streams run at once
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 3*CopyStreams + 1
 	var qs []CopyQueue
 	streams := map[device.Stream]int{}
 	for i := 0; i < n; i++ {
@@ -171,10 +171,11 @@ func TestDeviceCopierSharesStreams(t *testing.T) {
 	}
 	for round := 1; round <= 5; round++ {
 		for i, q := range qs {
-			if err := q.ToDevice(dev, stage, 64); err != nil {
+			mine := dev.Add(uint64(64 * i))
+			if err := q.ToDevice(mine, stage, 64); err != nil {
 				t.Fatal(err)
 			}
-			if err := q.Store64(dev.Add(56), uint64(round*100+i)); err != nil {
+			if err := q.Store64(mine.Add(56), uint64(round*100+i)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -184,6 +185,9 @@ func TestDeviceCopierSharesStreams(t *testing.T) {
 			}
 			if dq := q.(*deviceQueue); atomic.LoadUint64(dq.done) != uint64(2*round) {
 				t.Fatalf("round %d: queue %d counts %d done, want %d", round, i, atomic.LoadUint64(dq.done), 2*round)
+			}
+			if got := *g.Word(dev.Add(uint64(64*i + 56))); got != uint64(round*100+i) {
+				t.Fatalf("round %d: queue %d's stored word reads %d, want %d", round, i, got, round*100+i)
 			}
 		}
 	}
