@@ -516,7 +516,7 @@ func TestCoverageAcrossHosts(t *testing.T) {
 		}
 		return n
 	}
-	real := func(h string, ranks [4]int, uuids bool) Node {
+	apart := func(h string, ranks [4]int, uuids bool) Node {
 		n := Node{Hostname: h}
 		for i, r := range ranks {
 			u := ""
@@ -530,15 +530,15 @@ func TestCoverageAcrossHosts(t *testing.T) {
 	tests := []struct {
 		name  string
 		hosts []Node
-		want  map[string]string // host -> "GPUs tested" failure detail ("" none)
+		want  map[string]string // host -> its "GPUs tested" failure, up to the colon (none: absent)
 	}{
 		{"simulated hosts share the GPUs", []Node{machine("h0", [4]int{0, 1, -1, -1}), machine("h1", [4]int{-1, -1, 2, 3})},
 			map[string]string{}},
 		{"simulated hosts, GPU 3 unused", []Node{machine("h0", [4]int{0, 1, -1, -1}), machine("h1", [4]int{-1, -1, 2, -1})},
 			map[string]string{"h0": "no rank uses GPU 3", "h1": "no rank uses GPU 3"}},
-		{"real hosts, two GPUs each used", []Node{real("a", [4]int{0, 1, -1, -1}, true), real("b", [4]int{-1, -1, 2, 3}, true)},
+		{"real hosts, two GPUs each used", []Node{apart("a", [4]int{0, 1, -1, -1}, true), apart("b", [4]int{-1, -1, 2, 3}, true)},
 			map[string]string{"a": "no rank uses GPU 2, 3", "b": "no rank uses GPU 0, 1"}},
-		{"real hosts, no UUIDs", []Node{real("a", [4]int{0, 1, 2, 3}, false), real("b", [4]int{-1, -1, 4, 5}, false)},
+		{"real hosts, no UUIDs", []Node{apart("a", [4]int{0, 1, 2, 3}, false), apart("b", [4]int{-1, -1, 4, 5}, false)},
 			map[string]string{"b": "no rank uses GPU 0, 1"}},
 	}
 	for _, tt := range tests {
