@@ -1,7 +1,8 @@
 // Package layers names the layers the repository's folders form, top to bottom, and its
 // test checks that no package imports one from a higher layer (tests included):
 //
-//	top          cmd/...                   binaries, their CLI, the worker and its glue
+//	top          cmd/..., scripts          binaries, their CLI, the worker and its glue;
+//	                                       the tests of the shell scripts
 //	work         harness, collectives/all, what a benchmark or report does: the harness
 //	             pingpong, acceptance,     that runs any collective, the list of them all
 //	             compare, plot
@@ -52,7 +53,7 @@ var Layers = []struct {
 	{"family", []string{"collectives/family"}},
 	{"collective", []string{"collectives/"}},
 	{"work", []string{"harness", "collectives/all", "pingpong", "acceptance", "compare", "plot"}},
-	{"top", []string{"cmd"}},
+	{"top", []string{"cmd", "scripts"}},
 }
 
 // matches says whether prefix p claims the package at rel: p itself and every package

@@ -1,0 +1,154 @@
+// Package scripts holds the tests of the shell scripts beside it, run with stand-ins for
+// mpirun and nvidia-smi so that no GPU, MPI job or nccl-tests build is needed.
+package scripts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeMPIRun stands in for mpirun: it logs its arguments, one run a line, to $FAKE_LOG and
+// prints an nccl-tests table of one 1 MiB row whose time is the next of $FAKE_NCCL_TIMES
+// (when the command is an nccl-tests program) or $FAKE_OURS_TIMES (otherwise), a run each.
+const fakeMPIRun = `#!/usr/bin/env bash
+echo "$*" >> "$FAKE_LOG"
+case "$*" in *_perf*) side=nccl; times=$FAKE_NCCL_TIMES ;; *) side=ours; times=$FAKE_OURS_TIMES ;; esac
+n=$(cat "$FAKE_LOG.$side" 2>/dev/null || echo 0)
+echo $((n + 1)) > "$FAKE_LOG.$side"
+read -r -a t <<< "$times"
+time=${t[$n]}
+echo "# fake $side"
+printf "%12s %12s %8s %6s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n" 1048576 262144 float sum -1 "$time" 1.0 1.0 0 "$time" 1.0 1.0 0
+`
+
+// repo copies the scripts compare-nccl.sh uses into a fresh tree, with the front end
+// built into its bin/, and returns the tree and a PATH whose mpirun and nvidia-smi are
+// stand-ins (nvidia-smi lists gpus GPUs).
+func repo(t *testing.T, gpus int) (root, path string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	root = t.TempDir()
+	for _, dir := range []string{"scripts", "bin", "fake", "nt"} {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []string{"compare-nccl.sh", "mps.sh", "simhost.sh", "ncclhost.sh"} {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "scripts", s), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build := exec.Command("go", "build", "-o", filepath.Join(root, "bin", "mscclpp-bench"), "../cmd/mscclpp-bench")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	smi := "#!/bin/sh\n" + strings.Repeat("echo GPU\n", gpus)
+	for name, text := range map[string]string{"fake/mpirun": fakeMPIRun, "fake/nvidia-smi": smi, "nt/all_reduce_perf": "#!/bin/sh\n"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, filepath.Join(root, "fake") + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// compare runs compare-nccl.sh allreduce in root with env added and returns its output
+// and the stand-in mpirun's log.
+func compare(t *testing.T, root, path string, env ...string) (string, string) {
+	t.Helper()
+	log := filepath.Join(root, "mpirun.log")
+	cmd := exec.Command(filepath.Join(root, "scripts", "compare-nccl.sh"), filepath.Join(root, "nt"), "allreduce", "-b", "1M", "-e", "1M")
+	cmd.Dir = root
+	cmd.Env = append([]string{"PATH=" + path, "FAKE_LOG=" + log, "OUT=" + filepath.Join(root, "out")}, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("compare-nccl.sh %v: %v\n%s", env, err, out)
+	}
+	runs, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), string(runs)
+}
+
+// TestCompareNCCLMedians: with RUNS=3 each program runs three times, in turn, and the table
+// compares the median times (NCCL 100, 500, 120: 120; ours 60, 40, 1000: 60), not any one
+// run's; the last line counts the sizes slower than NCCL and those from 1 MiB under 2x.
+func TestCompareNCCLMedians(t *testing.T) {
+	root, path := repo(t, 2)
+	out, runs := compare(t, root, path, "RUNS=3", "FAKE_NCCL_TIMES=100 500 120", "FAKE_OURS_TIMES=60 40 1000")
+	lines := strings.Split(strings.TrimSpace(runs), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("%d runs, want 6 (3 of each program):\n%s", len(lines), runs)
+	}
+	for i, l := range lines {
+		if nccl := strings.Contains(l, "all_reduce_perf"); nccl != (i%2 == 0) {
+			t.Errorf("run %d is %q: want NCCL and ours in turn, NCCL first", i+1, l)
+		}
+	}
+	for _, want := range []string{
+		"median of 3 runs each",
+		"     1048576    float    sum |     120.0      60.0   2.00",
+		"# 1 sizes: ours slower at 0; from 1 MiB, 0 of 1 under 2x (out of place)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// One run (the default) compares that run's times.
+	root, path = repo(t, 2)
+	out, _ = compare(t, root, path, "FAKE_NCCL_TIMES=100", "FAKE_OURS_TIMES=125")
+	if !strings.Contains(out, "|     100.0     125.0   0.80") || !strings.Contains(out, "ours slower at 1; from 1 MiB, 1 of 1 under 2x") {
+		t.Errorf("one run: output\n%s", out)
+	}
+	if strings.Contains(out, "median") {
+		t.Errorf("one run's title speaks of medians:\n%s", out)
+	}
+}
+
+// TestCompareNCCLHosts: across simulated hosts NCCL runs on its socket transport; where every
+// rank has a GPU and a host has several ranks, NCCL's ranks go onto the same simulated hosts
+// (ncclhost.sh --device) with P2P and SHM left on; with a host a rank, P2P and SHM are off.
+func TestCompareNCCLHosts(t *testing.T) {
+	if err := exec.Command("unshare", "-u", "true").Run(); err != nil {
+		t.Skipf("unshare -u (root only) is refused here: %v", err)
+	}
+	for _, c := range []struct {
+		name, hosts, np string
+		gpus            int
+		want, not       []string
+	}{
+		{"a host of 2 ranks with a GPU each", "2", "4", 4,
+			[]string{"NCCL_NET=Socket", "scripts/ncclhost.sh --device 2 4"}, []string{"NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE"}},
+		{"a host per rank", "2", "2", 2,
+			[]string{"NCCL_NET=Socket", "NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1"}, []string{"ncclhost.sh"}},
+		{"ranks sharing GPUs", "2", "4", 2,
+			[]string{"NCCL_P2P_DISABLE=1", "scripts/ncclhost.sh 4 4"}, []string{"--device"}},
+	} {
+		root, path := repo(t, c.gpus)
+		_, runs := compare(t, root, path, "HOSTS="+c.hosts, "NP="+c.np, "FAKE_NCCL_TIMES=100", "FAKE_OURS_TIMES=50")
+		nccl, ours, _ := strings.Cut(strings.TrimSpace(runs), "\n")
+		for _, w := range c.want {
+			if !strings.Contains(nccl, w) {
+				t.Errorf("%s: NCCL's mpirun lacks %q: %s", c.name, w, nccl)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(nccl, w) {
+				t.Errorf("%s: NCCL's mpirun has %q: %s", c.name, w, nccl)
+			}
+		}
+		if !strings.Contains(ours, "scripts/simhost.sh "+c.hosts+" "+c.np) {
+			t.Errorf("%s: our mpirun does not run simhost.sh %s %s: %s", c.name, c.hosts, c.np, ours)
+		}
+	}
+}
