@@ -12,22 +12,17 @@ import (
 // GPU memory. Kernels address it at Ptrs[own rank]. Over Ethernet no CUDA call moves its
 // bytes: a write from it is sent from host memory, a write into it is received straight
 // into it (channels/ethernet); over InfiniBand the HCA reads and writes it in host
-// memory. CUDA IPC cannot map host memory of another process, so a job with a pair
-// connected by CUDA IPC refuses it (on every rank). Every rank calls it with the same
-// size; Close frees it.
+// memory. CUDA IPC cannot map host memory of another process, so the peers this rank
+// reaches by CUDA IPC get no mapping (their Ptrs entry is 0) and a channel into their copy
+// is refused (PortChannelsTo, MemoryChannelsTo): host-resident memory serves the network
+// peers only, and a job with none refuses it (on every rank). Every rank calls it with the
+// same size; Close frees it.
 func (m *Mesh) ShareHost(bytes uint64) (*Buffer, error) {
-	// Every rank refuses alike (from every pair's transport), so none waits in the exchange
-	// for a rank that refused; a failure on one rank only (the allocation, a registration)
+	// Every rank refuses alike (m.network is the job's), so none waits in the exchange for
+	// a rank that refused; a failure on one rank only (the allocation, a registration)
 	// leaves the others waiting in the exchange until the bootstrap's timeout, as Share does.
-	for i := range m.pairs {
-		for j := i + 1; j < len(m.pairs); j++ {
-			if t := m.pairs[i][j]; t.Maps() {
-				return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for jobs whose every pair is connected over a network transport; ranks %d and %d are connected by %s", m.Rank, i, j, t.Title())
-			}
-		}
-	}
 	if !m.network {
-		return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for peers over a network transport, and this job has none", m.Rank)
+		return nil, fmt.Errorf("mesh: rank %d: host-resident memory is only for peers over a network transport, and every pair of this job is connected by %s", m.Rank, mappingTitles())
 	}
 	if bytes == 0 {
 		return nil, fmt.Errorf("mesh: rank %d: host-resident memory of 0 bytes", m.Rank)

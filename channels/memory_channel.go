@@ -28,6 +28,11 @@ func (m *Mesh) MemoryChannelsTo(peers []int, remote *Buffer, local device.Ptr) (
 				mappingTitles(), m.Rank, p, t, m.Opts.HostID, m.Endpoints[p].HostID)
 		}
 	}
+	for _, p := range peers {
+		if remote.Ptrs[p] == 0 {
+			return nil, fmt.Errorf("mesh: rank %d: memory channel to rank %d: %w", m.Rank, p, unmapped(p, remote.Mems[p], m.Conns[p].Transport()))
+		}
+	}
 	id, err := m.nextSemaphore()
 	if err != nil {
 		return nil, err

@@ -227,6 +227,9 @@ func (m *Mesh) remoteRegion(p int, rm RegisteredMemory, mapped device.Ptr) (Regi
 	r := Region{Size: rm.Size, ID: rm.ID}
 	t := m.Conns[p].Transport()
 	if t.Maps() {
+		if mapped == 0 {
+			return r, unmapped(p, rm, t)
+		}
 		r.Base = mapped
 		return r, nil
 	}
@@ -265,4 +268,10 @@ func (m *Mesh) localRegion(p device.Ptr, size uint64, t Transport) (Region, erro
 	}
 	r.ID, r.Key = m.reg.add(LocalMemory{Ptr: p, Size: size, regs: map[Transport]Registration{t: x}}), x.Key()
 	return r, nil
+}
+
+// unmapped is the error for a channel over t, which maps memory, into rank p's memory rm
+// that is not mapped here: host-resident memory (ShareHost), which t cannot map.
+func unmapped(p int, rm RegisteredMemory, t Transport) error {
+	return fmt.Errorf("registered memory %d of rank %d (%d bytes) is not mapped here: %s cannot map host-resident memory of another process", rm.ID, p, rm.Size, t.Title())
 }
