@@ -25,6 +25,11 @@ const (
 	// over a network transport (one rank per host, or --transport ethernet or ib), which
 	// host-resident buffers need (channels.Mesh.ShareHost).
 	NoIPC
+	// SomeNetwork: port channels to the peers over a network transport, memory channels to
+	// the peers connected by CUDA IPC, so some pair talks over a network, and the ranks of
+	// each host are all connected by CUDA IPC or all over the network (the host-resident
+	// algorithms that serve a host's own ranks over NVLink).
+	SomeNetwork
 )
 
 // String names what the algorithm needs, for error messages and help.
@@ -38,6 +43,8 @@ func (n Needs) String() string {
 		return "any layout"
 	case NoIPC:
 		return "no pair of ranks connected by CUDA IPC (every peer over a network transport)"
+	case SomeNetwork:
+		return "some pair of ranks over a network transport (several hosts, or --transport ethernet or ib)"
 	}
 	return fmt.Sprintf("Needs(%d)", int(n))
 }
@@ -104,6 +111,10 @@ func (l Layout) NetworkOnly() bool {
 	}
 	return true
 }
+
+// AcrossNetwork says some pair of ranks is not connected by CUDA IPC (several hosts, or a
+// network transport inside one): where the one-host algorithms do not run.
+func (l Layout) AcrossNetwork() bool { return len(l.Hosts) > 1 || !l.HostIPC }
 
 // LayoutOf returns the layout of the mesh's job.
 func LayoutOf(m *channels.Mesh) Layout {
@@ -196,6 +207,8 @@ func (a *Algorithm) Fits(l Layout) error {
 		}
 	case NoIPC:
 		ok = l.NetworkOnly()
+	case SomeNetwork:
+		ok = l.AcrossNetwork() && (l.HostIPC || l.NetworkOnly())
 	}
 	if !ok {
 		return fmt.Errorf("%s %s needs %s; this job has %v", a.Collective, a.Name, a.Needs, l)

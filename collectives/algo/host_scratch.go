@@ -1,25 +1,40 @@
 package algo
 
 import (
+	"fmt"
+
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
 // HostScatter is what the host-resident algorithms (allreduce hostoneshot, allgather
-// hostput) set up alike: a host-resident outbox of two halves of slotBytes, a
-// host-resident scratch of two halves of nranks slots (both channels.Mesh.ShareHost), and
-// port channels from my outbox into every peer's scratch, with host tokens for the network
-// peers (every peer: the algorithms need the NoIPC layout). Over Ethernet the proxy then
-// sends straight from my outbox and the peer's receiver reads straight into its scratch.
+// hostput, the port-staged family's hostput) set up alike: a host-resident outbox of two
+// halves of slotBytes, a host-resident scratch of two halves of nranks slots (both
+// channels.Mesh.ShareHost), and port channels from my outbox into every network peer's
+// scratch, with host tokens. Over Ethernet the proxy then sends straight from my outbox and
+// the peer's receiver reads straight into its scratch. Where some pairs use CUDA IPC
+// (NewHostSlots only), those peers are served through GPU memory instead (Local,
+// MemChans).
 type HostScatter struct {
 	Outbox, Scratch device.Ptr
 	SlotBytes       uint64
 	Chans           device.Ptr // PortChannelHandle[npeers]
+	// Local and MemChans serve the peers connected by CUDA IPC (NewHostSlots, where the
+	// job has such pairs; else 0): Local is a scratch in GPU memory laid out as Scratch,
+	// which those peers write over NVLink, and MemChans (MemoryChannelHandle[npeers], in
+	// Peers order, zero for a network peer) are the memory channels into their Local.
+	Local, MemChans device.Ptr
 }
 
 // NewHostScatter makes the host-resident outbox and scratch of slotBytes slots and the
 // port channels between them.
+// Its kernels reach every peer over a port channel, so every rank refuses alike (the
+// layout is the job's) where some pair uses CUDA IPC.
 func NewHostScatter(b *Base, slotBytes uint64) (HostScatter, error) {
+	if l := b.Env.Layout; !l.NetworkOnly() {
+		return HostScatter{}, fmt.Errorf("rank %d: host-resident buffers with a port channel to every peer need %s; this job has %v", b.Env.Rank, collectives.NoIPC, l)
+	}
 	return NewHostSlots(b, slotBytes, 1, b.Env.NRanks)
 }
 
@@ -39,8 +54,67 @@ func NewHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int) (Hos
 		return h, err
 	}
 	h.Outbox, h.Scratch = outbox.Ptrs[e.Rank], scratch.Ptrs[e.Rank]
-	h.Chans, err = b.PortChannelSets(1, scratch, h.Outbox, box, channels.NetworkHostTokens)
-	return h, err
+	if e.Layout.NetworkOnly() {
+		h.Chans, err = b.PortChannelSets(1, scratch, h.Outbox, box, channels.NetworkHostTokens)
+		return h, err
+	}
+	return h, h.serveLocal(b, scratch, box, 2*uint64(scratchSlots)*slotBytes)
+}
+
+// noPortChannel is the FIFO id in a CUDA IPC peer's entry of HostScatter.Chans: it names
+// no port channel, so a trigger pushed with it fails in the proxy instead of moving data.
+const noPortChannel = 1<<16 - 1
+
+// serveLocal makes, for a job where some pairs use CUDA IPC (several ranks on a host), the
+// port channels to the network peers, a GPU-memory scratch of localBytes shared with the
+// peers over CUDA IPC and memory channels into theirs. Chans gets an entry for every peer:
+// a CUDA IPC peer's carries its memory channel's semaphore (inbound token and expected
+// count), so that the kernel's gate and counts treat every peer alike. Every rank makes
+// the same calls in the same order, whatever its peers.
+func (h *HostScatter) serveLocal(b *Base, scratch *channels.Buffer, box, localBytes uint64) error {
+	e := b.Env
+	var local, network []int
+	for _, p := range e.Mesh.Peers() {
+		if e.Mesh.PairTransport(e.Rank, p).Maps() {
+			local = append(local, p)
+		} else {
+			network = append(network, p)
+		}
+	}
+	ports, err := e.Mesh.PortChannelsTo(network, scratch, h.Outbox, box, channels.NetworkHostTokens)
+	if err != nil {
+		return err
+	}
+	var buf *channels.Buffer
+	if h.Local, buf, err = b.ShareScratch(localBytes); err != nil {
+		return err
+	}
+	mems, err := e.Mesh.MemoryChannelsTo(local, buf, h.Local)
+	if err != nil {
+		return err
+	}
+	chans := make([]channels.PortChannelHandle, 0, len(ports)+len(mems))
+	memAll := make([]channels.MemoryChannelHandle, 0, cap(chans))
+	for _, p := range e.Mesh.Peers() {
+		if len(mems) > 0 && int(mems[0].Peer) == p {
+			m := mems[0]
+			mems = mems[1:]
+			chans = append(chans, channels.PortChannelHandle{
+				Sem: channels.HostSemaphoreHandle{Inbound: m.Sem.Inbound, Expected: m.Sem.Expected},
+				ID:  noPortChannel, Peer: uint32(p),
+			})
+			memAll = append(memAll, m)
+			continue
+		}
+		chans = append(chans, ports[0])
+		ports = ports[1:]
+		memAll = append(memAll, channels.MemoryChannelHandle{Peer: uint32(p)})
+	}
+	if h.Chans, err = e.Mesh.Upload(channels.HandlesBytes(chans)); err != nil {
+		return err
+	}
+	h.MemChans, err = e.Mesh.Upload(channels.HandlesBytes(memAll))
+	return err
 }
 
 // The largest messages the host-resident algorithms take, and auto picks them for: every

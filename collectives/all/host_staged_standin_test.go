@@ -19,14 +19,22 @@ import (
 // same signals. The outbox and the scratch are host-resident, so the proxy sends from
 // host memory and the receivers read into it.
 
-// hostStagedKernel: (chans, outbox, scratch, slotBytes, in, out, unit, total, mode, root,
-// rank, nranks, state); reduce: the host_staged_reduce family (int32 sum).
+// hostStagedKernel: (chans, mems, outbox, scratch, local, slotBytes, in, out, unit, total,
+// mode, root, rank, nranks, state); reduce: the host_staged_reduce family (int32 sum). A
+// peer whose memory-channel entry has a remote address (CUDA IPC, on my host) gets its
+// segment written straight into its local scratch and a memory-channel signal; the others
+// a put from my outbox.
 func hostStagedKernel(reduce bool) devicetest.Kernel {
 	return func(g *devicetest.GPU, a []uint64) error {
-		outbox, scratch, slot, in, out, unit, total := a[1], a[2], a[3], a[4], a[5], a[6], a[7]
-		mode, root, rank, n := portstaged.PortStagedMode(a[8]), a[9], a[10], a[11]
-		st := launchState(g, a[12])
+		outbox, scratch, local, slot, in, out, unit, total := a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]
+		mode, root, rank, n := portstaged.PortStagedMode(a[10]), a[11], a[12], a[13]
+		st := launchState(g, a[14])
 		chans := ports(g, a[0], int(n-1))
+		var memChans []devMem
+		if a[1] != 0 {
+			memChans = mems(g, a[1], int(n-1))
+		}
+		isLocal := func(i uint64) bool { return memChans != nil && memChans[i].h.Remote != 0 }
 		flag := uint64(st.Launches) + 1
 		boxSlots := uint64(mode.OutboxSlots(int(n)))
 		box := (flag & 1) * boxSlots * slot
@@ -38,12 +46,26 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 			}
 			return region + from*slot
 		}
-		// my segments into my outbox (one slot for all where every peer gets the same)
+		// my segments into my outbox (one slot for all where every peer gets the same),
+		// the CUDA IPC peers' straight into their scratch
 		for i := uint64(0); i < boxSlots; i++ {
+			if boxSlots > 1 && isLocal(i) {
+				continue
+			}
 			off, bytes := psSendSeg(mode, rank, other(i, rank), unit, total, root, n)
 			copy(bytesAt(g, outbox+box+i*slot, bytes), bytesAt(g, in+off, bytes))
 		}
+		for i := uint64(0); i < n-1; i++ {
+			if isLocal(i) {
+				off, bytes := psSendSeg(mode, rank, other(i, rank), unit, total, root, n)
+				copy(bytesAt(g, memChans[i].h.Remote+slotAt(rank), bytes), bytesAt(g, in+off, bytes))
+			}
+		}
 		for i, c := range chans {
+			if isLocal(uint64(i)) {
+				memChans[i].signal()
+				continue
+			}
 			_, bytes := psSendSeg(mode, rank, other(uint64(i), rank), unit, total, root, n)
 			if bytes == 0 {
 				if _, err := c.push(channels.TriggerFlag, 0, 0, 0); err != nil {
@@ -59,15 +81,30 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 				return err
 			}
 		}
+		// every peer alike: a CUDA IPC peer's entry in chans carries its memory channel's
+		// semaphore
 		for _, c := range chans {
 			if err := c.waitCount(1); err != nil {
 				return err
 			}
 		}
-		psReceive(g, mode, reduce, rank, root, n, unit, total, in, out, scratch, slotAt)
+		psReceive(g, mode, reduce, rank, root, n, unit, total, in, out, func(q uint64) uint64 {
+			if q != rank && isLocal(q-b2u(q > rank)) {
+				return local + slotAt(q)
+			}
+			return scratch + slotAt(q)
+		})
 		hostFinish(chans, st)
 		return nil
 	}
+}
+
+// b2u is 1 for true, 0 for false.
+func b2u(v bool) uint64 {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // hostStagedKernels are the stand-in's hostput kernels, with portput's beside them.
@@ -101,19 +138,35 @@ func TestHostStagedAcrossHostsOnStandin(t *testing.T) {
 	}
 }
 
-// TestHostStagedRefusesCUDAIPC: on two hosts of which one has two ranks connected by
-// CUDA IPC, hostput does not fit (the run refuses it before the header), and its set-up
-// fails with an error naming CUDA IPC rather than sharing host memory a peer could not
-// map.
-func TestHostStagedRefusesCUDAIPC(t *testing.T) {
-	envs := standinJob(t, []string{"a", "a", "b"}, 1<<16, hostStagedKernels())
+// TestHostStagedMixedLayoutsOnStandin: every collective's hostput where some hosts have
+// several ranks connected by the stand-in's CUDA IPC (hosts of 2 and 1 ranks, and 2 hosts
+// of 2): the peers of a rank's host through its GPU-memory scratch, the others through
+// host-resident buffers over Ethernet; every byte checked as above.
+func TestHostStagedMixedLayoutsOnStandin(t *testing.T) {
+	for _, hosts := range [][]string{{"a", "a", "b"}, {"a", "a", "b", "b"}} {
+		t.Run(fmt.Sprintf("hosts %v", hosts), func(t *testing.T) {
+			envs := standinJob(t, hosts, 1<<20, hostStagedKernels())
+			if l := envs[0].Layout; !l.HostIPC || l.NetworkOnly() {
+				t.Fatalf("layout %v: want CUDA IPC inside each host", l)
+			}
+			checkStaged(t, envs, len(hosts), "hostput", portstaged.HostCollectives())
+		})
+	}
+}
+
+// TestHostStagedRefusesOneHost: where every pair is connected by CUDA IPC (one host), no
+// pair talks over a network: hostput does not fit (the run refuses it before the header),
+// and its set-up fails with an error naming CUDA IPC rather than sharing host memory no
+// peer could reach.
+func TestHostStagedRefusesOneHost(t *testing.T) {
+	envs := standinJob(t, []string{"a", "a"}, 1<<16, hostStagedKernels())
 	for _, pc := range portstaged.HostCollectives() {
 		a, err := collectives.Find(pc.Name, "hostput")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Fits(envs[0].Layout); err == nil || !strings.Contains(err.Error(), "CUDA IPC") {
-			t.Errorf("%s hostput on %v: Fits says %v, want a refusal naming CUDA IPC", pc.Name, envs[0].Layout, err)
+		if err := a.Fits(envs[0].Layout); err == nil || !strings.Contains(err.Error(), "network") {
+			t.Errorf("%s hostput on %v: Fits says %v, want a refusal naming the network", pc.Name, envs[0].Layout, err)
 		}
 	}
 	onAll(t, envs, func(e *collectives.Env) error {

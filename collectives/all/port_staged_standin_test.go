@@ -147,7 +147,7 @@ func portStagedKernel(reduce bool) devicetest.Kernel {
 				return err
 			}
 		}
-		psReceive(g, mode, reduce, rank, root, n, unit, total, in, out, scratch, slotAt)
+		psReceive(g, mode, reduce, rank, root, n, unit, total, in, out, func(q uint64) uint64 { return scratch + slotAt(q) })
 		if err := creditAll(sigs, credit+1); err != nil {
 			return err
 		}
@@ -336,9 +336,10 @@ func checkStaged(t *testing.T, envs []*collectives.Env, n int, name string, uses
 }
 
 // psReceive is the receiving half of a stand-in port_staged or host_staged launch once every
-// peer's segment is in scratch: the reduction in rank order (int32 sum) where the launch
-// reduces, else each peer's segment (my own from my input) copied to its place in out.
-func psReceive(g *devicetest.GPU, mode portstaged.PortStagedMode, reduce bool, rank, root, n, unit, total, in, out, scratch uint64, slotAt func(uint64) uint64) {
+// peer's segment is in its slot (at slotPtr(sender)): the reduction in rank order (int32
+// sum) where the launch reduces, else each peer's segment (my own from my input) copied to
+// its place in out.
+func psReceive(g *devicetest.GPU, mode portstaged.PortStagedMode, reduce bool, rank, root, n, unit, total, in, out uint64, slotPtr func(uint64) uint64) {
 	if reduce {
 		if mode == portstaged.PSReduceScatter || rank == root {
 			mine := uint64(0)
@@ -349,7 +350,7 @@ func psReceive(g *devicetest.GPU, mode portstaged.PortStagedMode, reduce bool, r
 			for k := uint64(0); k+4 <= unit; k += 4 {
 				var sum int32
 				for r := uint64(0); r < n; r++ {
-					src := scratch + slotAt(r) + k
+					src := slotPtr(r) + k
 					if r == rank {
 						src = in + mine + k
 					}
@@ -364,7 +365,7 @@ func psReceive(g *devicetest.GPU, mode portstaged.PortStagedMode, reduce bool, r
 			if bytes == 0 {
 				continue
 			}
-			src := scratch + slotAt(q)
+			src := slotPtr(q)
 			if q == rank {
 				src = in + off
 			}

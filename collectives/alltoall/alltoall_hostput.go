@@ -4,8 +4,8 @@ import "github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 
 // alltoall hostput: the port-staged family's host-resident algorithm
 // (collectives/family/portstaged, host_staged.go) in PSAlltoall mode: small messages between
-// ranks that are all connected over a network transport.
+// ranks over a network transport, the ranks of one host over NVLink.
 func init() {
 	portstaged.RegisterHost("alltoall", portstaged.PSAlltoall,
-		"host-resident buffers (every peer over a network): put each peer's chunk from host memory into its scratch; small messages")
+		"host-resident buffers between hosts (NVLink to my host's ranks): put each peer's chunk from host memory into its scratch; small messages")
 }

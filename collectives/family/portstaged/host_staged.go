@@ -12,13 +12,16 @@ import (
 
 // hostput of reducescatter, reduce, alltoall, alltoallv, sendrecv, broadcast, gather,
 // scatter and hypercube (each registers it from its folder, *_hostput.go): portput's
-// schedule for small messages through host-resident buffers, for jobs whose every pair is
-// connected over a network transport, as allgather's hostput (port_staged.cu's
-// host_staged). The kernel copies the segment each peer needs into my host-resident
-// outbox and puts it, with a signal, into the peer's host-resident scratch; the receiver
-// reads the slots from host memory. Over Ethernet no CUDA copy is then on the proxy's or
-// the receiver's path. Automatic up to algo.HostStagedAutoMax, above
-// portput's priority; it takes messages of up to algo.HostStagedMax.
+// schedule for small messages through host-resident buffers, as allgather's hostput
+// (port_staged.cu's host_staged), for jobs where some pair talks over a network. The
+// kernel copies the segment each network peer needs into my host-resident outbox and puts
+// it, with a signal, into the peer's host-resident scratch; the receiver reads the slots
+// from host memory. Over Ethernet no CUDA copy is then on the proxy's or the receiver's
+// path. A peer on my host connected by CUDA IPC gets its segment written by the kernel
+// straight into its GPU-memory scratch over NVLink, with a memory-channel signal, instead
+// of a port channel's copy-engine put and proxy round trips. Automatic up to
+// algo.HostStagedAutoMax, above portput's priority; it takes messages of up to
+// algo.HostStagedMax.
 
 // HostStagedNumber is the hostput algorithms' number in every collective (allgather's
 // hostput is #7 too).
@@ -34,7 +37,7 @@ var hostUses = map[string]PortStagedMode{}
 func RegisterHost(collective string, mode PortStagedMode, doc string) {
 	collectives.Register(&collectives.Algorithm{
 		Collective: collective, Name: "hostput", Number: HostStagedNumber, Doc: doc, AnyOffset: true,
-		MinRanks: 2, Needs: collectives.NoIPC, MaxBytes: algo.HostStagedMax,
+		MinRanks: 2, Needs: collectives.SomeNetwork, MaxBytes: algo.HostStagedMax,
 		AutoMin: 0, AutoMax: algo.HostStagedAutoMax, AutoPriority: 12, AutoOn: AcrossNetwork,
 		New: func(env *collectives.Env) (collectives.Instance, error) { return NewHostStaged(env, mode) },
 	})
@@ -95,7 +98,7 @@ func (a *hostStaged) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 		return err
 	}
 	return k.Launch(device.Dim{Grid: a.Blocks(work, 64<<10), Block: 1024}, s, &HostStagedArgs{
-		Chans: a.Chans, Outbox: a.Outbox, Scratch: a.Scratch, SlotBytes: a.SlotBytes,
+		Chans: a.Chans, MemChans: a.MemChans, Outbox: a.Outbox, Scratch: a.Scratch, Local: a.Local, SlotBytes: a.SlotBytes,
 		In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Unit: unit, Total: total,
 		Mode: uint32(a.mode), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})

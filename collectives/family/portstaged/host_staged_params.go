@@ -8,9 +8,11 @@ import (
 // HostStagedArgs are the parameters of host_staged and of the host_staged_reduce family
 // (port_staged.cu).
 type HostStagedArgs struct {
-	Chans      device.Ptr // PortChannelHandle[npeers]: my host-resident outbox to the peers' host-resident scratch
+	Chans      device.Ptr // PortChannelHandle[npeers]: my host-resident outbox to the network peers' host-resident scratch
+	MemChans   device.Ptr // MemoryChannelHandle[npeers] into the Local of the peers over CUDA IPC (0: none in the job)
 	Outbox     device.Ptr // two halves of one slot per peer (one for all where every peer gets the same segment)
 	Scratch    device.Ptr // two halves of one slot per sender (one where a single rank sends to each)
+	Local      device.Ptr // Scratch's layout in GPU memory, for the senders over CUDA IPC (0: none in the job)
 	SlotBytes  uint64     // one slot's bytes (16-byte multiple), the same for every launch
 	In, Out    device.Ptr // my input and output at the launch's offsets
 	Unit       uint64     // the collective's per-rank bytes (a chunk, or the whole buffer)

@@ -26,9 +26,9 @@
 // credit and data of each later launch.
 //
 // host_staged and host_staged_reduce_* (host side: host_staged.go) are the same schedule
-// for small messages between ranks that are all connected over a network transport, with
-// both ends of every put in host-resident memory (channels.Mesh.ShareHost), as
-// allgather_hostput.cu: block 0 copies each peer's segment into its slot of half
+// for small messages between ranks over a network transport, with both ends of every put
+// in host-resident memory (channels.Mesh.ShareHost), as allgather_hostput.cu: block 0
+// copies each network peer's segment into its slot of half
 // (flag & 1) of my host-resident outbox (one slot for all where every peer gets the same
 // segment), fences at system scope and puts each, with a signal, into my slot of half
 // (flag & 1) of the peer's host-resident scratch (a signal alone for an empty segment).
@@ -38,7 +38,11 @@
 // only after the peer's launch k-2 (the last to read it) ended, and my outbox half k%2
 // was last read by my proxy for launch k-2, whose data every peer had received before my
 // launch k-1 ended. In place, my input is in the outbox before the gate opens, so no
-// block overwrites what a put still reads.
+// block overwrites what a put still reads. A peer of my host connected by CUDA IPC (a
+// memChans entry with a remote address) gets its segment from block 0 straight into my
+// slot of the same half of its GPU-memory scratch (local) over NVLink, then a
+// memory-channel signal; its entry in chans carries that channel's semaphore, so the gate
+// and the counts treat it as the others, and the same argument makes credits needless.
 #include "mscclpp/host_resident_device.cuh"
 
 using namespace mb;
@@ -243,8 +247,10 @@ __device__ __forceinline__ bool sameToAll(uint32_t mode) { return mode == PS_BRO
 // HostStaged is one launch of the host-resident schedule.
 struct HostStaged {
   PortChannelHandle* chans;
+  MemoryChannelHandle* mems;  // null where no pair uses CUDA IPC; else entry i's remote is 0 for a network peer
   char* outbox;
   const char* scratch;
+  const char* local;  // the GPU-memory scratch the peers over CUDA IPC write into, laid out as scratch
   uint64_t slotBytes;
   const char* in;
   char* out;
@@ -255,12 +261,21 @@ struct HostStaged {
   uint32_t flag;
   uint64_t region;
 
-  __device__ const char* slotPtr(uint32_t from) const {
-    return scratch + region + (slotsOf(mode, nranks) == 1 ? 0 : from * slotBytes);
+  // isLocal says peer i is connected by CUDA IPC: it gets its segment over NVLink.
+  __device__ bool isLocal(uint32_t i) const { return mems != nullptr && mems[i].remote != 0; }
+
+  // slotOff is where sender from's slot is in a region of scratch (or local).
+  __device__ uint64_t slotOff(uint32_t from) const {
+    return region + (slotsOf(mode, nranks) == 1 ? 0 : from * slotBytes);
   }
 
-  // exchange: my segments into my outbox and put into the peers' scratch, then every
-  // peer's data here (on return, for the whole grid, to be read with loadFresh).
+  __device__ const char* slotPtr(uint32_t from) const {
+    return (isLocal(from < rank ? from : from - 1) ? local : scratch) + slotOff(from);
+  }
+
+  // exchange: my segments into my outbox and put into the network peers' scratch, written
+  // straight into the scratch of the peers over CUDA IPC, then every peer's data here (on
+  // return, for the whole grid, to be read with loadFresh).
   __device__ void exchange() {
     const uint32_t npeers = nranks - 1;
     flag = launchFlag(state);
@@ -269,19 +284,26 @@ struct HostStaged {
     region = (flag & 1) * slotsOf(mode, nranks) * slotBytes;
     if (blockIdx.x == 0) {
       for (uint32_t i = 0; i < boxSlots; i++) {
+        if (boxSlots > 1 && isLocal(i)) continue;
         const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
         copy(outbox + box + i * slotBytes, in + s.off, s.bytes, threadIdx.x, blockDim.x);
       }
+      for (uint32_t i = 0; i < npeers; i++) {
+        if (!isLocal(i)) continue;
+        const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
+        copy(reinterpret_cast<char*>(mems[i].remote) + slotOff(rank), in + s.off, s.bytes, threadIdx.x, blockDim.x);
+      }
       __threadfence_system();
       __syncthreads();
-      if (threadIdx.x < npeers) {
+      if (threadIdx.x < npeers && isLocal(threadIdx.x)) {
+        MemoryChannel{mems[threadIdx.x]}.signal();  // release: the block's writes above first
+      } else if (threadIdx.x < npeers) {
         PortChannel c{chans[threadIdx.x]};
         const Seg s = sendSeg(mode, rank, peerOf(threadIdx.x, rank), unit, total, root, nranks);
         if (s.bytes == 0) {
           c.signal();
         } else {
-          const uint64_t dst = region + (slotsOf(mode, nranks) == 1 ? 0 : rank * slotBytes);
-          c.putWithSignal(dst, box + (sameToAll(mode) ? 0 : threadIdx.x) * slotBytes, s.bytes);
+          c.putWithSignal(slotOff(rank), box + (sameToAll(mode) ? 0 : threadIdx.x) * slotBytes, s.bytes);
         }
       }
     }
@@ -345,10 +367,12 @@ __device__ void reduceHost(char* out, From from, uint32_t mine, uint64_t begin, 
 
 }  // namespace
 
-#define HS_PARAMS                                                                                          \
-  PortChannelHandle *chans, char *outbox, const char *scratch, uint64_t slotBytes, const char *in, char *out, \
-      uint64_t unit, uint64_t total, uint32_t mode, uint32_t root, uint32_t rank, uint32_t nranks, LaunchState *state
-#define HS_INIT HostStaged p{chans, outbox, scratch, slotBytes, in, out, unit, total, mode, root, rank, nranks, state}
+#define HS_PARAMS                                                                                         \
+  PortChannelHandle *chans, MemoryChannelHandle *memChans, char *outbox, const char *scratch, const char *local, \
+      uint64_t slotBytes, const char *in, char *out, uint64_t unit, uint64_t total, uint32_t mode, uint32_t root, \
+      uint32_t rank, uint32_t nranks, LaunchState *state
+#define HS_INIT \
+  HostStaged p{chans, memChans, outbox, scratch, local, slotBytes, in, out, unit, total, mode, root, rank, nranks, state}
 
 // host_staged: the collectives that copy, through host-resident buffers.
 extern "C" __global__ void __launch_bounds__(1024) host_staged(HS_PARAMS) {

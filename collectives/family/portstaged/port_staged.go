@@ -78,7 +78,7 @@ func Collectives() []Use {
 
 // AcrossNetwork says some pair of ranks is not connected by CUDA IPC (several hosts, or a
 // network transport inside one): where the one-host algorithms do not run.
-func AcrossNetwork(l collectives.Layout) bool { return len(l.Hosts) > 1 || !l.HostIPC }
+func AcrossNetwork(l collectives.Layout) bool { return l.AcrossNetwork() }
 
 // PortStagedHalfBytes is the largest region (slots x slot bytes) that goes through the
 // scratch's halves, without waiting for the peers' credits (a variable so that tests can
