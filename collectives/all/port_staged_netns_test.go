@@ -21,8 +21,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/netnstest"
 )
 
-// The portput algorithms (and hostput, where every pair is over the network) between two
-// network namespaces joined by a veth pair: one process
+// The portput and hostput algorithms between two network namespaces joined by a veth pair: one process
 // per namespace acts as one host, its ranks on one stand-in GPU space (the stand-in's CUDA
 // IPC between them), the hosts joined by the Ethernet transport over the veth pair only.
 
@@ -107,9 +106,7 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 		}
 	}
 	checkPortStaged(t, envs, n)
-	if envs[0].Layout.NetworkOnly() {
-		checkStaged(t, envs, n, "hostput", portstaged.HostCollectives())
-	}
+	checkStaged(t, envs, n, "hostput", portstaged.HostCollectives())
 	// nobody closes while a peer may still read
 	for i, err := range bounded.Ranks(t, len(ranks), 30*time.Second, func(i int) error {
 		if err := boots[i].Barrier(); err != nil {
@@ -134,10 +131,10 @@ func sameHost(l collectives.Layout, a, b int) bool {
 }
 
 // TestPortStagedAcrossNetworkNamespaces: every portput algorithm between two network
-// namespaces joined by a veth pair, each with its own address and only that link, 1 and 2
-// ranks per namespace, and every hostput algorithm with 1 rank per namespace; every byte
-// of every rank's output checked. It needs root and
-// iproute2; the namespaces are the test's own and are deleted at the end.
+// namespaces joined by a veth pair, each with its own address and only that link, and
+// every hostput algorithm, 1 and 2 ranks per namespace; every byte of every rank's output
+// checked. It needs root and iproute2; the namespaces are the test's own and are deleted
+// at the end.
 func TestPortStagedAcrossNetworkNamespaces(t *testing.T) {
 	p := netnstest.New(t, "ps", "10.214.0")
 	for port, hosts := range map[int][]string{29501: {"0", "1"}, 29502: {"0,1", "2,3"}} {
