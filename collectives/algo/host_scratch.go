@@ -8,8 +8,8 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
-// HostScatter is what the host-resident algorithms (allreduce hostoneshot, allgather
-// hostput, the port-staged family's hostput) set up alike: a host-resident outbox of two
+// HostScatter is what the host-resident algorithms (allreduce hostoneshot, the port-staged
+// family's hostput) set up alike: a host-resident outbox of two
 // halves of slotBytes, a host-resident scratch of two halves of nranks slots (both
 // channels.Mesh.ShareHost), and port channels from my outbox into every network peer's
 // scratch, with host tokens. Over Ethernet the proxy then sends straight from my outbox and
@@ -117,21 +117,19 @@ func (h *HostScatter) serveLocal(b *Base, scratch *channels.Buffer, box, localBy
 	return err
 }
 
-// The largest messages the host-resident algorithms take, and auto picks them for: every
-// size they take. allreduce's scratch holds two halves of a whole message per rank (2 x
-// nranks x 1 MiB of pinned host memory at most), allgather's two halves of one gathered
-// message. Measured on 2xH200 as 2 simulated hosts, 2026-11-23 (docs/performance.md).
-const (
-	HostAllreduceMax = 1 << 20
-	HostAllgatherMax = 4 << 20
-)
+// HostAllreduceMax is the largest message allreduce hostoneshot takes, and auto picks it
+// for: every size it takes. Its scratch holds two halves of a whole message per rank (2 x
+// nranks x 1 MiB of pinned host memory at most). Measured on 2xH200 as 2 simulated hosts,
+// 2026-11-23 (docs/performance.md).
+const HostAllreduceMax = 1 << 20
 
 // The port-staged family's hostput (collectives/family/portstaged): the largest message
 // (the size column) it takes, and the largest -k auto picks it for, so that no rank-pair
 // message it sends is larger. Measured on 2xH100 as 2 simulated hosts, 2026-11-25
 // (docs/algorithms.md#crossovers): at 256 KiB-4 MiB hostput took 1.02-3.34x less time than
 // portput in all nine collectives, and less at 16 MiB in all but sendrecv (0.95x); the
-// bound stops at 4 MiB, as allgather's, because its pinned host memory grows with it.
+// bound stops at 4 MiB because its pinned host memory grows with it. allgather's hostput
+// is the family's too.
 const (
 	HostStagedMax     = 4 << 20
 	HostStagedAutoMax = HostStagedMax

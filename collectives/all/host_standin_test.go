@@ -7,19 +7,24 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives/allgather"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allreduce"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
 )
 
 // The host-resident algorithms end to end on the CPU, as port_standin_test.go runs the port
 // algorithms: ranks on simulated hosts, Ethernet over loopback, the real proxy, and Go
-// transcriptions of collectives/allgather/allgather_hostput.cu and
-// collectives/allreduce/allreduce_hostoneshot.cu (int32 sum) that push the same triggers
-// and count the same signals. The outbox and the scratch are host-resident, so the proxy
+// transcriptions of collectives/allreduce/allreduce_hostoneshot.cu (int32 sum) and of the
+// port-staged family's host_staged (allgather's hostput; host_staged_standin_test.go) that
+// push the same triggers and count the same signals. The outbox and the scratch are host-resident, so the proxy
 // sends from host memory and the receivers read into it.
 
-// hostLaunch is what both kernels do before their own work: my bytes into half (flag&1)
+// newAllgatherHostput sets allgather's hostput (the port-staged family's) up on e.
+func newAllgatherHostput(e *collectives.Env) (collectives.Instance, error) {
+	return portstaged.NewHostStaged(e, portstaged.PSAllgather)
+}
+
+// hostLaunch is what allreduce hostoneshot does before its own work: my bytes into half (flag&1)
 // of my outbox, a put with a signal of them into slot `rank` of the same half of every
 // peer's scratch, and the wait for every peer's. It returns the scratch half's offset.
 func hostLaunch(g *devicetest.GPU, chans []devPort, outbox, slot, in, bytes, rank, nranks uint64, st *channels.LaunchState) (uint64, error) {
@@ -47,27 +52,6 @@ func hostFinish(chans []devPort, st *channels.LaunchState) {
 	st.Launches++
 }
 
-// allgatherHostputKernel: (chans, outbox, scratch, slotBytes, in, out, chunk, rank, nranks, state).
-func allgatherHostputKernel(g *devicetest.GPU, a []uint64) error {
-	outbox, scratch, slot, in, out, chunk, rank, nranks := a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]
-	st := launchState(g, a[9])
-	chans := ports(g, a[0], int(nranks-1))
-	half, err := hostLaunch(g, chans, outbox, slot, in, chunk, rank, nranks, st)
-	if err != nil {
-		return err
-	}
-	for r := uint64(0); r < nranks; r++ {
-		dst := out + r*chunk
-		if r != rank {
-			copy(bytesAt(g, dst, chunk), bytesAt(g, scratch+half+r*slot, chunk))
-		} else if in != dst {
-			copy(bytesAt(g, dst, chunk), bytesAt(g, in, chunk))
-		}
-	}
-	hostFinish(chans, st)
-	return nil
-}
-
 // allreduceHostOneShotKernel (int32 sum): (chans, outbox, scratch, slotBytes, in, out,
 // count, rank, nranks, state).
 func allreduceHostOneShotKernel(g *devicetest.GPU, a []uint64) error {
@@ -85,7 +69,7 @@ func allreduceHostOneShotKernel(g *devicetest.GPU, a []uint64) error {
 }
 
 func hostKernels() map[string]devicetest.Kernel {
-	kernels := map[string]devicetest.Kernel{"allgather_hostput": allgatherHostputKernel}
+	kernels := map[string]devicetest.Kernel{"host_staged": hostStagedKernel(false)}
 	addFamily(kernels, "allreduce_hostoneshot", allreduceHostOneShotKernel)
 	return kernels
 }
@@ -104,29 +88,27 @@ func TestHostAlgorithmsAcrossHostsOnStandin(t *testing.T) {
 			if !envs[0].Layout.NetworkOnly() {
 				t.Fatalf("layout %v: want no pair over CUDA IPC", envs[0].Layout)
 			}
-			checkGatherReduce(t, envs, allgather.NewAllgatherHostput, allreduce.NewAllreduceHostOneShot)
+			checkGatherReduce(t, envs, newAllgatherHostput, allreduce.NewAllreduceHostOneShot)
 		})
 	}
 }
 
-// TestHostAlgorithmsRefuseCUDAIPC: on two hosts of which one has two ranks connected by
-// CUDA IPC, the layout does not fit the host-resident algorithms (the run refuses them
-// before the header), and their set-up fails with an error naming CUDA IPC rather than
-// sharing host memory a peer could not map.
-func TestHostAlgorithmsRefuseCUDAIPC(t *testing.T) {
+// TestHostOneShotRefusesCUDAIPC: on two hosts of which one has two ranks connected by
+// CUDA IPC, the layout does not fit allreduce hostoneshot, whose kernel reaches every peer
+// over a port channel (the run refuses it before the header), and its set-up fails with
+// an error naming CUDA IPC. (allgather's hostput, the port-staged family's, runs there:
+// host_staged_standin_test.go.)
+func TestHostOneShotRefusesCUDAIPC(t *testing.T) {
 	envs := standinJob(t, []string{"a", "a", "b"}, 1<<16, hostKernels())
-	for _, name := range []string{"allreduce/hostoneshot", "allgather/hostput"} {
-		coll, alg, _ := strings.Cut(name, "/")
-		a, err := collectives.Find(coll, alg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Fits(envs[0].Layout); err == nil || !strings.Contains(err.Error(), "CUDA IPC") {
-			t.Errorf("%s on %v: Fits says %v, want a refusal naming CUDA IPC", name, envs[0].Layout, err)
-		}
+	a, err := collectives.Find("allreduce", "hostoneshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Fits(envs[0].Layout); err == nil || !strings.Contains(err.Error(), "CUDA IPC") {
+		t.Errorf("allreduce hostoneshot on %v: Fits says %v, want a refusal naming CUDA IPC", envs[0].Layout, err)
 	}
 	onAll(t, envs, func(e *collectives.Env) error {
-		_, err := allgather.NewAllgatherHostput(e)
+		_, err := allreduce.NewAllreduceHostOneShot(e)
 		if err == nil || !strings.Contains(err.Error(), "CUDA IPC") {
 			return fmt.Errorf("set-up on rank %d: %v, want an error naming CUDA IPC", e.Rank, err)
 		}

@@ -132,11 +132,17 @@ func TestSelectTwoHosts(t *testing.T) {
 		if err := collectives.CheckLayout(coll, "port", two); err == nil {
 			t.Errorf("CheckLayout(%s, port, two hosts) accepted a one-host algorithm", coll)
 		}
-		// the host-resident algorithms: refused wherever some pair uses CUDA IPC
-		for _, l := range []collectives.Layout{collectives.OneHostLayout(2), layoutOf(false, "h0", "h0", "h1")} {
-			if err := collectives.CheckLayout(coll, tt.small, l); err == nil || !strings.Contains(err.Error(), "CUDA IPC") {
-				t.Errorf("CheckLayout(%s, %s, %v) = %v, want an error naming CUDA IPC", coll, tt.small, l, err)
-			}
+		// the host-resident algorithms: refused on one host connected by CUDA IPC (no
+		// network); allreduce hostoneshot wherever some pair uses CUDA IPC, while allgather
+		// hostput serves such pairs over NVLink
+		if err := collectives.CheckLayout(coll, tt.small, collectives.OneHostLayout(2)); err == nil || !strings.Contains(err.Error(), "CUDA IPC") {
+			t.Errorf("CheckLayout(%s, %s, one host) = %v, want an error naming CUDA IPC", coll, tt.small, err)
+		}
+		mixed := layoutOf(false, "h0", "h0", "h1")
+		if err := collectives.CheckLayout(coll, tt.small, mixed); (err == nil) != (coll == "allgather") {
+			t.Errorf("CheckLayout(%s, %s, %v) = %v; want it to fit only for allgather", coll, tt.small, mixed, err)
+		} else if err != nil && !strings.Contains(err.Error(), "CUDA IPC") {
+			t.Errorf("CheckLayout(%s, %s, %v) = %v, want an error naming CUDA IPC", coll, tt.small, mixed, err)
 		}
 		for _, k := range []string{"auto", "all", tt.small, tt.large} {
 			if err := collectives.CheckLayout(coll, k, two); err != nil {
@@ -171,26 +177,29 @@ func TestSelectTwoHosts(t *testing.T) {
 // portoneshot up to 256 KiB, portrsag above, also where hier does not fit); on one host
 // the NVLink algorithms win; under --transport ethernet inside a host (no CUDA IPC) or
 // with uneven hosts, hier does not fit at all. Where no pair uses CUDA IPC, the
-// host-resident algorithms (hostput, hostoneshot) win at every size they take (1 MiB and 4 MiB).
+// host-resident algorithms (hostput, hostoneshot) win at every size they take (1 MiB and
+// 4 MiB); allgather's hostput also fits hosts of several ranks and wins where hier does
+// not fit.
 func TestSelectHierarchical(t *testing.T) {
 	tests := []struct {
 		name       string
 		l          collectives.Layout
 		hier       bool   // Layout.Hierarchical
-		host       bool   // no pair over CUDA IPC: hostput and hostoneshot win auto up to their MaxBytes
+		hostGather bool   // allgather hostput wins auto up to its MaxBytes
+		hostReduce bool   // no pair over CUDA IPC: allreduce hostoneshot wins auto up to its MaxBytes
 		autoGather string // "" : a one-host algorithm
 		autoReduce string // up to 256 KiB (portoneshot's automatic range)
 		autoLarge  string // allreduce above it
-		allGather  string // -k all's port and hier algorithms, in number order
+		allGather  string // -k all's port, hier and host algorithms, in number order
 		allReduce  string
 	}{
-		{"1 host of 4", collectives.OneHostLayout(4), false, false, "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 1", layoutOf(false, "a", "b"), false, true, "portput", "portoneshot", "portrsag", "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot"},
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, false, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, false, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
-		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, false, "hier", "hier", "hier", "portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, true, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostoneshot"},
-		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, false, "portput", "portoneshot", "portrsag", "portput", "portrsag,portoneshot"},
+		{"1 host of 4", collectives.OneHostLayout(4), false, false, false, "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), false, true, true, "portput", "portoneshot", "portrsag", "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, false, false, "hier", "hier", "hier", "portput,hier,hostput", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, false, false, "hier", "hier", "hier", "portput,hier,hostput", "portrsag,hier,portoneshot"},
+		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, false, false, "hier", "hier", "hier", "portput,hier,hostput", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, true, true, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostoneshot"},
+		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, true, false, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot"},
 	}
 	for _, tt := range tests {
 		if got := tt.l.Hierarchical(); got != tt.hier {
@@ -198,15 +207,16 @@ func TestSelectHierarchical(t *testing.T) {
 		}
 		for _, c := range []struct {
 			coll, auto, large, all, host string
+			hostWins                     bool
 			hostMax                      int64
-		}{{"allgather", tt.autoGather, tt.autoGather, tt.allGather, "hostput", algo.HostAllgatherMax}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, "hostoneshot", algo.HostAllreduceMax}} {
+		}{{"allgather", tt.autoGather, tt.autoGather, tt.allGather, "hostput", tt.hostGather, algo.HostStagedMax}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, "hostoneshot", tt.hostReduce, algo.HostAllreduceMax}} {
 			small := c.auto
 			for _, size := range []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 256 << 20} {
 				c.auto = small
 				if size > 256<<10 {
 					c.auto = c.large
 				}
-				if tt.host && size <= c.hostMax {
+				if c.hostWins && size <= c.hostMax {
 					c.auto = c.host
 				}
 				got, err := collectives.SelectIn(c.coll, "auto", size, tt.l, "float")
@@ -240,7 +250,8 @@ func TestSelectHierarchical(t *testing.T) {
 
 // TestSelectMPSNetwork: where ranks share a GPU under MPS and pairs talk over a network,
 // the hierarchical algorithms are refused with the reason (-k hier), auto takes the flat
-// port algorithms instead and all leaves hier out; the same layout without MPS keeps them.
+// port algorithms (allgather: hostput) instead and all leaves hier out; the same layout
+// without MPS keeps them.
 func TestSelectMPSNetwork(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -249,7 +260,7 @@ func TestSelectMPSNetwork(t *testing.T) {
 		gatherAuto string
 	}{
 		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hier", "portrsag,hier,portoneshot", "hier"},
-		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "portoneshot", "portrsag,portoneshot", "portput"},
+		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "portoneshot", "portrsag,portoneshot", "hostput"},
 		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot", "hostput"},
 	} {
 		mps := strings.HasSuffix(c.name, "MPS")

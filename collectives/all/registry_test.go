@@ -242,9 +242,9 @@ func TestSelectByNameAndNumber(t *testing.T) {
 		{"allreduce", "7", 1024, 2, "float", "portoneshot", ""},
 		{"allreduce", "portoneshot", 2 << 20, 2, "float", "", "handles 0 to 1048576 bytes"},
 		{"allreduce", "9", 1024, 2, "float", "", "unknown allreduce algorithm"},
-		// the host-resident algorithms need every pair over a network: not on one host
+		// the host-resident algorithms need a network: not on one host
 		{"allreduce", "8", 1024, 2, "float", "", "hostoneshot needs no pair of ranks connected by CUDA IPC"},
-		{"allgather", "hostput", 1024, 2, "float", "", "hostput needs no pair of ranks connected by CUDA IPC"},
+		{"allgather", "hostput", 1024, 2, "float", "", "hostput needs some pair of ranks over a network transport"},
 		{"nosuchcollective", "auto", 1024, 2, "float", "", "no nosuchcollective algorithm"},
 	}
 	for _, tt := range tests {

@@ -3,6 +3,7 @@
 // ranks over hosts, each rank putting what each peer needs into that peer's scratch. A
 // collective gets it as its portput algorithm by calling Register with its mode from its
 // own folder (<name>_portput.go), and the same schedule through host-resident buffers
-// (host_staged, for small messages where every pair is over a network) as its hostput by
-// calling RegisterHost (<name>_hostput.go).
+// (host_staged, for small messages where some pairs talk over a network; NVLink to the
+// peers of a rank's own host) as its hostput by calling RegisterHost (<name>_hostput.go),
+// as all-gather does too.
 package portstaged

@@ -1,7 +1,8 @@
 // port_staged.cu: the collectives other than all-reduce and all-gather over port channels
 // only, so they run on any layout of ranks over hosts (host side:
 // port_staged.go). Each pair's connection moves the bytes: the copy engine
-// inside a host, Ethernet or InfiniBand between hosts.
+// inside a host, Ethernet or InfiniBand between hosts. The host-resident variant below
+// (host_staged) serves all-gather too.
 //
 // One schedule serves every collective (mode): what rank `from` sends rank `to` is one
 // segment of its input (sendSeg), which lands in slot slotOf(from) of a region of the
@@ -27,22 +28,27 @@
 //
 // host_staged and host_staged_reduce_* (host side: host_staged.go) are the same schedule
 // for small messages between ranks over a network transport, with both ends of every put
-// in host-resident memory (channels.Mesh.ShareHost), as allgather_hostput.cu: block 0
-// copies each network peer's segment into its slot of half
-// (flag & 1) of my host-resident outbox (one slot for all where every peer gets the same
-// segment), fences at system scope and puts each, with a signal, into my slot of half
-// (flag & 1) of the peer's host-resident scratch (a signal alone for an empty segment).
-// After hostGate every block reads its share of the peers' slots with ld.global.cv
-// (copyFresh, reduceHost). No credit and no flush: as allgather_hostput.cu argues, every
-// pair exchanges one signal per launch, so launch k writes half k%2 of a peer's scratch
-// only after the peer's launch k-2 (the last to read it) ended, and my outbox half k%2
-// was last read by my proxy for launch k-2, whose data every peer had received before my
-// launch k-1 ended. In place, my input is in the outbox before the gate opens, so no
-// block overwrites what a put still reads. A peer of my host connected by CUDA IPC (a
-// memChans entry with a remote address) gets its segment from block 0 straight into my
-// slot of the same half of its GPU-memory scratch (local) over NVLink, then a
-// memory-channel signal; its entry in chans carries that channel's semaphore, so the gate
-// and the counts treat it as the others, and the same argument makes credits needless.
+// in host-resident memory (channels.Mesh.ShareHost), so that no CUDA call is on the
+// proxy's or the receiver's path: block 0 copies each network peer's segment into its
+// slot of half (flag & 1) of my host-resident outbox (one slot for all where every peer
+// gets the same segment), fences at system scope and puts each, with a signal, into my
+// slot of half (flag & 1) of the peer's host-resident scratch (a signal alone for an
+// empty segment). A peer of my host connected by CUDA IPC (a memChans entry with a remote
+// address) gets its segment from block 0 straight into my slot of the same half of its
+// GPU-memory scratch (local) over NVLink, then a memory-channel signal; its entry in
+// chans carries that channel's semaphore, so the gate and the counts treat every peer
+// alike. After hostGate every block reads its share of the peers' slots with
+// ld.global.cv (copyFresh, reduceHost); host_resident_device.cuh says why no stale line
+// can be read.
+//
+// No credit and no flush: every pair exchanges one signal per launch (each launch waits
+// for E+1, the last block advances E), so launch k writes half k%2 of a peer's scratch
+// only after my launch k-1 received the peer's signal of launch k-1, which it sent once
+// its launch k-2 (the last to read that half) had ended; and my outbox half k%2, last
+// sent by my proxy for launch k-2, had been read in full before every network peer (a
+// job across hosts gives every rank one) received it and went on to its launch k-1, whose
+// signal my launch k-1 waited for. In place, my input is in the outbox and the NVLink
+// peers' scratch before the gate opens, so no block overwrites what a put still reads.
 #include "mscclpp/host_resident_device.cuh"
 
 using namespace mb;
