@@ -178,8 +178,8 @@ func TestSelectTwoHosts(t *testing.T) {
 // the NVLink algorithms win; under --transport ethernet inside a host (no CUDA IPC) or
 // with uneven hosts, hier does not fit at all. Where no pair uses CUDA IPC, the
 // host-resident algorithms (hostput, hostoneshot) win at every size they take (1 MiB and
-// 4 MiB); allgather's hostput also fits hosts of several ranks and wins where hier does
-// not fit.
+// 4 MiB); allgather's hostput also fits hosts of several ranks and wins there up to
+// 4 MiB, hier above.
 func TestSelectHierarchical(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -195,9 +195,9 @@ func TestSelectHierarchical(t *testing.T) {
 	}{
 		{"1 host of 4", collectives.OneHostLayout(4), false, false, false, "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
 		{"2 hosts of 1", layoutOf(false, "a", "b"), false, true, true, "portput", "portoneshot", "portrsag", "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot"},
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, false, false, "hier", "hier", "hier", "portput,hier,hostput", "portrsag,hier,portoneshot"},
-		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, false, false, "hier", "hier", "hier", "portput,hier,hostput", "portrsag,hier,portoneshot"},
-		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, false, false, "hier", "hier", "hier", "portput,hier,hostput", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, true, false, "hier", "hier", "hier", "portput,hier,hostput", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, true, false, "hier", "hier", "hier", "portput,hier,hostput", "portrsag,hier,portoneshot"},
+		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, true, false, "hier", "hier", "hier", "portput,hier,hostput", "portrsag,hier,portoneshot"},
 		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, true, true, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostoneshot"},
 		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, true, false, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot"},
 	}
@@ -259,7 +259,7 @@ func TestSelectMPSNetwork(t *testing.T) {
 		auto, all  string // allreduce at 8 B: auto's pick, and -k all's port and hier algorithms
 		gatherAuto string
 	}{
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hier", "portrsag,hier,portoneshot", "hier"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hier", "portrsag,hier,portoneshot", "hostput"},
 		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "portoneshot", "portrsag,portoneshot", "hostput"},
 		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot", "hostput"},
 	} {

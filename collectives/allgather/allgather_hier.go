@@ -14,14 +14,16 @@ import (
 // the SMs copy my chunk into the outputs of my host's other ranks over NVLink; then the SMs
 // forward the rail's chunks to those ranks too. Each chunk crosses the network once per
 // host, not once per rank. Automatic across hosts when some host has several ranks
-// (Layout.Hierarchical); it also runs on one host (NVLink only) or with one rank per host
-// (port channels only).
+// (Layout.Hierarchical) above the sizes hostput takes (algo.HostStagedAutoMax): on 2×H100
+// as 2 hosts of 2, hostput took less time at every size from 64 B to 4 MiB but 256 B
+// (docs/algorithms.md#crossovers). It also runs on one host (NVLink only) or with one rank
+// per host (port channels only).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "allgather", Name: "hier", Number: 6,
 		Doc:      "hierarchical: port puts to my rank on every other host, NVLink copies inside a host",
 		MinRanks: 2, Needs: collectives.HostGroups,
-		AutoMin: 0, AutoMax: 1 << 62, AutoPriority: 10, AutoOn: collectives.Layout.Hierarchical,
+		AutoMin: algo.HostStagedAutoMax + 1, AutoMax: 1 << 62, AutoPriority: 10, AutoOn: collectives.Layout.Hierarchical,
 		NotWithMPSNetwork: hier.HierMPSNetwork,
 		New:               NewAllgatherHier,
 	})
