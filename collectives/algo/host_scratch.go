@@ -9,10 +9,9 @@ import (
 )
 
 // HostScatter is what the host-resident algorithms (allreduce hostoneshot, the port-staged
-// family's hostput) set up alike: a host-resident outbox of two
-// halves of slotBytes, a host-resident scratch of two halves of nranks slots (both
-// channels.Mesh.ShareHost), and port channels from my outbox into every network peer's
-// scratch, with host tokens. Over Ethernet the proxy then sends straight from my outbox and
+// family's hostput) set up alike: a host-resident outbox of two halves of slotBytes, a
+// host-resident scratch of two halves of nranks slots (both channels.Mesh.ShareHost), and
+// port channels from my outbox into every network peer's scratch, with host tokens. Over Ethernet the proxy then sends straight from my outbox and
 // the peer's receiver reads straight into its scratch. Where some pairs use CUDA IPC
 // (NewHostSlots only), those peers are served through GPU memory instead (Local,
 // MemChans).
@@ -28,9 +27,8 @@ type HostScatter struct {
 }
 
 // NewHostScatter makes the host-resident outbox and scratch of slotBytes slots and the
-// port channels between them.
-// Its kernels reach every peer over a port channel, so every rank refuses alike (the
-// layout is the job's) where some pair uses CUDA IPC.
+// port channels between them. Its kernels reach every peer over a port channel, so every
+// rank refuses alike (the layout is the job's) where some pair uses CUDA IPC.
 func NewHostScatter(b *Base, slotBytes uint64) (HostScatter, error) {
 	if l := b.Env.Layout; !l.NetworkOnly() {
 		return HostScatter{}, fmt.Errorf("rank %d: host-resident buffers with a port channel to every peer need %s; this job has %v", b.Env.Rank, collectives.NoIPC, l)
