@@ -7,7 +7,8 @@
 # HOSTS=N tells the ranks they are on N hosts (scripts/simhost.sh: MSCCLPP_BENCH_HOSTID,
 # rank r on host r*N/NP), so that pairs on different "hosts" connect over Ethernet (loopback TCP here):
 # then ping-pong runs over port channels and every collective runs each of its algorithms
-# for any layout (port channels only); the Go GPU tests are skipped.
+# that fits the layout (port channels, or hostput's host-resident buffers between hosts and
+# NVLink inside one); the Go GPU tests are skipped.
 # COLLS (space-separated) runs only those collectives; MAXSIZE (default 16M) is the largest
 # size of the power-of-two and graph sweeps (ranks time-sliced on one GPU across simulated
 # hosts are slow at large sizes).
