@@ -89,7 +89,11 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 			}
 		}
 		psReceive(g, mode, reduce, rank, root, n, unit, total, in, out, func(q uint64) uint64 {
-			if q != rank && isLocal(q-b2u(q > rank)) {
+			i := q // q's peer index
+			if q > rank {
+				i--
+			}
+			if q != rank && isLocal(i) {
 				return local + slotAt(q)
 			}
 			return scratch + slotAt(q)
@@ -97,14 +101,6 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 		hostFinish(chans, st)
 		return nil
 	}
-}
-
-// b2u is 1 for true, 0 for false.
-func b2u(v bool) uint64 {
-	if v {
-		return 1
-	}
-	return 0
 }
 
 // hostStagedKernels are the stand-in's hostput kernels, with portput's beside them.
