@@ -133,14 +133,14 @@ static CUresult mbStreamQuery(CUcontext c, CUstream s) {
 	return cuStreamQuery(s);
 }
 
-// mbLaunch sets the context and launches with up to 16 eight-byte arguments, in one call.
+// mbLaunch sets the context and launches with up to 20 eight-byte arguments, in one call.
 static CUresult mbLaunch(CUcontext c, CUfunction f, unsigned grid, unsigned block, unsigned shmem, CUstream s,
                          const uint64_t* args, int n) {
 	CUresult r = cuCtxSetCurrent(c);
 	if (r != CUDA_SUCCESS) return r;
-	if (n > 16) return CUDA_ERROR_INVALID_VALUE;
-	uint64_t vals[16];
-	void* params[16];
+	if (n > 20) return CUDA_ERROR_INVALID_VALUE;
+	uint64_t vals[20];
+	void* params[20];
 	for (int i = 0; i < n; i++) {
 		vals[i] = args[i];
 		params[i] = &vals[i];
@@ -310,8 +310,8 @@ func (g *GPU) streamQuery(s device.Stream) (bool, error) {
 // Launch runs k with 8-byte arguments in a single cgo call (the hot path of every
 // non-graph iteration).
 func (g *GPU) Launch(k device.Kernel, d device.Dim, s device.Stream, args ...uint64) error {
-	if len(args) > 16 {
-		return fmt.Errorf("launch: %d arguments, at most 16", len(args))
+	if len(args) > 20 {
+		return fmt.Errorf("launch: %d arguments, at most 20", len(args))
 	}
 	var argp *C.uint64_t
 	if len(args) > 0 {

@@ -60,7 +60,7 @@ type Decl struct {
 }
 
 // MaxParams is the most parameters a kernel may take (device.GPU.Launch's limit).
-const MaxParams = 16
+const MaxParams = 20
 
 // field is where one parameter lives in its Go struct.
 type field struct {
