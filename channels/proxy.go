@@ -94,7 +94,8 @@ func (p *ProxyService) Start() {
 	go p.run()
 }
 
-// Stop ends the loop and returns the first error the proxy met, if any.
+// Stop ends the loop once the FIFO is empty (every trigger pushed before it was called has
+// been handled) and returns the first error the proxy met, if any.
 func (p *ProxyService) Stop() error {
 	if !p.started {
 		return p.Err()
