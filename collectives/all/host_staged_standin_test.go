@@ -1,14 +1,18 @@
 package all
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
+	"github.com/mscclpp-bench/mscclpp-bench/harness"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
 )
 
@@ -20,15 +24,19 @@ import (
 // host memory and the receivers read into it.
 
 // hostStagedKernel: (chans, mems, outbox, scratch, local, slotBytes, in, out, unit, total,
-// mode, root, rank, nranks, state); reduce: the host_staged_reduce family (int32 sum). A
-// peer whose memory-channel entry has a remote address (CUDA IPC, on my host) gets its
-// segment written straight into its local scratch and a memory-channel signal; the others
-// a put from my outbox.
+// mode, root, rank, nranks, depth, state, parts); reduce: the host_staged_reduce family
+// (int32 sum). A peer whose memory-channel entry has a remote address (CUDA IPC, on my
+// host) gets its segment written straight into its local scratch and a memory-channel
+// signal; the others a put from my outbox. It takes the region whose eighths of the
+// buffers were written longest ago and, before writing it, waits until every peer has
+// started the launch after the last one that wrote them; it waits for this launch's
+// signal only from the peers that send it bytes. hostStagedReadDelay, if set, runs before a rank reads its slots.
 func hostStagedKernel(reduce bool) devicetest.Kernel {
 	return func(g *devicetest.GPU, a []uint64) error {
 		outbox, scratch, local, slot, in, out, unit, total := a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]
-		mode, root, rank, n := portstaged.PortStagedMode(a[10]), a[11], a[12], a[13]
-		st := launchState(g, a[14])
+		mode, root, rank, n, depth := portstaged.PortStagedMode(a[10]), a[11], a[12], a[13], a[14]
+		st := launchState(g, a[15])
+		parts := bytesAt(g, a[16], 9*4) // the stand-in needs no parts[8]: one block
 		chans := ports(g, a[0], int(n-1))
 		var memChans []devMem
 		if a[1] != 0 {
@@ -36,15 +44,39 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 		}
 		isLocal := func(i uint64) bool { return memChans != nil && memChans[i].h.Remote != 0 }
 		flag := uint64(st.Launches) + 1
+		stride := 2 * slot / depth
+		// the region whose eighths were written longest ago; the peers have read what they
+		// last held
+		part := func(e uint64) uint64 { return uint64(binary.LittleEndian.Uint32(parts[4*e:])) }
+		per, r, last := 8/depth, uint64(0), uint64(1<<32)
+		for q := uint64(0); q < depth; q++ {
+			m := uint64(0)
+			for e := q * per; e < (q+1)*per; e++ {
+				m = max(m, part(e))
+			}
+			if m < last {
+				r, last = q, m
+			}
+		}
+		for e := r * per; e < (r+1)*per; e++ {
+			binary.LittleEndian.PutUint32(parts[4*e:], uint32(flag))
+		}
+		if last != 0 && !hostStagedNoCredit {
+			for _, c := range chans {
+				if err := c.waitCount(last + 2 - flag); err != nil {
+					return err
+				}
+			}
+		}
 		boxSlots := uint64(mode.OutboxSlots(int(n)))
-		box := (flag & 1) * boxSlots * slot
+		box := r * boxSlots * stride
 		slots := mode.Slots(int(n))
-		region := (flag & 1) * slots * slot
+		region := r * slots * stride
 		slotAt := func(from uint64) uint64 {
 			if slots == 1 {
 				return region
 			}
-			return region + from*slot
+			return region + from*stride
 		}
 		// my segments into my outbox (one slot for all where every peer gets the same),
 		// the CUDA IPC peers' straight into their scratch
@@ -53,7 +85,7 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 				continue
 			}
 			off, bytes := psSendSeg(mode, rank, other(i, rank), unit, total, root, n)
-			copy(bytesAt(g, outbox+box+i*slot, bytes), bytesAt(g, in+off, bytes))
+			copy(bytesAt(g, outbox+box+i*stride, bytes), bytesAt(g, in+off, bytes))
 		}
 		for i := uint64(0); i < n-1; i++ {
 			if isLocal(i) {
@@ -75,18 +107,24 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 			}
 			src := box
 			if boxSlots > 1 {
-				src += uint64(i) * slot
+				src += uint64(i) * stride
 			}
 			if _, err := c.push(channels.TriggerData|channels.TriggerFlag, slotAt(rank), src, bytes); err != nil {
 				return err
 			}
 		}
-		// every peer alike: a CUDA IPC peer's entry in chans carries its memory channel's
-		// semaphore
-		for _, c := range chans {
+		// this launch's signal of the peers that send me bytes (a CUDA IPC peer's entry in
+		// chans carries its memory channel's semaphore)
+		for i, c := range chans {
+			if _, bytes := psSendSeg(mode, other(uint64(i), rank), rank, unit, total, root, n); bytes == 0 {
+				continue
+			}
 			if err := c.waitCount(1); err != nil {
 				return err
 			}
+		}
+		if hostStagedReadDelay != nil {
+			hostStagedReadDelay(rank)
 		}
 		psReceive(g, mode, reduce, rank, root, n, unit, total, in, out, func(q uint64) uint64 {
 			i := q // q's peer index
@@ -102,6 +140,13 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 		return nil
 	}
 }
+
+// Test hooks of the stand-in hostput kernel: a delay before a rank reads its slots, and
+// the credit wait left out (a mutation a test must catch).
+var (
+	hostStagedReadDelay func(rank uint64)
+	hostStagedNoCredit  bool
+)
 
 // hostStagedKernels are the stand-in's hostput kernels, with portput's beside them.
 func hostStagedKernels() map[string]devicetest.Kernel {
@@ -172,4 +217,147 @@ func TestHostStagedRefusesOneHost(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestHostStagedRunsAheadOnStandin: launches of hostput that do not wait for every peer
+// let the others run ahead of a slow rank (rank 1 sleeps before it reads its slots), so
+// each rank runs its launches back to back, with no step in between, into buffers of their
+// own: 10 small launches of one root (the 8 regions come round again) and then roots
+// moving, small launches (8 regions) and two large ones (2 regions) mixed. Every output
+// byte is checked afterwards. With the credit wait left out, the fast ranks overwrite
+// slots the slow one has not read yet, and the test must see it (hostStagedNoCredit).
+func TestHostStagedRunsAheadOnStandin(t *testing.T) {
+	hostStagedReadDelay = func(rank uint64) {
+		if rank == 1 {
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	t.Cleanup(func() { hostStagedReadDelay = nil })
+	uses := map[string]portstaged.Use{}
+	for _, pc := range portstaged.HostCollectives() {
+		uses[pc.Name] = pc
+	}
+	for _, hosts := range [][]string{{"a", "b"}, {"a", "a", "b", "b"}} {
+		envs := standinJob(t, hosts, 8<<20, hostStagedKernels())
+		for _, e := range envs {
+			e.MaxBytes = 512 << 10 // slots of 512 KiB: 8 regions up to 128 KiB segments
+		}
+		for _, name := range []string{"broadcast", "sendrecv", "alltoall", "reduce", "gather"} {
+			t.Run(fmt.Sprintf("%s on hosts %v", name, hosts), func(t *testing.T) {
+				if bad := runAhead(t, envs, uses[name]); bad != "" {
+					t.Fatal(bad)
+				}
+			})
+		}
+		t.Run(fmt.Sprintf("no credit on hosts %v", hosts), func(t *testing.T) {
+			hostStagedNoCredit = true
+			defer func() { hostStagedNoCredit = false }()
+			if runAhead(t, envs, uses["broadcast"]) == "" {
+				t.Fatal("broadcast hostput without its credit wait passed: the test cannot see an overwritten slot")
+			}
+		})
+	}
+}
+
+// runAhead runs collective pc's hostput as TestHostStagedRunsAheadOnStandin says and
+// returns the first wrong output byte it finds ("" for none).
+func runAhead(t *testing.T, envs []*collectives.Env, pc portstaged.Use) string {
+	t.Helper()
+	n := len(envs)
+	int32T, err := collectives.LookupDatatype("int32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	coll, err := collectives.Lookup(pc.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alg, err := collectives.Find(pc.Name, "hostput")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insts := make([]collectives.Instance, n)
+	onAll(t, envs, func(e *collectives.Env) error {
+		var err error
+		insts[e.Rank], err = alg.New(e)
+		return err
+	})
+	op := collectives.OpNone
+	if coll.HasOp() {
+		op = collectives.OpSum
+	}
+	args := func(size int64, root int, inPlace bool, shift uint64) *collectives.LaunchArgs {
+		c := coll.Counts(size, int32T, n)
+		return &collectives.LaunchArgs{Type: int32T, Op: op, Root: root, Count: c.Send, Param: c.Param,
+			SendBytes: uint64(c.Send) * 4, RecvBytes: uint64(c.Recv) * 4, InPlace: inPlace,
+			SendInPlace: uint64(c.SendInPlace) * 4, RecvInPlace: uint64(c.RecvInPlace) * 4, Shift: shift}
+	}
+	// a large launch: its largest segment above a quarter of the 512 KiB slots (2 regions)
+	large := int64(0)
+	for _, size := range []int64{160 << 10, int64(n) * 160 << 10} {
+		if _, slot, _ := pc.Mode.UnitSlot(args(size, 0, false, 0), n); slot > 128<<10 && slot <= 512<<10 {
+			large = size
+			break
+		}
+	}
+	if large == 0 {
+		t.Fatalf("%s: no large size found", pc.Name)
+	}
+	type launch struct {
+		args *collectives.LaunchArgs
+		id   int
+	}
+	var launches []launch
+	shift := uint64(0)
+	for k := 0; k < 22; k++ {
+		size, root := int64(1000+k*44), 0
+		if k >= 10 {
+			root = k % n
+		}
+		if k == 12 || k == 17 {
+			size = large
+		}
+		a := args(size, root, k%3 == 1, shift)
+		shift += algo.RoundUp(uint64(n)*max(a.SendBytes, a.RecvBytes), 256)
+		if !harness.Empty(a) {
+			launches = append(launches, launch{a, k + 1})
+		}
+	}
+	if shift > envs[0].OutBytes {
+		t.Fatalf("%d bytes of launches, %d-byte buffers", shift, envs[0].OutBytes)
+	}
+	onAll(t, envs, func(e *collectives.Env) error {
+		g := e.GPU.(*devicetest.GPU)
+		for _, buf := range [][]byte{bytesAt(g, uint64(e.In.Ptrs[e.Rank]), e.InBytes), bytesAt(g, uint64(e.Out.Ptrs[e.Rank]), e.OutBytes)} {
+			for i := range buf {
+				buf[i] = psPoison
+			}
+		}
+		for _, l := range launches {
+			in := bytesAt(g, uint64(e.InPtr(l.args, e.Rank)), l.args.SendBytes)
+			for i := range in {
+				in[i] = psInByte(e.Rank, i, l.id)
+			}
+		}
+		for _, l := range launches {
+			b := *l.args
+			b.InOff, b.OutOff = b.InOffOf(e.Rank), b.OutOffOf(e.Rank)
+			if err := insts[e.Rank].Launch(&b, 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for _, l := range launches {
+		for _, e := range envs {
+			got := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.OutPtr(l.args, e.Rank)), l.args.RecvBytes)
+			for i, b := range got {
+				if want := psWant(t, pc.Mode, l.args, e.Rank, n, i, l.id); b != want {
+					return fmt.Sprintf("%s hostput launch %d (%d bytes, root %d, in place %v) rank %d: output byte %d = %#x, want %#x",
+						pc.Name, l.id, l.args.RecvBytes, l.args.Root, l.args.InPlace, e.Rank, i, b, want)
+				}
+			}
+		}
+	}
+	return ""
 }

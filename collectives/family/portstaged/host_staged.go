@@ -19,7 +19,10 @@ import (
 // from host memory. Over Ethernet no CUDA copy is then on the proxy's or the receiver's
 // path. A peer on my host connected by CUDA IPC gets its segment written by the kernel
 // straight into its GPU-memory scratch over NVLink, with a memory-channel signal, instead
-// of a port channel's copy-engine put and proxy round trips. Automatic up to
+// of a port channel's copy-engine put and proxy round trips. A launch waits only for the
+// peers that send it bytes, and for the credit of the region it reuses (up to 8 regions
+// for small segments), so that rooted collectives and rings pipeline across launches
+// rather than meet every peer once per launch. Automatic up to
 // algo.HostStagedAutoMax, above portput's priority; it takes messages of up to
 // algo.HostStagedMax.
 
@@ -68,6 +71,17 @@ type hostStaged struct {
 	*algo.Base
 	modeKernels[HostStagedArgs]
 	algo.HostScatter
+	parts device.Ptr // uint32[9] in device memory (HostStagedArgs.Parts)
+}
+
+// hostDepth is the regions a launch whose largest segment is slot bytes cuts the buffers
+// into (port_staged.cu's depth): 8 where a slot of an eighth of the buffers holds it, so
+// that small launches pipeline up to 7 deep, else 2.
+func hostDepth(slot, slotBytes uint64) uint32 {
+	if slot <= slotBytes/4 {
+		return 8
+	}
+	return 2
 }
 
 // NewHostStaged sets collective mode's hostput up on env: host-resident slots for
@@ -83,7 +97,10 @@ func NewHostStaged(env *collectives.Env, mode PortStagedMode) (collectives.Insta
 		return nil, err
 	}
 	slot := algo.RoundUp(max(algo.Limit(algo.HostStagedMax, env.MaxBytes), 16), 256)
-	a.HostScatter, err = algo.NewHostSlots(b, slot, mode.OutboxSlots(env.NRanks), int(mode.Slots(env.NRanks)))
+	if a.HostScatter, err = algo.NewHostSlots(b, slot, mode.OutboxSlots(env.NRanks), int(mode.Slots(env.NRanks))); err != nil {
+		return nil, err
+	}
+	a.parts, err = env.Mesh.Alloc(9 * 4)
 	return a, err
 }
 
@@ -100,6 +117,7 @@ func (a *hostStaged) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	return k.Launch(device.Dim{Grid: a.Blocks(work, 64<<10), Block: 1024}, s, &HostStagedArgs{
 		Chans: a.Chans, MemChans: a.MemChans, Outbox: a.Outbox, Scratch: a.Scratch, Local: a.Local, SlotBytes: a.SlotBytes,
 		In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Unit: unit, Total: total,
-		Mode: uint32(a.mode), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
+		Mode: uint32(a.mode), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
+		Depth: hostDepth(slot, a.SlotBytes), State: a.State, Parts: a.parts,
 	})
 }

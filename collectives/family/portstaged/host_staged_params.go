@@ -10,17 +10,19 @@ import (
 type HostStagedArgs struct {
 	Chans      device.Ptr // PortChannelHandle[npeers]: my host-resident outbox to the network peers' host-resident scratch
 	MemChans   device.Ptr // MemoryChannelHandle[npeers] into the Local of the peers over CUDA IPC (0: none in the job)
-	Outbox     device.Ptr // two halves of one slot per peer (one for all where every peer gets the same segment)
-	Scratch    device.Ptr // two halves of one slot per sender (one where a single rank sends to each)
+	Outbox     device.Ptr // two slots of SlotBytes per peer (one for all where every peer gets the same segment)
+	Scratch    device.Ptr // two slots of SlotBytes per sender (one where a single rank sends to each)
 	Local      device.Ptr // Scratch's layout in GPU memory, for the senders over CUDA IPC (0: none in the job)
-	SlotBytes  uint64     // one slot's bytes (16-byte multiple), the same for every launch
+	SlotBytes  uint64     // half of each buffer's share per slot (256-byte multiple), the same for every launch
 	In, Out    device.Ptr // my input and output at the launch's offsets
 	Unit       uint64     // the collective's per-rank bytes (a chunk, or the whole buffer)
 	Total      uint64     // alltoallv: the total its pattern divides (else unused)
 	Mode       uint32     // the collective (PortStagedMode)
 	Root, Rank uint32
 	NRanks     uint32
+	Depth      uint32     // regions the buffers are cut into, of slots of 2 x SlotBytes / Depth (2 or 8)
 	State      device.Ptr // LaunchState
+	Parts      device.Ptr // uint32[9]: per eighth of the buffers, the last launch that wrote it; this launch's region
 }
 
 var (

@@ -30,25 +30,32 @@
 // for small messages between ranks over a network transport, with both ends of every put
 // in host-resident memory (channels.Mesh.ShareHost), so that no CUDA call is on the
 // proxy's or the receiver's path: block 0 copies each network peer's segment into its
-// slot of half (flag & 1) of my host-resident outbox (one slot for all where every peer
-// gets the same segment), fences at system scope and puts each, with a signal, into my
-// slot of half (flag & 1) of the peer's host-resident scratch (a signal alone for an
+// slot of this launch's region of my host-resident outbox (one slot for all where every
+// peer gets the same segment), fences at system scope and puts each, with a signal, into
+// my slot of the same region of the peer's host-resident scratch (a signal alone for an
 // empty segment). A peer of my host connected by CUDA IPC (a memChans entry with a remote
-// address) gets its segment from block 0 straight into my slot of the same half of its
+// address) gets its segment from block 0 straight into my slot of the same region of its
 // GPU-memory scratch (local) over NVLink, then a memory-channel signal; its entry in
-// chans carries that channel's semaphore, so the gate and the counts treat every peer
-// alike. After hostGate every block reads its share of the peers' slots with
-// ld.global.cv (copyFresh, reduceHost); host_resident_device.cuh says why no stale line
-// can be read.
+// chans carries that channel's semaphore, so the waits and the counts treat every peer
+// alike. Block 0 then waits only for the peers that send me a segment in this launch;
+// after that gate every block reads its share of their slots with ld.global.cv
+// (copyFresh, reduceHost); host_resident_device.cuh says why no stale line can be read.
 //
-// No credit and no flush: every pair exchanges one signal per launch (each launch waits
-// for E+1, the last block advances E), so launch k writes half k%2 of a peer's scratch
-// only after my launch k-1 received the peer's signal of launch k-1, which it sent once
-// its launch k-2 (the last to read that half) had ended; and my outbox half k%2, last
-// sent by my proxy for launch k-2, had been read in full before every network peer (a
-// job across hosts gives every rank one) received it and went on to its launch k-1, whose
-// signal my launch k-1 waited for. In place, my input is in the outbox and the NVLink
-// peers' scratch before the gate opens, so no block overwrites what a put still reads.
+// Regions and credits. Outbox, scratch and local are each cut into depth regions of slots
+// of 2 * slotBytes / depth bytes (the host picks depth 8 where the launch's largest
+// segment fits an eighth-sized slot, else 2). Every pair exchanges exactly one signal per
+// launch, sent near its start, so peer q's count reaching m+1 says q has started launch
+// m+1: its launch m has ended, it has read what launch m put in its scratch, and it had
+// received my launch m data (my proxy had read that outbox region). parts[] records, for
+// each eighth of the buffers, the last launch that wrote it (the same on every rank: every
+// rank runs the same sizes in the same order). A launch takes the region whose eighths
+// were written longest ago, never one the launch before wrote, and before writing anything
+// block 0 waits until every peer's count reaches last + 1 for the last launch that wrote
+// those eighths. Nothing else waits: a rank that sends a peer nothing does not wait for
+// it, so launches of a rooted collective or a ring pipeline up to depth - 1 deep instead
+// of crossing the network once per launch. In place, my input is in the outbox and the
+// NVLink peers' scratch before the gate opens, so no block overwrites what a put still
+// reads.
 #include "mscclpp/host_resident_device.cuh"
 
 using namespace mb;
@@ -250,6 +257,10 @@ namespace {
 // sameToAll says every peer receives the same segment of my input (one outbox slot).
 __device__ __forceinline__ bool sameToAll(uint32_t mode) { return mode == PS_BROADCAST || mode == PS_ALLGATHER; }
 
+// hsParts is how many parts of the host-resident buffers parts[] tracks (the deepest
+// depth).
+constexpr uint32_t hsParts = 8;
+
 // HostStaged is one launch of the host-resident schedule.
 struct HostStaged {
   PortChannelHandle* chans;
@@ -261,38 +272,73 @@ struct HostStaged {
   const char* in;
   char* out;
   uint64_t unit, total;
-  uint32_t mode, root, rank, nranks;
+  uint32_t mode, root, rank, nranks, depth;
   LaunchState* state;
+  uint32_t* parts;  // per eighth of the buffers, the last launch that wrote it (0: none); then this launch's region
 
   uint32_t flag;
-  uint64_t region;
+  uint64_t stride, region;
 
   // isLocal says peer i is connected by CUDA IPC: it gets its segment over NVLink.
   __device__ bool isLocal(uint32_t i) const { return mems != nullptr && mems[i].remote != 0; }
 
   // slotOff is where sender from's slot is in a region of scratch (or local).
   __device__ uint64_t slotOff(uint32_t from) const {
-    return region + (slotsOf(mode, nranks) == 1 ? 0 : from * slotBytes);
+    return region + (slotsOf(mode, nranks) == 1 ? 0 : from * stride);
   }
 
   __device__ const char* slotPtr(uint32_t from) const {
     return (isLocal(from < rank ? from : from - 1) ? local : scratch) + slotOff(from);
   }
 
-  // exchange: my segments into my outbox and put into the network peers' scratch, written
-  // straight into the scratch of the peers over CUDA IPC, then every peer's data here (on
-  // return, for the whole grid, to be read with loadFresh).
+  // claim (one thread) picks the region whose eighths were written longest ago (first on
+  // a tie), marks them as written by this launch, records the region in parts[hsParts]
+  // for the other blocks and returns the last launch that wrote any of them. That is never
+  // the launch before (it wrote at most half the eighths), so no rank waits for a signal
+  // its peer sends only after the same wait.
+  __device__ uint32_t claim() const {
+    const uint32_t per = hsParts / depth;
+    uint32_t best = 0, last = ~0u;
+    for (uint32_t r = 0; r < depth; r++) {
+      uint32_t m = 0;
+      for (uint32_t e = r * per; e < (r + 1) * per; e++) m = max(m, parts[e]);
+      if (m < last) {
+        last = m;
+        best = r;
+      }
+    }
+    for (uint32_t e = best * per; e < (best + 1) * per; e++) parts[e] = flag;
+    parts[hsParts] = best;
+    return last;
+  }
+
+  // setRegion places this launch's region (parts[hsParts]) in scratch and local.
+  __device__ void setRegion() {
+    region = *reinterpret_cast<volatile uint32_t*>(&parts[hsParts]) * slotsOf(mode, nranks) * stride;
+  }
+
+  // exchange: once the peers have read what this launch's region last held, my segments
+  // into my outbox and put into the network peers' scratch, written straight into the
+  // scratch of the peers over CUDA IPC; then the data of the peers that send me any here
+  // (on return, for the whole grid, to be read with loadFresh).
   __device__ void exchange() {
     const uint32_t npeers = nranks - 1;
     flag = launchFlag(state);
-    const uint32_t boxSlots = sameToAll(mode) ? 1 : npeers;
-    const uint64_t box = (flag & 1) * boxSlots * slotBytes;
-    region = (flag & 1) * slotsOf(mode, nranks) * slotBytes;
+    stride = 2 * slotBytes / depth;
     if (blockIdx.x == 0) {
+      __shared__ uint32_t last;
+      if (threadIdx.x == 0) last = claim();
+      __syncthreads();
+      setRegion();
+      const uint32_t boxSlots = sameToAll(mode) ? 1 : npeers;
+      const uint64_t box = parts[hsParts] * boxSlots * stride;
+      // peer count last + 1; my expected count is flag - 1
+      if (last != 0 && threadIdx.x < npeers) awaitCount(chans[threadIdx.x], (uint64_t)((int64_t)last + 2 - (int64_t)flag));
+      __syncthreads();
       for (uint32_t i = 0; i < boxSlots; i++) {
         if (boxSlots > 1 && isLocal(i)) continue;
         const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
-        copy(outbox + box + i * slotBytes, in + s.off, s.bytes, threadIdx.x, blockDim.x);
+        copy(outbox + box + i * stride, in + s.off, s.bytes, threadIdx.x, blockDim.x);
       }
       for (uint32_t i = 0; i < npeers; i++) {
         if (!isLocal(i)) continue;
@@ -309,14 +355,20 @@ struct HostStaged {
         if (s.bytes == 0) {
           c.signal();
         } else {
-          c.putWithSignal(slotOff(rank), box + (sameToAll(mode) ? 0 : threadIdx.x) * slotBytes, s.bytes);
+          c.putWithSignal(slotOff(rank), box + (sameToAll(mode) ? 0 : threadIdx.x) * stride, s.bytes);
         }
       }
     }
-    hostGate(state, flag, chans, nranks - 1, 1);
+    // block 0's thread i waits for this launch's signal of peer i if it sends me bytes
+    uint64_t n = 0;
+    if (blockIdx.x == 0 && threadIdx.x < npeers) {
+      n = sendSeg(mode, peerOf(threadIdx.x, rank), rank, unit, total, root, nranks).bytes > 0 ? 1 : 0;
+    }
+    hostGate(state, flag, chans, npeers, n);
+    setRegion();  // the other blocks: block 0 recorded it before the gate opened
   }
 
-  // finish: the last block advances each peer's expected count by the launch's signal.
+// finish: the last block advances each peer's expected count by the launch's signal.
   __device__ void finish() {
     if (lastBlock(state) && threadIdx.x < nranks - 1) {
       *reinterpret_cast<volatile uint64_t*>(chans[threadIdx.x].sem.expected) += 1;
@@ -376,9 +428,10 @@ __device__ void reduceHost(char* out, From from, uint32_t mine, uint64_t begin, 
 #define HS_PARAMS                                                                                         \
   PortChannelHandle *chans, MemoryChannelHandle *memChans, char *outbox, const char *scratch, const char *local, \
       uint64_t slotBytes, const char *in, char *out, uint64_t unit, uint64_t total, uint32_t mode, uint32_t root, \
-      uint32_t rank, uint32_t nranks, LaunchState *state
-#define HS_INIT \
-  HostStaged p{chans, memChans, outbox, scratch, local, slotBytes, in, out, unit, total, mode, root, rank, nranks, state}
+      uint32_t rank, uint32_t nranks, uint32_t depth, LaunchState *state, uint32_t *parts
+#define HS_INIT                                                                                                \
+  HostStaged p{chans, memChans, outbox, scratch, local, slotBytes, in, out, unit, total, mode, root, rank, nranks, \
+               depth, state, parts}
 
 // host_staged: the collectives that copy, through host-resident buffers.
 extern "C" __global__ void __launch_bounds__(1024) host_staged(HS_PARAMS) {
