@@ -28,7 +28,9 @@ type MeshOptions struct {
 	// defaults. Set it with SetTransportOptions. It does not travel in JSON: the values'
 	// types are the transports'.
 	Transports map[Transport]any `json:"-"`
-	// ProxyTrace logs every proxy trigger on stderr (MSCCLPP_BENCH_PROXY_TRACE).
+	// ProxyTrace records every proxy trigger (the first 65536), with when it was handled
+	// and how long that took, and logs them on stderr when the mesh closes, so that the
+	// logging costs the proxy no time (MSCCLPP_BENCH_PROXY_TRACE).
 	ProxyTrace bool
 }
 
@@ -89,6 +91,7 @@ type Mesh struct {
 
 	fifo  *gpuFifo
 	proxy *ProxyService
+	trace *proxyTrace // ProxyTrace's record
 }
 
 // NewMesh exchanges endpoints, connects to every peer, and shares semaphore tokens.
@@ -246,6 +249,8 @@ func (m *Mesh) Close() error {
 		keep(m.proxy.Stop())
 		m.proxy = nil
 	}
+	m.trace.print(os.Stderr, m.Rank)
+	m.trace = nil
 	for p, c := range m.Conns {
 		if err := c.Close(); err != nil {
 			keep(fmt.Errorf("close connection to rank %d: %w", p, err))

@@ -5,7 +5,6 @@ import (
 	"os"
 	"slices"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
@@ -144,9 +143,8 @@ func (m *Mesh) startProxy() error {
 		atomic.CompareAndSwapUint64((*uint64)(m.errHost), 0, uint64(DevErrProxy)|uint64(t.Channel()&0xffff)<<24)
 	}
 	if m.Opts.ProxyTrace {
-		m.proxy.Trace = func(t Trigger, took time.Duration, err error) {
-			fmt.Fprintf(os.Stderr, "proxy rank %d: %v took %v err %v\n", m.Rank, t, took, err)
-		}
+		m.trace = newProxyTrace()
+		m.proxy.Trace = m.trace.add
 	}
 	m.proxy.Start()
 	return nil
