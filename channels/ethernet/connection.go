@@ -17,10 +17,12 @@ import (
 // ethConn connects two ranks over TCP: one control socket and several data sockets per
 // peer, each used in both directions, and GPU data staged through pinned host memory.
 //
-// Sending. The proxy itself sends what is small: a signal's mark, and a write of at most
-// MinChunk bytes of GPU memory (copied into the proxy's staging slot, then sent with
-// its header in one system call) or ethHostInlineMax of host-resident memory (see
-// below), on the control socket, which only it writes. A
+// Sending. What is small goes on the control socket: a signal's mark, a write of at most
+// MinChunk bytes of GPU memory (copied into the proxy's staging slot, then sent by the
+// proxy with its header in one system call once the control socket's queue is empty) and
+// a write of at most ethHostInlineMax of host-resident memory (see below). The proxy
+// queues a trigger's marks and host-resident writes for the control socket's sender
+// thread (ctlsend.go) and goes on, so that small sends to different peers overlap. A
 // larger write is cut into pieces that the proxy deals out to the data sockets in turn:
 // each data socket's sender thread has a queue of its own, copies its pieces out of GPU
 // memory into staging slots and sends them, Depth copies in flight so that the copies
@@ -35,8 +37,8 @@ import (
 // written before the signal is in GPU memory. Signals are applied in order.
 //
 // Host-resident memory (Mesh.ShareHost: pinned host memory mapped into the GPU) takes
-// no copy at all: a write whose source is host-resident is sent from there (by the proxy
-// on the control socket up to ethHostInlineMax, else by the data sockets' senders), and a
+// no copy at all: a write whose source is host-resident is sent from there (by the control
+// socket's sender up to ethHostInlineMax, else by the data sockets' senders), and a
 // data message whose destination is host-resident is read straight into it, landed once
 // read. No CUDA call is on either path.
 //
@@ -58,9 +60,11 @@ type ethConn struct {
 	produce  sync.Mutex // the proxy sends, but MeasureTCP and Close do too
 	inline   ethSlot    // staging of small writes
 	ctlBuf   []byte     // a mark: header and per-data-socket piece counts
-	ctlOut   [][]byte   // control messages of the trigger being handled, sent at its end
-	sent     []uint64   // pieces given to each data socket
-	turn     int        // the data socket that gets the next write's first piece
+	ctlOut   []ctlPart  // control messages of the trigger being handled, sent at its end
+	ctlSync  bool       // ctlOut holds the staging slot: the proxy sends it itself
+	ctlSend  *ctlSender
+	sent     []uint64 // pieces given to each data socket
+	turn     int      // the data socket that gets the next write's first piece
 	sigSeq   uint64
 	enqueued uint64 // bytes written so far
 	staged   atomic.Uint64
@@ -182,8 +186,10 @@ func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth, piec
 			return nil, err
 		}
 	}
-	c.wg.Add(1 + 2*nd)
+	c.ctlSend = &ctlSender{c: c, spin: spin}
+	c.wg.Add(2 + 2*nd)
 	go c.onCPUs(cpus, c.ctlRecv.run)
+	go c.onCPUs(cpus, c.ctlSend.run)
 	for k := range c.data {
 		go c.onCPUs(cpus, c.senders[k].run)
 		go c.onCPUs(cpus, c.receivers[k].run)
@@ -201,9 +207,24 @@ func (c *ethConn) Handle(ch *channels.ProxyChannel, t channels.Trigger) error {
 	}
 	c.produce.Lock()
 	defer c.produce.Unlock()
-	err := channels.RunSteps(c, ch, t)
+	// RunSteps' order, with the control messages queued before the flush waits for them
+	write, signal, flush := t.Steps()
+	var err error
+	if write {
+		err = c.Write(ch, t)
+	}
+	if signal && err == nil {
+		if err = c.Signal(ch); err != nil {
+			err = fmt.Errorf("signal: %w", err)
+		}
+	}
 	if serr := c.sendCtl(); err == nil {
 		err = serr
+	}
+	if flush && err == nil {
+		if err = c.Flush(); err != nil {
+			err = fmt.Errorf("flush: %w", err)
+		}
 	}
 	return err
 }
@@ -243,6 +264,9 @@ func (c *ethConn) shutdown() {
 	for _, s := range c.senders {
 		s.bell.ring()
 	}
+	if c.ctlSend != nil {
+		c.ctlSend.bell.ring()
+	}
 }
 
 // Write sends the trigger's bytes to the peer's registration: itself when they fit the
@@ -270,13 +294,12 @@ func (c *ethConn) Write(ch *channels.ProxyChannel, t channels.Trigger) error {
 }
 
 // sendInlineHost sends a small write of host-resident memory on the control socket,
-// straight from where it lies: sendCtl writes it before the trigger is released, so it
-// counts as staged at once.
+// straight from where it lies: it counts as staged once the control socket's sender has
+// written it.
 func (c *ethConn) sendInlineHost(id uint32, off uint64, host unsafe.Pointer, size uint64) {
 	s := &c.inline
-	c.staged.Add(size)
 	putHeader(&s.hdr, ethMsgData, id, off, size, 0)
-	c.ctlOut = append(c.ctlOut, s.hdr[:], unsafe.Slice((*byte)(host), size))
+	c.ctlOut = append(c.ctlOut, ctlPart{s.hdr[:], true}, ctlPart{unsafe.Slice((*byte)(host), size), false})
 }
 
 // sendInline copies a small write out of GPU memory and sends it on the control socket.
@@ -290,20 +313,35 @@ func (c *ethConn) sendInline(id uint32, off uint64, src device.Ptr, size uint64)
 	}
 	c.staged.Add(size)
 	putHeader(&s.hdr, ethMsgData, id, off, size, 0)
-	c.ctlOut = append(c.ctlOut, s.hdr[:], s.stage.Host[:size])
+	c.ctlOut = append(c.ctlOut, ctlPart{s.hdr[:], true}, ctlPart{s.stage.Host[:size], true})
+	c.ctlSync = true
 	return nil
 }
 
-// sendCtl writes the control messages queued in ctlOut, in one system call when the
-// socket takes them all (a put and its signal travel together).
+// sendCtl sends the control messages gathered in ctlOut, in one system call when the
+// socket takes them all (a put and its signal travel together): it queues them for the
+// control socket's sender, or, where they hold the proxy's staging slot, writes them
+// itself once that sender has nothing queued.
 func (c *ethConn) sendCtl() error {
 	if len(c.ctlOut) == 0 {
 		return nil
 	}
-	err := c.ctl.writev(c.ctlOut...)
-	clear(c.ctlOut)
-	c.ctlOut = c.ctlOut[:0]
-	if err != nil {
+	defer func() {
+		clear(c.ctlOut)
+		c.ctlOut = c.ctlOut[:0]
+		c.ctlSync = false
+	}()
+	if !c.ctlSync {
+		return c.ctlSend.push(c.ctlOut)
+	}
+	if err := c.ctlSend.drain(); err != nil {
+		return err
+	}
+	bufs := make([][]byte, len(c.ctlOut))
+	for i, p := range c.ctlOut {
+		bufs[i] = p.b
+	}
+	if err := c.ctl.writev(bufs...); err != nil {
 		err = fmt.Errorf("ethernet to rank %d: control socket: %w", c.peer, err)
 		c.fail(err)
 		return err
@@ -373,7 +411,7 @@ func (c *ethConn) sendMark(id uint32, off, value uint64) error {
 	for k, n := range c.sent {
 		binary.LittleEndian.PutUint64(c.ctlBuf[ethHeaderSize+8*k:], n)
 	}
-	c.ctlOut = append(c.ctlOut, c.ctlBuf)
+	c.ctlOut = append(c.ctlOut, ctlPart{c.ctlBuf, true})
 	return nil
 }
 
@@ -433,7 +471,9 @@ func (c *ethConn) Close() error {
 		}
 		var bye [ethHeaderSize]byte
 		putHeader(&bye, ethMsgBye, 0, 0, 0, 0)
-		c.ctl.writev(bye[:])
+		if c.ctlSend.drain() == nil { // the sender is idle: the bye goes last
+			c.ctl.writev(bye[:])
+		}
 		c.produce.Unlock()
 		timer := time.NewTimer(min(c.timeout, 5*time.Second))
 		for _, s := range c.senders {

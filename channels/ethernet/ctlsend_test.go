@@ -1,0 +1,68 @@
+package ethernet
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
+)
+
+// TestControlQueueKeepsOrderAndFlush: rank 0 pushes many small puts of host-resident
+// memory, each with a signal, with no wait in between, so the control socket's queue fills
+// and wraps; then a flush, after which it overwrites its source. Rank 1 must receive every
+// put's bytes as they were before the flush (a put counts as staged only once written to
+// the socket), every signal in order (the token reaches the last count), and nothing past
+// the puts' ends.
+func TestControlQueueKeepsOrderAndFlush(t *testing.T) {
+	channelstest.UseHostTokens(t, true)
+	const puts, size, stride = 5 * ctlQueueSize, 1000, 1024
+	bs := channelstest.NewBoots(t, 2)
+	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), puts*stride, true, func(r int) channels.MeshOptions { return ethOpts(Mode, "node") })
+	channelstest.OnRanks(t, 2, func(r int) error {
+		s := ranks[r]
+		dst, err := s.M.ShareHost(s.Bytes)
+		if err != nil {
+			return err
+		}
+		s.DstAll, s.Dst = dst, dst.Ptrs[r]
+		src, err := s.M.ShareHost(s.Bytes)
+		if err != nil {
+			return err
+		}
+		s.Src = src.Ptrs[r]
+		return s.ConnectPorts(channels.HostTokens)
+	})
+	send, recv := ranks[0], ranks[1]
+	src, dst := send.G.Space.Bytes(send.Src, puts*stride), recv.G.Space.Bytes(recv.Dst, puts*stride)
+	want := make([]byte, len(src))
+	for i := range src {
+		src[i] = channelstest.Pattern(0, 1, 0, size, uint64(i))
+		if i%stride < size {
+			want[i] = src[i]
+		}
+	}
+	for k := uint64(0); k < puts; k++ {
+		if err := send.Ports[1].PutWithSignal(k*stride, k*stride, size); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := send.Ports[1].Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range src {
+		src[i] = 0xee // the source may change once the flush is done
+	}
+	for k := 0; k < puts; k++ {
+		if err := recv.Ports[0].Wait(); err != nil {
+			t.Fatalf("signal %d: %v", k+1, err)
+		}
+	}
+	if !bytes.Equal(dst, want) {
+		for i := range dst {
+			if dst[i] != want[i] {
+				t.Fatalf("destination byte %d (put %d) = %#x, want %#x", i, i/stride, dst[i], want[i])
+			}
+		}
+	}
+}
