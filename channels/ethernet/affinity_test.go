@@ -29,7 +29,7 @@ func TestEthernetThreadsPinned(t *testing.T) {
 	bs := channelstest.NewBoots(t, 2)
 	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 1<<20, false, func(r int) channels.MeshOptions {
 		o := ethOpts(Mode, fmt.Sprintf("h%d", r))
-		setEth(&o, func(e *Options) { e.CPUs = pin })
+		setEth(&o, func(e *Options) { e.CPUs, e.Spin = pin, 50*time.Microsecond })
 		return o
 	})
 	// The threads pin themselves as they start, which may be a little after setup returns.
@@ -39,7 +39,7 @@ func TestEthernetThreadsPinned(t *testing.T) {
 			break
 		}
 		if got > 12 || time.Now().After(deadline) {
-			t.Fatalf("%d threads pinned to %v, want 12 (2 ranks x (2 data sockets x sender and receiver + control sender and receiver))", got, pin)
+			t.Fatalf("%d threads pinned to %v, want 12 (2 ranks x (2 data sockets x sender and receiver + control sender and receiver: spin on))", got, pin)
 		}
 	}
 	for k, size := range []uint64{1, 300 << 10} {

@@ -20,9 +20,10 @@ import (
 // Sending. What is small goes on the control socket: a signal's mark, a write of at most
 // MinChunk bytes of GPU memory (copied into the proxy's staging slot, then sent by the
 // proxy with its header in one system call once the control socket's queue is empty) and
-// a write of at most ethHostInlineMax of host-resident memory (see below). The proxy
-// queues a trigger's marks and host-resident writes for the control socket's sender
-// thread (ctlsend.go) and goes on, so that small sends to different peers overlap. A
+// a write of at most ethHostInlineMax of host-resident memory (see below). Where the
+// connection spins (Options.Spin), the proxy queues a trigger's marks and host-resident
+// writes for the control socket's sender thread (ctlsend.go) and goes on, so that small
+// sends to different peers overlap; else it writes them itself. A
 // larger write is cut into pieces that the proxy deals out to the data sockets in turn:
 // each data socket's sender thread has a queue of its own, copies its pieces out of GPU
 // memory into staging slots and sends them, Depth copies in flight so that the copies
@@ -186,10 +187,16 @@ func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth, piec
 			return nil, err
 		}
 	}
-	c.ctlSend = &ctlSender{c: c, spin: spin}
-	c.wg.Add(2 + 2*nd)
+	c.wg.Add(1 + 2*nd)
 	go c.onCPUs(cpus, c.ctlRecv.run)
-	go c.onCPUs(cpus, c.ctlSend.run)
+	if spin > 0 {
+		// Without a spin (no CPU to spare for the rank's helper threads) the proxy writes
+		// the control socket itself: waking a sleeping sender for every message would cost
+		// more than the write.
+		c.ctlSend = &ctlSender{c: c, spin: spin}
+		c.wg.Add(1)
+		go c.onCPUs(cpus, c.ctlSend.run)
+	}
 	for k := range c.data {
 		go c.onCPUs(cpus, c.senders[k].run)
 		go c.onCPUs(cpus, c.receivers[k].run)
@@ -320,8 +327,8 @@ func (c *ethConn) sendInline(id uint32, off uint64, src device.Ptr, size uint64)
 
 // sendCtl sends the control messages gathered in ctlOut, in one system call when the
 // socket takes them all (a put and its signal travel together): it queues them for the
-// control socket's sender, or, where they hold the proxy's staging slot, writes them
-// itself once that sender has nothing queued.
+// control socket's sender, or writes them itself where they hold the proxy's staging slot
+// (once that sender has nothing queued) or where there is no sender (no spin).
 func (c *ethConn) sendCtl() error {
 	if len(c.ctlOut) == 0 {
 		return nil
@@ -331,21 +338,28 @@ func (c *ethConn) sendCtl() error {
 		c.ctlOut = c.ctlOut[:0]
 		c.ctlSync = false
 	}()
-	if !c.ctlSync {
+	if c.ctlSend != nil && !c.ctlSync {
 		return c.ctlSend.push(c.ctlOut)
 	}
-	if err := c.ctlSend.drain(); err != nil {
-		return err
+	if c.ctlSend != nil {
+		if err := c.ctlSend.drain(); err != nil {
+			return err
+		}
 	}
 	bufs := make([][]byte, len(c.ctlOut))
+	host := uint64(0) // host-resident bytes: staged once written
 	for i, p := range c.ctlOut {
 		bufs[i] = p.b
+		if !p.copy {
+			host += uint64(len(p.b))
+		}
 	}
 	if err := c.ctl.writev(bufs...); err != nil {
 		err = fmt.Errorf("ethernet to rank %d: control socket: %w", c.peer, err)
 		c.fail(err)
 		return err
 	}
+	c.staged.Add(host)
 	return nil
 }
 
@@ -471,7 +485,7 @@ func (c *ethConn) Close() error {
 		}
 		var bye [ethHeaderSize]byte
 		putHeader(&bye, ethMsgBye, 0, 0, 0, 0)
-		if c.ctlSend.drain() == nil { // the sender is idle: the bye goes last
+		if c.ctlSend == nil || c.ctlSend.drain() == nil { // the sender is idle: the bye goes last
 			c.ctl.writev(bye[:])
 		}
 		c.produce.Unlock()

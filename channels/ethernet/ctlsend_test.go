@@ -2,7 +2,9 @@ package ethernet
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
@@ -13,12 +15,23 @@ import (
 // and wraps; then a flush, after which it overwrites its source. Rank 1 must receive every
 // put's bytes as they were before the flush (a put counts as staged only once written to
 // the socket), every signal in order (the token reaches the last count), and nothing past
-// the puts' ends.
+// the puts' ends. With a spin the control sender thread writes them; without one, the
+// proxy.
 func TestControlQueueKeepsOrderAndFlush(t *testing.T) {
+	for _, spin := range []time.Duration{50 * time.Microsecond, 0} {
+		t.Run(fmt.Sprintf("spin %v", spin), func(t *testing.T) { controlQueue(t, spin) })
+	}
+}
+
+func controlQueue(t *testing.T, spin time.Duration) {
 	channelstest.UseHostTokens(t, true)
 	const puts, size, stride = 5 * ctlQueueSize, 1000, 1024
 	bs := channelstest.NewBoots(t, 2)
-	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), puts*stride, true, func(r int) channels.MeshOptions { return ethOpts(Mode, "node") })
+	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), puts*stride, true, func(r int) channels.MeshOptions {
+		o := ethOpts(Mode, "node")
+		setEth(&o, func(e *Options) { e.Spin = spin })
+		return o
+	})
 	channelstest.OnRanks(t, 2, func(r int) error {
 		s := ranks[r]
 		dst, err := s.M.ShareHost(s.Bytes)

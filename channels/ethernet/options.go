@@ -38,8 +38,9 @@ type Options struct {
 	// rank's binding.
 	CPUs affinity.Set
 	// Spin is how long the control socket's receiver tries non-blocking receives for its
-	// next message before it sleeps in read(2), and its sender polls its queue before it
-	// sleeps (0: they sleep at once). A sleeping thread is woken by the
+	// next message before it sleeps in read(2), and its sender thread polls its queue
+	// before it sleeps (0: the receiver sleeps at once, and there is no sender thread: the
+	// proxy writes the control socket itself). A sleeping thread is woken by the
 	// kernel, which on a virtual machine whose idle CPU has halted costs microseconds per
 	// message; polling keeps a receiver that gets signals every few microseconds awake.
 	// Data sockets always sleep: their pieces are large, and there are several per peer.

@@ -368,7 +368,7 @@ func standinJobMode(t *testing.T, hosts []string, bufBytes uint64, kernels map[s
 	errs := bounded.Ranks(t, n, 30*time.Second, func(r int) error {
 		g := space.NewGPU(r)
 		m, err := channels.NewMesh(g, boots[r], withEthernet(channels.MeshOptions{Mode: mode, Timeout: 20 * time.Second, Hostname: "node", HostID: hosts[r]},
-			ethernet.Options{Sockets: 2, Chunk: 64 << 10, Depth: 2}))
+			ethernet.Options{Sockets: 2, Chunk: 64 << 10, Depth: 2, Spin: 20 * time.Microsecond})) // spin: the control sender threads
 		if err != nil {
 			return err
 		}
