@@ -30,6 +30,12 @@ type Connection interface {
 	Close() error
 }
 
+// Drainer is a Connection that sends on threads of its own after Handle returns: Drain
+// waits until everything handed to it so far has been sent (Mesh.StopProxy).
+type Drainer interface {
+	Drain() error
+}
+
 // Region is a span of registered memory as a connection addresses it.
 type Region struct {
 	// Base is the registration's start as the transport addresses it: mapped into this

@@ -302,6 +302,27 @@ func (m *Mesh) Close() error {
 	return first
 }
 
+// StopProxy stops the proxy once it has handled every trigger pushed so far, and waits
+// until each connection has sent what the proxy handed it (Drainer), so that once every
+// rank has returned from it (a barrier) no rank sends any more; Close stops the proxy too.
+// Call it only once the kernels that push triggers have ended.
+func (m *Mesh) StopProxy() error {
+	if m.proxy == nil {
+		return nil
+	}
+	err := m.proxy.Stop()
+	for _, p := range m.Peers() {
+		d, ok := m.Conns[p].(Drainer)
+		if !ok {
+			continue
+		}
+		if derr := d.Drain(); derr != nil && err == nil {
+			err = fmt.Errorf("mesh: rank %d: connection to rank %d: %w", m.Rank, p, derr)
+		}
+	}
+	return err
+}
+
 // Proxy returns the mesh's proxy service, or nil before a port channel has started it.
 func (m *Mesh) Proxy() *ProxyService { return m.proxy }
 

@@ -236,6 +236,15 @@ func (c *ethConn) Handle(ch *channels.ProxyChannel, t channels.Trigger) error {
 	return err
 }
 
+// Drain implements channels.Drainer: it waits until the control socket's sender has
+// written every message queued so far.
+func (c *ethConn) Drain() error {
+	if c.ctlSend == nil {
+		return nil
+	}
+	return c.ctlSend.drain()
+}
+
 // Err returns the error that broke the connection, if any.
 func (c *ethConn) Err() error {
 	c.mu.Lock()

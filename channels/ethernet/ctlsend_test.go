@@ -15,8 +15,8 @@ import (
 // and wraps; then a flush, after which it overwrites its source. Rank 1 must receive every
 // put's bytes as they were before the flush (a put counts as staged only once written to
 // the socket), every signal in order (the token reaches the last count), and nothing past
-// the puts' ends. With a spin the control sender thread writes them; without one, the
-// proxy.
+// the puts' ends. Then signals alone, and StopProxy must return only once they are all
+// written. With a spin the control sender thread writes them; without one, the proxy.
 func TestControlQueueKeepsOrderAndFlush(t *testing.T) {
 	for _, spin := range []time.Duration{50 * time.Microsecond, 0} {
 		t.Run(fmt.Sprintf("spin %v", spin), func(t *testing.T) { controlQueue(t, spin) })
@@ -66,7 +66,20 @@ func controlQueue(t *testing.T, spin time.Duration) {
 	for i := range src {
 		src[i] = 0xee // the source may change once the flush is done
 	}
-	for k := 0; k < puts; k++ {
+	// signals alone, then the closing step: nothing queued is left unsent
+	const signals = 2 * ctlQueueSize
+	for k := 0; k < signals; k++ {
+		if _, err := send.Ports[1].Push(channels.TriggerFlag, 0, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := send.M.StopProxy(); err != nil {
+		t.Fatal(err)
+	}
+	if q := send.M.Conns[1].(*ethConn).ctlSend; q != nil && q.cursor.Load() != q.head.Load() {
+		t.Fatalf("StopProxy returned with %d control messages unsent", q.head.Load()-q.cursor.Load())
+	}
+	for k := 0; k < puts+signals; k++ {
 		if err := recv.Ports[0].Wait(); err != nil {
 			t.Fatalf("signal %d: %v", k+1, err)
 		}

@@ -300,10 +300,11 @@ func shortBusID(id string) string {
 	return id
 }
 
-// Close tears down in order; on success each rank's proxy first sends every trigger its
-// kernels pushed (a launch of hostput waits only for the peers that send it bytes, so the
-// others' last signals may still be queued), then the ranks meet at a barrier, so nobody
-// closes a connection a peer still sends on or frees memory a peer may still read.
+// Close tears down in order; on success each rank first sends every trigger its kernels
+// pushed (Mesh.StopProxy: a launch of hostput waits only for the peers that send it
+// bytes, so the others' last signals may still be queued), then the ranks meet at a
+// barrier, so nobody closes a connection a peer still sends on or frees memory a peer may
+// still read.
 func (j *Job) Close(ok bool) error {
 	var first error
 	keep := func(err error) {
@@ -312,8 +313,8 @@ func (j *Job) Close(ok bool) error {
 		}
 	}
 	if ok && j.Boot != nil {
-		if j.Mesh != nil && j.Mesh.Proxy() != nil {
-			keep(j.Mesh.Proxy().Stop())
+		if j.Mesh != nil {
+			keep(j.Mesh.StopProxy())
 		}
 		keep(j.Boot.Barrier())
 	}
