@@ -276,12 +276,7 @@ func runAhead(t *testing.T, envs []*collectives.Env, pc portstaged.Use) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	insts := make([]collectives.Instance, n)
-	onAll(t, envs, func(e *collectives.Env) error {
-		var err error
-		insts[e.Rank], err = alg.New(e)
-		return err
-	})
+	insts := instancesOn(t, envs, alg)
 	op := collectives.OpNone
 	if coll.HasOp() {
 		op = collectives.OpSum

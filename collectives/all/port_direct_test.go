@@ -206,12 +206,7 @@ func TestPortDirectOnStandin(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				insts := make([]collectives.Instance, n)
-				onAll(t, envs, func(e *collectives.Env) error {
-					var err error
-					insts[e.Rank], err = a.New(e)
-					return err
-				})
+				insts := instancesOn(t, envs, a)
 				coll := collectivestest.MustLookup(t, c.coll)
 				for launch, size := range []int64{1, 48, 1000, 4097, 60000} {
 					for _, inPlace := range []bool{false, true} {

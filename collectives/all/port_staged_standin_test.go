@@ -285,12 +285,7 @@ func checkStaged(t *testing.T, envs []*collectives.Env, n int, name string, uses
 		if err := alg.Fits(envs[0].Layout); err != nil {
 			t.Fatal(err)
 		}
-		insts := make([]collectives.Instance, n)
-		onAll(t, envs, func(e *collectives.Env) error {
-			var err error
-			insts[e.Rank], err = alg.New(e) // each rank its own element
-			return err
-		})
+		insts := instancesOn(t, envs, alg)
 		launch := 0
 		for _, size := range []int64{12, 100, 4004, 16388, 240012, 52} {
 			c := coll.Counts(size, int32T, n)

@@ -404,6 +404,19 @@ func onAll(t *testing.T, envs []*collectives.Env, fn func(e *collectives.Env) er
 	}
 }
 
+// instancesOn makes algorithm a's instance on each rank of envs at once, indexed by rank
+// (envs may hold some of the job's ranks: one simulated host's).
+func instancesOn(t *testing.T, envs []*collectives.Env, a *collectives.Algorithm) []collectives.Instance {
+	t.Helper()
+	insts := make([]collectives.Instance, envs[0].NRanks)
+	onAll(t, envs, func(e *collectives.Env) error {
+		var err error
+		insts[e.Rank], err = a.New(e) // each rank its own element
+		return err
+	})
+	return insts
+}
+
 func fillInput(e *collectives.Env, a *collectives.LaunchArgs, launch int) {
 	in := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.InPtr(a, e.Rank)), a.SendBytes)
 	for i := range in {
