@@ -106,7 +106,7 @@ func (s *ctlSender) loop() error {
 			default:
 			}
 			if !s.poll(idx) {
-				s.bell.wait(func() bool { return s.head.Load() != idx || c.Err() != nil }, 20*time.Millisecond)
+				s.bell.wait(func() bool { return s.head.Load() != idx || c.Err() != nil || c.closing.Load() }, 20*time.Millisecond)
 			}
 			continue
 		}
