@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,7 +125,12 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 			}
 		}
 		if hostStagedReadDelay != nil {
-			hostStagedReadDelay(rank)
+			hostStagedReadDelay(rank, root, flag, func(q uint64) uint64 {
+				if q > rank {
+					q--
+				}
+				return atomic.LoadUint64(word(g, chans[q].h.Sem.Inbound))
+			})
 		}
 		psReceive(g, mode, reduce, rank, root, n, unit, total, in, out, func(q uint64) uint64 {
 			i := q // q's peer index
@@ -141,10 +147,11 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 	}
 }
 
-// Test hooks of the stand-in hostput kernel: a delay before a rank reads its slots, and
-// the credit wait left out (a mutation a test must catch).
+// Test hooks of the stand-in hostput kernel: a delay before a rank reads its slots (given
+// the launch's root and flag and the signal count of each peer), and the credit wait left
+// out (a mutation a test must catch).
 var (
-	hostStagedReadDelay func(rank uint64)
+	hostStagedReadDelay func(rank, root, flag uint64, count func(peer uint64) uint64)
 	hostStagedNoCredit  bool
 )
 
@@ -224,10 +231,12 @@ func TestHostStagedRefusesOneHost(t *testing.T) {
 // each rank runs its launches back to back, with no step in between, into buffers of their
 // own: 10 small launches of one root (the 8 regions come round again) and then roots
 // moving, small launches (8 regions) and two large ones (2 regions) mixed. Every output
-// byte is checked afterwards. With the credit wait left out, the fast ranks overwrite
-// slots the slow one has not read yet, and the test must see it (hostStagedNoCredit).
+// byte is checked afterwards. With the credit wait left out, the root overwrites slots the
+// slow rank has not read yet, and the test must see it (hostStagedNoCredit): there rank 1
+// holds its first launch's read until the root's signal of launch 9 (its region is the
+// first's again) has arrived.
 func TestHostStagedRunsAheadOnStandin(t *testing.T) {
-	hostStagedReadDelay = func(rank uint64) {
+	hostStagedReadDelay = func(rank, root, flag uint64, count func(uint64) uint64) {
 		if rank == 1 {
 			time.Sleep(2 * time.Millisecond)
 		}
@@ -251,7 +260,16 @@ func TestHostStagedRunsAheadOnStandin(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("no credit on hosts %v", hosts), func(t *testing.T) {
 			hostStagedNoCredit = true
-			defer func() { hostStagedNoCredit = false }()
+			slow := hostStagedReadDelay
+			hostStagedReadDelay = func(rank, root, flag uint64, count func(uint64) uint64) {
+				if rank != 1 || root != 0 || flag != 1 {
+					return
+				}
+				for deadline := time.Now().Add(10 * time.Second); count(0) < flag+8 && time.Now().Before(deadline); {
+					time.Sleep(50 * time.Microsecond)
+				}
+			}
+			defer func() { hostStagedNoCredit, hostStagedReadDelay = false, slow }()
 			if runAhead(t, envs, uses["broadcast"]) == "" {
 				t.Fatal("broadcast hostput without its credit wait passed: the test cannot see an overwritten slot")
 			}
