@@ -30,8 +30,9 @@ type Connection interface {
 	Close() error
 }
 
-// Drainer is a Connection that sends on threads of its own after Handle returns: Drain
-// waits until everything handed to it so far has been sent (Mesh.StopProxy).
+// Drainer is a Connection that may still be sending a signal after Handle returns: Drain
+// waits until the signals and small writes handed to it so far have been sent
+// (Mesh.StopProxy), once the proxy has stopped.
 type Drainer interface {
 	Drain() error
 }

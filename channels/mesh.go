@@ -303,9 +303,12 @@ func (m *Mesh) Close() error {
 }
 
 // StopProxy stops the proxy once it has handled every trigger pushed so far, and waits
-// until each connection has sent what the proxy handed it (Drainer), so that once every
-// rank has returned from it (a barrier) no rank sends any more; Close stops the proxy too.
-// Call it only once the kernels that push triggers have ended.
+// until each connection that sends after Handle returns has sent its signals and small
+// writes (Drainer: Ethernet's control socket, InfiniBand's posted work requests), so that
+// once every rank has returned from it (a barrier) no signal is still on its way; the
+// pieces of a larger Ethernet write are awaited by whoever waits for the signal after
+// them. Close stops the proxy too. Call it only once the kernels that push triggers have
+// ended.
 func (m *Mesh) StopProxy() error {
 	if m.proxy == nil {
 		return nil

@@ -94,6 +94,11 @@ func (c *ibConn) room() error {
 
 func (c *ibConn) Flush() error { return c.drain(0) }
 
+// Drain implements channels.Drainer: it waits until every work request posted so far has
+// completed (a signal's write has reached the peer). The proxy has stopped, so this
+// thread may poll the completion queue.
+func (c *ibConn) Drain() error { return c.drain(0) }
+
 // drain polls the completion queue until at most left work requests are outstanding.
 func (c *ibConn) drain(left int) error {
 	start := time.Now()

@@ -194,3 +194,31 @@ func TestIBAtomicsOnOneSideAndDeepQueues(t *testing.T) {
 		})
 	}
 }
+
+// TestIBStopProxyDrains: signals the proxy posted are completed before StopProxy returns
+// (a barrier after it must not leave a write on its way to a peer that closes its queue
+// pair).
+func TestIBStopProxyDrains(t *testing.T) {
+	bs := channelstest.NewBoots(t, 2)
+	fabric := channelstest.NewIBFabric(channelstest.NewMemSpace())
+	ranks := channelstest.NewStandinsOn(t, channelstest.BootsOf(bs), 4096, false, fabric.Space, func(r int) channels.MeshOptions {
+		return ibOpts(Mode, channelstest.FakeVerbs{F: fabric, Atomics: true})
+	})
+	const signals = ibDepth / 2
+	for k := 0; k < signals; k++ {
+		if _, err := ranks[0].Ports[1].Push(channels.TriggerFlag, 0, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ranks[0].M.StopProxy(); err != nil {
+		t.Fatal(err)
+	}
+	if n := ranks[0].M.Conns[1].(*ibConn).outstanding; n != 0 {
+		t.Fatalf("%d work requests outstanding after StopProxy", n)
+	}
+	for k := 0; k < signals; k++ {
+		if err := ranks[1].Ports[0].Wait(); err != nil {
+			t.Fatalf("signal %d: %v", k+1, err)
+		}
+	}
+}
