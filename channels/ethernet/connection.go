@@ -187,14 +187,16 @@ func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth, piec
 			return nil, err
 		}
 	}
-	c.wg.Add(1 + 2*nd)
-	go c.onCPUs(cpus, c.ctlRecv.run)
+	// Without a spin (no CPU to spare for the rank's helper threads) the proxy writes the
+	// control socket itself: waking a sleeping sender for every message would cost more
+	// than the write.
 	if spin > 0 {
-		// Without a spin (no CPU to spare for the rank's helper threads) the proxy writes
-		// the control socket itself: waking a sleeping sender for every message would cost
-		// more than the write.
 		c.ctlSend = &ctlSender{c: c, spin: spin}
 		c.wg.Add(1)
+	}
+	c.wg.Add(1 + 2*nd)
+	go c.onCPUs(cpus, c.ctlRecv.run)
+	if c.ctlSend != nil {
 		go c.onCPUs(cpus, c.ctlSend.run)
 	}
 	for k := range c.data {
@@ -483,6 +485,7 @@ func (c *ethConn) Close() error {
 	if c.closing.Swap(true) {
 		return nil
 	}
+	var unsent error // control messages the sender could not write
 	if c.Err() == nil {
 		c.produce.Lock()
 		for _, s := range c.senders {
@@ -494,7 +497,10 @@ func (c *ethConn) Close() error {
 		}
 		var bye [ethHeaderSize]byte
 		putHeader(&bye, ethMsgBye, 0, 0, 0, 0)
-		if c.ctlSend == nil || c.ctlSend.drain() == nil { // the sender is idle: the bye goes last
+		if c.ctlSend != nil {
+			unsent = c.ctlSend.drain()
+		}
+		if unsent == nil { // the control sender is idle: the bye goes last
 			c.ctl.writev(bye[:])
 		}
 		c.produce.Unlock()
@@ -511,7 +517,20 @@ func (c *ethConn) Close() error {
 	c.shutdown()
 	c.wg.Wait()
 	c.closeSocks()
-	return c.free()
+	if err := c.free(); err != nil || unsent == nil {
+		return err
+	}
+	return fmt.Errorf("ethernet to rank %d: control messages left unsent at close: %w", c.peer, unsent)
+}
+
+// stopped says whether Close has stopped the connection's threads.
+func (c *ethConn) stopped() bool {
+	select {
+	case <-c.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // closeSocks releases the sockets; no thread may use them any more.

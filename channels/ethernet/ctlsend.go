@@ -97,16 +97,11 @@ func (s *ctlSender) loop() error {
 	for {
 		idx := s.cursor.Load()
 		if idx == s.head.Load() {
-			if c.Err() != nil {
+			if c.Err() != nil || c.stopped() {
 				return nil
-			}
-			select {
-			case <-c.stop:
-				return nil
-			default:
 			}
 			if !s.poll(idx) {
-				s.bell.wait(func() bool { return s.head.Load() != idx || c.Err() != nil || c.closing.Load() }, 20*time.Millisecond)
+				s.bell.wait(func() bool { return s.head.Load() != idx || c.Err() != nil || c.stopped() }, 20*time.Millisecond)
 			}
 			continue
 		}
