@@ -77,6 +77,9 @@ func runEthernetRank() error {
 		}
 	}
 	if runErr == nil {
+		runErr = s.M.StopProxy() // the worker's closing step
+	}
+	if runErr == nil {
 		runErr = b.Barrier() // nobody closes while a peer still reads
 	}
 	if err := s.M.Close(); err != nil && runErr == nil {

@@ -107,8 +107,12 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 	}
 	checkPortStaged(t, envs, n)
 	checkStaged(t, envs, n, "hostput", portstaged.HostCollectives())
-	// nobody closes while a peer may still read
+	// the worker's closing step: everything sent, then nobody closes while a peer may
+	// still read (hostput's last signals to peers that wait for none may still be queued)
 	for i, err := range bounded.Ranks(t, len(ranks), 30*time.Second, func(i int) error {
+		if err := envs[i].Mesh.StopProxy(); err != nil {
+			return err
+		}
 		if err := boots[i].Barrier(); err != nil {
 			return err
 		}
