@@ -63,6 +63,7 @@ type ethConn struct {
 	ctlBuf   []byte     // a mark: header and per-data-socket piece counts
 	ctlOut   []ctlPart  // control messages of the trigger being handled, sent at its end
 	ctlSync  bool       // ctlOut holds the staging slot: the proxy sends it itself
+	ctlBufs  [][]byte   // ctlOut as the proxy writes it itself
 	ctlSend  *ctlSender
 	sent     []uint64 // pieces given to each data socket
 	turn     int      // the data socket that gets the next write's first piece
@@ -216,24 +217,9 @@ func (c *ethConn) Handle(ch *channels.ProxyChannel, t channels.Trigger) error {
 	}
 	c.produce.Lock()
 	defer c.produce.Unlock()
-	// RunSteps' order, with the control messages queued before the flush waits for them
-	write, signal, flush := t.Steps()
-	var err error
-	if write {
-		err = c.Write(ch, t)
-	}
-	if signal && err == nil {
-		if err = c.Signal(ch); err != nil {
-			err = fmt.Errorf("signal: %w", err)
-		}
-	}
+	err := channels.RunSteps(c, ch, t)
 	if serr := c.sendCtl(); err == nil {
 		err = serr
-	}
-	if flush && err == nil {
-		if err = c.Flush(); err != nil {
-			err = fmt.Errorf("flush: %w", err)
-		}
 	}
 	return err
 }
@@ -357,14 +343,16 @@ func (c *ethConn) sendCtl() error {
 			return err
 		}
 	}
-	bufs := make([][]byte, len(c.ctlOut))
+	bufs := c.ctlBufs[:0]
 	host := uint64(0) // host-resident bytes: staged once written
-	for i, p := range c.ctlOut {
-		bufs[i] = p.b
+	for _, p := range c.ctlOut {
+		bufs = append(bufs, p.b)
 		if !p.copy {
 			host += uint64(len(p.b))
 		}
 	}
+	c.ctlBufs = bufs
+	defer clear(bufs)
 	if err := c.ctl.writev(bufs...); err != nil {
 		err = fmt.Errorf("ethernet to rank %d: control socket: %w", c.peer, err)
 		c.fail(err)
@@ -440,8 +428,13 @@ func (c *ethConn) sendMark(id uint32, off, value uint64) error {
 	return nil
 }
 
-// Flush waits until every byte written so far has been staged out of GPU memory.
+// Flush waits until every byte written so far has been staged out of GPU memory (or,
+// host-resident, written to its socket): it first sends the trigger's control messages,
+// which may hold such bytes.
 func (c *ethConn) Flush() error {
+	if err := c.sendCtl(); err != nil {
+		return err
+	}
 	target := c.enqueued
 	return c.await(func() bool { return c.staged.Load() >= target },
 		func() string { return fmt.Sprintf("%d of %d bytes left GPU memory", c.staged.Load(), target) })
