@@ -30,6 +30,10 @@ const (
 	// each host are all connected by CUDA IPC or all over the network (the host-resident
 	// algorithms that serve a host's own ranks over NVLink).
 	SomeNetwork
+	// Rails: HostGroups across several hosts with several ranks each: memory channels
+	// inside each host, the network only along the rails (rail routing, the port-staged
+	// family's railput).
+	Rails
 )
 
 // String names what the algorithm needs, for error messages and help.
@@ -45,6 +49,8 @@ func (n Needs) String() string {
 		return "no pair of ranks connected by CUDA IPC (every peer over a network transport)"
 	case SomeNetwork:
 		return "some pair of ranks over a network transport (several hosts, or --transport ethernet or ib)"
+	case Rails:
+		return "several hosts of equal rank counts, at least 2, the ranks of each host connected by CUDA IPC"
 	}
 	return fmt.Sprintf("Needs(%d)", int(n))
 }
@@ -200,10 +206,13 @@ func (a *Algorithm) Fits(l Layout) error {
 	switch a.Needs {
 	case OneHost:
 		ok = len(l.Hosts) <= 1 && l.HostIPC
-	case HostGroups:
+	case HostGroups, Rails:
 		ok = l.HostIPC
 		for _, rs := range l.Hosts {
 			ok = ok && len(rs) == len(l.Hosts[0])
+		}
+		if a.Needs == Rails {
+			ok = ok && len(l.Hosts) > 1 && len(l.Hosts[0]) > 1
 		}
 	case NoIPC:
 		ok = l.NetworkOnly()

@@ -2,6 +2,7 @@ package algo
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
@@ -41,6 +42,12 @@ func NewHostScatter(b *Base, slotBytes uint64) (HostScatter, error) {
 // outbox slot per peer, one scratch slot per sender; its kernels cut each buffer into 2 or
 // 8 regions of as many smaller slots, port_staged.cu).
 func NewHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int) (HostScatter, error) {
+	return newHostSlots(b, slotBytes, outboxSlots, scratchSlots, nil)
+}
+
+// newHostSlots is NewHostSlots, with port channels only to the network peers in rail
+// where rail is not nil (NewRailSlots).
+func newHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int, rail []int) (HostScatter, error) {
 	h := HostScatter{SlotBytes: slotBytes}
 	e := b.Env
 	box := 2 * uint64(outboxSlots) * slotBytes
@@ -53,11 +60,26 @@ func NewHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int) (Hos
 		return h, err
 	}
 	h.Outbox, h.Scratch = outbox.Ptrs[e.Rank], scratch.Ptrs[e.Rank]
-	if e.Layout.NetworkOnly() {
+	if e.Layout.NetworkOnly() && rail == nil {
 		h.Chans, err = b.PortChannelSets(1, scratch, h.Outbox, box, channels.NetworkHostTokens)
 		return h, err
 	}
-	return h, h.serveLocal(b, scratch, box, 2*uint64(scratchSlots)*slotBytes)
+	return h, h.serveLocal(b, scratch, box, 2*uint64(scratchSlots)*slotBytes, rail)
+}
+
+// NewRailSlots is NewHostSlots for rail routing (the port-staged family's railput): port
+// channels only to my rail (the ranks of my local index on the other hosts), memory
+// channels to my host's other ranks, and for every other peer an entry in Chans whose
+// semaphore stays at zero (the kernel neither signals nor waits for it). The layout must
+// have hosts of equal rank counts, connected by CUDA IPC inside each.
+func NewRailSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int) (HostScatter, error) {
+	l := b.Env.Layout
+	_, local, _ := l.Local(b.Env.Rank)
+	rail := l.Rail(local)
+	if rail == nil {
+		rail = []int{}
+	}
+	return newHostSlots(b, slotBytes, outboxSlots, scratchSlots, rail)
 }
 
 // noPortChannel is the FIFO id in a CUDA IPC peer's entry of HostScatter.Chans: it names
@@ -70,13 +92,14 @@ const noPortChannel = 1<<16 - 1
 // a CUDA IPC peer's carries its memory channel's semaphore (inbound token and expected
 // count), so that the kernel's gate and counts treat every peer alike. Every rank makes
 // the same calls in the same order, whatever its peers.
-func (h *HostScatter) serveLocal(b *Base, scratch *channels.Buffer, box, localBytes uint64) error {
+func (h *HostScatter) serveLocal(b *Base, scratch *channels.Buffer, box, localBytes uint64, rail []int) error {
 	e := b.Env
 	var local, network []int
 	for _, p := range e.Mesh.Peers() {
-		if e.Mesh.PairTransport(e.Rank, p).Maps() {
+		switch {
+		case e.Mesh.PairTransport(e.Rank, p).Maps():
 			local = append(local, p)
-		} else {
+		case rail == nil || slices.Contains(rail, p):
 			network = append(network, p)
 		}
 	}
@@ -92,9 +115,26 @@ func (h *HostScatter) serveLocal(b *Base, scratch *channels.Buffer, box, localBy
 	if err != nil {
 		return err
 	}
-	chans := make([]channels.PortChannelHandle, 0, len(ports)+len(mems))
+	// the semaphore of the peers neither in local nor in network: two zero words
+	var zero device.Ptr
+	if len(local)+len(network) < e.NRanks-1 {
+		if zero, err = e.Mesh.Alloc(16); err != nil {
+			return err
+		}
+	}
+	chans := make([]channels.PortChannelHandle, 0, e.NRanks-1)
 	memAll := make([]channels.MemoryChannelHandle, 0, cap(chans))
 	for _, p := range e.Mesh.Peers() {
+		if len(ports) == 0 || int(ports[0].Peer) != p {
+			if len(mems) == 0 || int(mems[0].Peer) != p {
+				chans = append(chans, channels.PortChannelHandle{
+					Sem: channels.HostSemaphoreHandle{Inbound: uint64(zero), Expected: uint64(zero) + 8},
+					ID:  noPortChannel, Peer: uint32(p),
+				})
+				memAll = append(memAll, channels.MemoryChannelHandle{Peer: uint32(p)})
+				continue
+			}
+		}
 		if len(mems) > 0 && int(mems[0].Peer) == p {
 			m := mems[0]
 			mems = mems[1:]
