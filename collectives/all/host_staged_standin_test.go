@@ -25,7 +25,8 @@ import (
 // host memory and the receivers read into it.
 
 // hostStagedKernel: (chans, mems, outbox, scratch, local, slotBytes, in, out, unit, total,
-// mode, root, rank, nranks, depth, state, parts); reduce: the host_staged_reduce family
+// mode, root, rank, nranks, depth, state, parts, ranks, nlocal; ranks set: railput,
+// hostRailLaunch); reduce: the host_staged_reduce family
 // (int32 sum). A peer whose memory-channel entry has a remote address (CUDA IPC, on my
 // host) gets its segment written straight into its local scratch and a memory-channel
 // signal; the others a put from my outbox. It takes the region whose eighths of the
@@ -34,10 +35,12 @@ import (
 // signal only from the peers that send it bytes. hostStagedReadDelay, if set, runs before a rank reads its slots.
 func hostStagedKernel(reduce bool) devicetest.Kernel {
 	return func(g *devicetest.GPU, a []uint64) error {
+		if a[17] != 0 {
+			return hostRailLaunch(g, a, reduce)
+		}
 		outbox, scratch, local, slot, in, out, unit, total := a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]
 		mode, root, rank, n, depth := portstaged.PortStagedMode(a[10]), a[11], a[12], a[13], a[14]
 		st := launchState(g, a[15])
-		parts := bytesAt(g, a[16], 9*4) // the stand-in needs no parts[8]: one block
 		chans := ports(g, a[0], int(n-1))
 		var memChans []devMem
 		if a[1] != 0 {
@@ -46,22 +49,7 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 		isLocal := func(i uint64) bool { return memChans != nil && memChans[i].h.Remote != 0 }
 		flag := uint64(st.Launches) + 1
 		stride := 2 * slot / depth
-		// the region whose eighths were written longest ago; the peers have read what they
-		// last held
-		part := func(e uint64) uint64 { return uint64(binary.LittleEndian.Uint32(parts[4*e:])) }
-		per, r, last := 8/depth, uint64(0), uint64(1<<32)
-		for q := uint64(0); q < depth; q++ {
-			m := uint64(0)
-			for e := q * per; e < (q+1)*per; e++ {
-				m = max(m, part(e))
-			}
-			if m < last {
-				r, last = q, m
-			}
-		}
-		for e := r * per; e < (r+1)*per; e++ {
-			binary.LittleEndian.PutUint32(parts[4*e:], uint32(flag))
-		}
+		r, last := hostClaim(g, a[16], depth, flag)
 		if last != 0 && !hostStagedNoCredit {
 			for _, c := range chans {
 				if err := c.waitCount(last + 2 - flag); err != nil {
@@ -145,6 +133,28 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 		hostFinish(chans, st)
 		return nil
 	}
+}
+
+// hostClaim is HostStaged::claim: the region (of depth) whose eighths of the buffers were
+// written longest ago, by the parts table at p, marked as written by launch flag, and the
+// last launch that wrote any of its eighths. The stand-in needs no parts[8]: one block.
+func hostClaim(g *devicetest.GPU, p, depth, flag uint64) (region, last uint64) {
+	parts := bytesAt(g, p, 9*4)
+	part := func(e uint64) uint64 { return uint64(binary.LittleEndian.Uint32(parts[4*e:])) }
+	per, last := 8/depth, uint64(1<<32)
+	for q := uint64(0); q < depth; q++ {
+		m := uint64(0)
+		for e := q * per; e < (q+1)*per; e++ {
+			m = max(m, part(e))
+		}
+		if m < last {
+			region, last = q, m
+		}
+	}
+	for e := region * per; e < (region+1)*per; e++ {
+		binary.LittleEndian.PutUint32(parts[4*e:], uint32(flag))
+	}
+	return region, last
 }
 
 // Test hooks of the stand-in hostput kernel: a delay before a rank reads its slots (given
@@ -253,7 +263,7 @@ func TestHostStagedRunsAheadOnStandin(t *testing.T) {
 		}
 		for _, name := range []string{"broadcast", "sendrecv", "alltoall", "reduce", "gather"} {
 			t.Run(fmt.Sprintf("%s on hosts %v", name, hosts), func(t *testing.T) {
-				if bad := runAhead(t, envs, uses[name]); bad != "" {
+				if bad := runAhead(t, envs, uses[name], "hostput"); bad != "" {
 					t.Fatal(bad)
 				}
 			})
@@ -270,16 +280,17 @@ func TestHostStagedRunsAheadOnStandin(t *testing.T) {
 				}
 			}
 			defer func() { hostStagedNoCredit, hostStagedReadDelay = false, slow }()
-			if runAhead(t, envs, uses["broadcast"]) == "" {
+			if runAhead(t, envs, uses["broadcast"], "hostput") == "" {
 				t.Fatal("broadcast hostput without its credit wait passed: the test cannot see an overwritten slot")
 			}
 		})
 	}
 }
 
-// runAhead runs collective pc's hostput as TestHostStagedRunsAheadOnStandin says and
-// returns the first wrong output byte it finds ("" for none).
-func runAhead(t *testing.T, envs []*collectives.Env, pc portstaged.Use) string {
+// runAhead runs collective pc's algorithm name (hostput or railput) as
+// TestHostStagedRunsAheadOnStandin says and returns the first wrong output byte it finds
+// ("" for none).
+func runAhead(t *testing.T, envs []*collectives.Env, pc portstaged.Use, name string) string {
 	t.Helper()
 	n := len(envs)
 	int32T, err := collectives.LookupDatatype("int32")
@@ -290,7 +301,7 @@ func runAhead(t *testing.T, envs []*collectives.Env, pc portstaged.Use) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alg, err := collectives.Find(pc.Name, "hostput")
+	alg, err := collectives.Find(pc.Name, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,8 +377,8 @@ func runAhead(t *testing.T, envs []*collectives.Env, pc portstaged.Use) string {
 			got := bytesAt(e.GPU.(*devicetest.GPU), uint64(e.OutPtr(l.args, e.Rank)), l.args.RecvBytes)
 			for i, b := range got {
 				if want := psWant(t, pc.Mode, l.args, e.Rank, n, i, l.id); b != want {
-					return fmt.Sprintf("%s hostput launch %d (%d bytes, root %d, in place %v) rank %d: output byte %d = %#x, want %#x",
-						pc.Name, l.id, l.args.RecvBytes, l.args.Root, l.args.InPlace, e.Rank, i, b, want)
+					return fmt.Sprintf("%s %s launch %d (%d bytes, root %d, in place %v) rank %d: output byte %d = %#x, want %#x",
+						pc.Name, name, l.id, l.args.RecvBytes, l.args.Root, l.args.InPlace, e.Rank, i, b, want)
 				}
 			}
 		}

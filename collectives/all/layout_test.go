@@ -185,7 +185,7 @@ func TestSelectHierarchical(t *testing.T) {
 		name       string
 		l          collectives.Layout
 		hier       bool   // Layout.Hierarchical
-		hostGather bool   // allgather hostput wins auto up to its MaxBytes
+		hostGather string // the allgather algorithm auto takes up to hostput's MaxBytes: hostput, railput on hosts of several ranks ("": none)
 		hostReduce bool   // no pair over CUDA IPC: allreduce hostoneshot wins auto up to its MaxBytes
 		autoGather string // "" : a one-host algorithm
 		autoReduce string // up to 256 KiB (portoneshot's automatic range)
@@ -193,13 +193,13 @@ func TestSelectHierarchical(t *testing.T) {
 		allGather  string // -k all's port, hier and host algorithms, in number order
 		allReduce  string
 	}{
-		{"1 host of 4", collectives.OneHostLayout(4), false, false, false, "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 1", layoutOf(false, "a", "b"), false, true, true, "portput", "portoneshot", "portrsag", "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot"},
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, true, false, "hier", "hier", "hier", "portput,hier,hostput", "portrsag,hier,portoneshot"},
-		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, true, false, "hier", "hier", "hier", "portput,hier,hostput", "portrsag,hier,portoneshot"},
-		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, true, false, "hier", "hier", "hier", "portput,hier,hostput", "portrsag,hier,portoneshot"},
-		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, true, true, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostoneshot"},
-		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, true, false, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot"},
+		{"1 host of 4", collectives.OneHostLayout(4), false, "", false, "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), false, "hostput", true, "portput", "portoneshot", "portrsag", "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, "railput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, "railput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
+		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, "railput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, "hostput", true, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostoneshot"},
+		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, "hostput", false, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot"},
 	}
 	for _, tt := range tests {
 		if got := tt.l.Hierarchical(); got != tt.hier {
@@ -209,7 +209,7 @@ func TestSelectHierarchical(t *testing.T) {
 			coll, auto, large, all, host string
 			hostWins                     bool
 			hostMax                      int64
-		}{{"allgather", tt.autoGather, tt.autoGather, tt.allGather, "hostput", tt.hostGather, algo.HostStagedMax}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, "hostoneshot", tt.hostReduce, algo.HostAllreduceMax}} {
+		}{{"allgather", tt.autoGather, tt.autoGather, tt.allGather, tt.hostGather, tt.hostGather != "", algo.HostStagedMax}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, "hostoneshot", tt.hostReduce, algo.HostAllreduceMax}} {
 			small := c.auto
 			for _, size := range []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 256 << 20} {
 				c.auto = small

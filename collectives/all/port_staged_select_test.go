@@ -48,6 +48,22 @@ func TestPortStagedRegistry(t *testing.T) {
 			}
 		}
 	}
+	// and railput (#8), hostput with rail routing, in the same collectives and modes, on
+	// several hosts of equal rank counts, at least 2 each
+	if rail := portstaged.RailCollectives(); !slices.Equal(rail, want) {
+		t.Errorf("railput registered by %v, want %v", rail, want)
+	}
+	for _, pc := range portstaged.RailCollectives() {
+		a, err := collectives.Find(pc.Name, "8")
+		if err != nil || a.Name != "railput" || a.Number != portstaged.RailNumber {
+			t.Fatalf("Find(%s, 8) = %v, %v; want railput (#8)", pc.Name, a, err)
+		}
+		if a.MinRanks != 4 || a.MaxBytes != algo.HostStagedMax || a.AutoMax != algo.HostStagedAutoMax || a.Types != nil ||
+			a.Needs != collectives.Rails || !a.AnyOffset || a.Doc == "" || a.New == nil {
+			t.Errorf("%s railput: MinRanks %d, MaxBytes %d, AutoMax %d, Types %v, Needs %v, AnyOffset %v, Doc %q",
+				pc.Name, a.MinRanks, a.MaxBytes, a.AutoMax, a.Types, a.Needs, a.AnyOffset, a.Doc)
+		}
+	}
 	// every collective but the two whose port-only algorithms came first
 	for _, c := range collectives.Collectives() {
 		if n := c.Name(); n != "allgather" && n != "allreduce" && !slices.Contains(names, n) {
@@ -70,6 +86,8 @@ func TestPortStagedSelect(t *testing.T) {
 		"4 hosts of 1":          layoutOf(false, "a", "b", "c", "d"),
 		"1 host, no IPC":        layoutOf(true, "h0", "h0"),
 	}
+	// where railput fits (hosts of equal rank counts, several each), auto takes it over hostput
+	rails := map[string]bool{"2 hosts of 2": true, "2 hosts of 2, crossed": true}
 	for _, pc := range portstaged.Collectives() {
 		for name, l := range across {
 			if err := collectives.CheckLayout(pc.Name, "auto", l); err != nil {
@@ -86,6 +104,9 @@ func TestPortStagedSelect(t *testing.T) {
 					want := "portput"
 					if size <= algo.HostStagedAutoMax {
 						want = "hostput"
+						if rails[name] {
+							want = "railput"
+						}
 					}
 					got, err := collectives.SelectIn(pc.Name, "auto", size, l, dt.Name)
 					if err != nil || len(got) != 1 || got[0].Name != want {
@@ -97,7 +118,11 @@ func TestPortStagedSelect(t *testing.T) {
 					}
 				}
 			}
-			for size, want := range map[int64]string{algo.HostStagedMax: "portput,hostput", algo.HostStagedMax + 4: "portput"} {
+			host := "portput,hostput"
+			if rails[name] {
+				host += ",railput"
+			}
+			for size, want := range map[int64]string{algo.HostStagedMax: host, algo.HostStagedMax + 4: "portput"} {
 				all, err := collectives.SelectIn(pc.Name, "all", size, l, "float")
 				if names := strings.Join(AlgNames(all), ","); err != nil || names != want {
 					t.Errorf("SelectIn(%s, all, %d, %s) = %s, %v; want %s", pc.Name, size, name, names, err, want)

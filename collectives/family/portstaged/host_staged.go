@@ -71,7 +71,9 @@ type hostStaged struct {
 	*algo.Base
 	modeKernels[HostStagedArgs]
 	algo.HostScatter
-	parts device.Ptr // uint32[9] in device memory (HostStagedArgs.Parts)
+	parts  device.Ptr // uint32[9] in device memory (HostStagedArgs.Parts)
+	ranks  device.Ptr // railput: the rank table (HostStagedArgs.Ranks); 0: hostput
+	nlocal uint32
 }
 
 // hostDepth is the regions a launch whose largest segment is slot bytes cuts the buffers
@@ -88,6 +90,11 @@ func hostDepth(slot, slotBytes uint64) uint32 {
 // messages of up to algo.HostStagedMax (or the run's largest, if smaller), whose largest
 // rank-pair segment is at most the message.
 func NewHostStaged(env *collectives.Env, mode PortStagedMode) (collectives.Instance, error) {
+	return newHostStaged(env, mode, false)
+}
+
+// newHostStaged sets hostput up, or railput where rail is set.
+func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool) (*hostStaged, error) {
 	b, err := algo.NewBase(env)
 	if err != nil {
 		return nil, err
@@ -97,7 +104,12 @@ func NewHostStaged(env *collectives.Env, mode PortStagedMode) (collectives.Insta
 		return nil, err
 	}
 	slot := algo.RoundUp(max(algo.Limit(algo.HostStagedMax, env.MaxBytes), 16), 256)
-	if a.HostScatter, err = algo.NewHostSlots(b, slot, mode.OutboxSlots(env.NRanks), int(mode.Slots(env.NRanks))); err != nil {
+	if rail {
+		a.HostScatter, err = algo.NewRailSlots(b, slot, mode.OutboxSlots(env.NRanks), env.NRanks)
+	} else {
+		a.HostScatter, err = algo.NewHostSlots(b, slot, mode.OutboxSlots(env.NRanks), int(mode.Slots(env.NRanks)))
+	}
+	if err != nil {
 		return nil, err
 	}
 	a.parts, err = env.Mesh.Alloc(9 * 4)
@@ -118,6 +130,6 @@ func (a *hostStaged) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 		Chans: a.Chans, MemChans: a.MemChans, Outbox: a.Outbox, Scratch: a.Scratch, Local: a.Local, SlotBytes: a.SlotBytes,
 		In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Unit: unit, Total: total,
 		Mode: uint32(a.mode), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
-		Depth: hostDepth(slot, a.SlotBytes), State: a.State, Parts: a.parts,
+		Depth: hostDepth(slot, a.SlotBytes), State: a.State, Parts: a.parts, Ranks: a.ranks, NLocal: a.nlocal,
 	})
 }

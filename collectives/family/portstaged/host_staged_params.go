@@ -23,6 +23,8 @@ type HostStagedArgs struct {
 	Depth      uint32     // regions the buffers are cut into, of slots of 2 x SlotBytes / Depth (2 or 8)
 	State      device.Ptr // LaunchState
 	Parts      device.Ptr // uint32[9]: per eighth of the buffers, the last launch that wrote it; this launch's region
+	Ranks      device.Ptr // railput: uint32[2*NRanks], the rank at host*NLocal+local, then each rank's host*NLocal+local (0: hostput)
+	NLocal     uint32     // railput: ranks per host
 }
 
 var (

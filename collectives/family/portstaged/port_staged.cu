@@ -275,6 +275,8 @@ struct HostStaged {
   uint32_t mode, root, rank, nranks, depth;
   LaunchState* state;
   uint32_t* parts;  // per eighth of the buffers, the last launch that wrote it (0: none); then this launch's region
+  const uint32_t* ranks;  // rail routing (null: none): ranks by host and local index, then each rank's position
+  uint32_t nlocal;        // ranks per host (rail routing)
 
   uint32_t flag;
   uint64_t stride, region;
@@ -282,12 +284,47 @@ struct HostStaged {
   // isLocal says peer i is connected by CUDA IPC: it gets its segment over NVLink.
   __device__ bool isLocal(uint32_t i) const { return mems != nullptr && mems[i].remote != 0; }
 
-  // slotOff is where sender from's slot is in a region of scratch (or local).
-  __device__ uint64_t slotOff(uint32_t from) const {
-    return region + (slotsOf(mode, nranks) == 1 ? 0 : from * stride);
+  // Rail routing: where ranks is set, a rank talks over the network only to its rail (the
+  // ranks of its local index on the other hosts), and forwards over NVLink what its rail
+  // sends for the other ranks of its host.
+  __device__ bool rail() const { return ranks != nullptr; }
+  __device__ uint32_t hostOf(uint32_t r) const { return ranks[nranks + r] / nlocal; }
+  __device__ uint32_t localOf(uint32_t r) const { return ranks[nranks + r] % nlocal; }
+  __device__ uint32_t rankAt(uint32_t h, uint32_t j) const { return ranks[h * nlocal + j]; }
+  // linked says peer i exchanges a signal with me every launch: every peer, or under rail
+  // routing the peers of my host and my rail.
+  __device__ bool linked(uint32_t i) const {
+    return !rail() || isLocal(i) || localOf(peerOf(i, rank)) == localOf(rank);
   }
 
+  // nslots is how many slots a region of scratch (and local) holds: one per sender under
+  // rail routing, whose forwarders may write several senders' segments to one rank.
+  __device__ uint32_t nslots() const { return rail() ? nranks : slotsOf(mode, nranks); }
+
+  // slotOff is where sender from's slot is in a region of scratch (or local).
+  __device__ uint64_t slotOff(uint32_t from) const { return region + (nslots() == 1 ? 0 : from * stride); }
+
+  // packed is where the segment of host h's rank of local index j is in sender from's
+  // bundle for host h under rail routing: the segments in local order, each rounded up to
+  // 16 bytes (one segment for all where every peer gets the same). j = nlocal: the
+  // bundle's bytes.
+  __device__ uint64_t packed(uint32_t from, uint32_t h, uint32_t j) const {
+    if (sameToAll(mode)) {
+      return j < nlocal ? 0 : sendSeg(mode, from, rankAt(h, 0), unit, total, root, nranks).bytes;
+    }
+    uint64_t off = 0;
+    for (uint32_t k = 0; k < j; k++) off += (sendSeg(mode, from, rankAt(h, k), unit, total, root, nranks).bytes + 15) & ~15ull;
+    return off;
+  }
+
+  // railSlot is where the bundle of my rail's rank on host h lands in a region of scratch.
+  __device__ uint64_t railSlot(uint32_t h) const { return region + (uint64_t)h * nlocal * stride; }
+
   __device__ const char* slotPtr(uint32_t from) const {
+    if (rail() && hostOf(from) != hostOf(rank) && localOf(from) == localOf(rank)) {
+      return scratch + railSlot(hostOf(from)) + packed(from, hostOf(rank), localOf(rank));
+    }
+    if (rail() && hostOf(from) != hostOf(rank)) return local + slotOff(from);  // forwarded
     return (isLocal(from < rank ? from : from - 1) ? local : scratch) + slotOff(from);
   }
 
@@ -313,9 +350,7 @@ struct HostStaged {
   }
 
   // setRegion places this launch's region (parts[hsParts]) in scratch and local.
-  __device__ void setRegion() {
-    region = *reinterpret_cast<volatile uint32_t*>(&parts[hsParts]) * slotsOf(mode, nranks) * stride;
-  }
+  __device__ void setRegion() { region = *reinterpret_cast<volatile uint32_t*>(&parts[hsParts]) * nslots() * stride; }
 
   // exchange: once the peers have read what this launch's region last held, my segments
   // into my outbox and put into the network peers' scratch, written straight into the
@@ -325,6 +360,10 @@ struct HostStaged {
     const uint32_t npeers = nranks - 1;
     flag = launchFlag(state);
     stride = 2 * slotBytes / depth;
+    if (rail()) {
+      exchangeRail();
+      return;
+    }
     if (blockIdx.x == 0) {
       __shared__ uint32_t last;
       if (threadIdx.x == 0) last = claim();
@@ -368,9 +407,99 @@ struct HostStaged {
     setRegion();  // the other blocks: block 0 recorded it before the gate opened
   }
 
-// finish: the last block advances each peer's expected count by the launch's signal.
+  // exchangeRail is exchange under rail routing. Block 0, once the linked peers have read
+  // what this launch's region last held, writes my segments for my host's ranks straight
+  // into their local over NVLink, and for each other host one bundle (packed) into my
+  // outbox, which it puts, with a signal, into my rail peer's scratch there (a signal
+  // alone for an empty bundle). It waits for the bundles of my rail, copies the segments
+  // they carry for my host's other ranks into those ranks' local (in the sender's slot),
+  // and only then signals each rank of my host: that one signal per launch says both my
+  // segment and what I forwarded are there. The gate then waits for the linked peers that
+  // send me bytes, directly or forwarded. No wait is circular: a rank's puts of a launch
+  // wait only for credits of earlier launches, its NVLink signals for those puts.
+  __device__ void exchangeRail() {
+    const uint32_t npeers = nranks - 1, myHost = hostOf(rank), me = localOf(rank), nhosts = nranks / nlocal;
+    if (blockIdx.x == 0) {
+      __shared__ uint32_t last;
+      if (threadIdx.x == 0) last = claim();
+      __syncthreads();
+      setRegion();
+      const uint32_t boxSlots = sameToAll(mode) ? 1 : npeers;
+      const uint64_t box = parts[hsParts] * boxSlots * stride;
+      // the outbox slot of my bundle for host h
+      auto bundle = [&](uint32_t h) { return box + (sameToAll(mode) ? 0 : (uint64_t)(h < myHost ? h : h - 1) * nlocal * stride); };
+      if (last != 0 && threadIdx.x < npeers && linked(threadIdx.x)) {
+        awaitCount(chans[threadIdx.x], (uint64_t)((int64_t)last + 2 - (int64_t)flag));
+      }
+      __syncthreads();
+      for (uint32_t h = 0; h < nhosts; h++) {
+        if (h == myHost) continue;
+        for (uint32_t j = 0; j < (sameToAll(mode) ? 1 : nlocal); j++) {
+          const Seg s = sendSeg(mode, rank, rankAt(h, j), unit, total, root, nranks);
+          copy(outbox + bundle(h) + packed(rank, h, j), in + s.off, s.bytes, threadIdx.x, blockDim.x);
+        }
+        if (sameToAll(mode)) break;
+      }
+      for (uint32_t i = 0; i < npeers; i++) {
+        if (!isLocal(i)) continue;
+        const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
+        copy(reinterpret_cast<char*>(mems[i].remote) + slotOff(rank), in + s.off, s.bytes, threadIdx.x, blockDim.x);
+      }
+      __threadfence_system();
+      __syncthreads();
+      const uint32_t i = threadIdx.x;
+      const bool railPeer = i < npeers && !isLocal(i) && linked(i);
+      if (railPeer) {
+        PortChannel c{chans[i]};
+        const uint32_t h = hostOf(peerOf(i, rank));
+        const uint64_t bytes = packed(rank, h, nlocal);
+        if (bytes == 0) {
+          c.signal();
+        } else {
+          c.putWithSignal(railSlot(myHost), bundle(h), bytes);
+        }
+      }
+      // my rail's bundles of this launch, then what they carry for my host's other ranks
+      if (railPeer && packed(peerOf(i, rank), myHost, nlocal) > 0) awaitCount(chans[i], 1);
+      __threadfence_system();
+      __syncthreads();
+      for (uint32_t h = 0; h < nhosts; h++) {
+        if (h == myHost) continue;
+        const uint32_t from = rankAt(h, me);
+        for (uint32_t j = 0; j < nlocal; j++) {
+          const uint32_t to = rankAt(myHost, j);
+          const uint64_t bytes = sendSeg(mode, from, to, unit, total, root, nranks).bytes;
+          if (to == rank || bytes == 0) continue;
+          char* dst = reinterpret_cast<char*>(mems[to < rank ? to : to - 1].remote) + slotOff(from);
+          copyFresh(dst, scratch + railSlot(h) + packed(from, myHost, j), bytes, threadIdx.x, blockDim.x);
+        }
+      }
+      __threadfence_system();
+      __syncthreads();
+      if (i < npeers && isLocal(i)) MemoryChannel{mems[i]}.signal();  // release: the block's writes above first
+    }
+    // block 0's thread i waits for this launch's signal of peer i if it sends me bytes: a
+    // rank of my host its own or its rail's, a rail peer its bundle for my host
+    uint64_t n = 0;
+    if (blockIdx.x == 0 && threadIdx.x < npeers && linked(threadIdx.x)) {
+      const uint32_t p = peerOf(threadIdx.x, rank);
+      if (isLocal(threadIdx.x)) {
+        n = sendSeg(mode, p, rank, unit, total, root, nranks).bytes > 0 ? 1 : 0;
+        for (uint32_t h = 0; h < nhosts; h++) {
+          if (h != myHost && sendSeg(mode, rankAt(h, localOf(p)), rank, unit, total, root, nranks).bytes > 0) n = 1;
+        }
+      } else {
+        n = packed(p, myHost, nlocal) > 0 ? 1 : 0;
+      }
+    }
+    hostGate(state, flag, chans, npeers, n);
+    setRegion();  // the other blocks: block 0 recorded it before the gate opened
+  }
+
+  // finish: the last block advances each linked peer's expected count by the launch's
+  // signal.
   __device__ void finish() {
-    if (lastBlock(state) && threadIdx.x < nranks - 1) {
+    if (lastBlock(state) && threadIdx.x < nranks - 1 && linked(threadIdx.x)) {
       *reinterpret_cast<volatile uint64_t*>(chans[threadIdx.x].sem.expected) += 1;
     }
     finishLaunch(state, flag);
@@ -428,10 +557,11 @@ __device__ void reduceHost(char* out, From from, uint32_t mine, uint64_t begin, 
 #define HS_PARAMS                                                                                         \
   PortChannelHandle *chans, MemoryChannelHandle *memChans, char *outbox, const char *scratch, const char *local, \
       uint64_t slotBytes, const char *in, char *out, uint64_t unit, uint64_t total, uint32_t mode, uint32_t root, \
-      uint32_t rank, uint32_t nranks, uint32_t depth, LaunchState *state, uint32_t *parts
+      uint32_t rank, uint32_t nranks, uint32_t depth, LaunchState *state, uint32_t *parts, const uint32_t *ranks, \
+      uint32_t nlocal
 #define HS_INIT                                                                                                \
   HostStaged p{chans, memChans, outbox, scratch, local, slotBytes, in, out, unit, total, mode, root, rank, nranks, \
-               depth, state, parts}
+               depth, state, parts, ranks, nlocal}
 
 // host_staged: the collectives that copy, through host-resident buffers.
 extern "C" __global__ void __launch_bounds__(1024) host_staged(HS_PARAMS) {

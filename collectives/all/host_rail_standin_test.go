@@ -1,0 +1,257 @@
+package all
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
+)
+
+// railput (hostput with rail routing) on the CPU: the stand-in hostput kernel with a rank
+// table runs this Go transcription of port_staged.cu's exchangeRail, which pushes the same
+// triggers, makes the same copies and counts the same signals (one block; int32 sum).
+
+// hostRailLaunch is one stand-in railput launch (hostStagedKernel's arguments).
+func hostRailLaunch(g *devicetest.GPU, a []uint64, reduce bool) error {
+	outbox, scratch, local, slot, in, out, unit, total := a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]
+	mode, root, rank, n, depth := portstaged.PortStagedMode(a[10]), a[11], a[12], a[13], a[14]
+	st := launchState(g, a[15])
+	table, nlocal := bytesAt(g, a[17], 8*n), a[18]
+	at := func(i uint64) uint64 { return uint64(binary.LittleEndian.Uint32(table[4*i:])) }
+	hostOf := func(r uint64) uint64 { return at(n+r) / nlocal }
+	localOf := func(r uint64) uint64 { return at(n+r) % nlocal }
+	rankAt := func(h, j uint64) uint64 { return at(h*nlocal + j) }
+	peerIndex := func(r uint64) uint64 {
+		if r > rank {
+			return r - 1
+		}
+		return r
+	}
+	chans := ports(g, a[0], int(n-1))
+	memChans := mems(g, a[1], int(n-1))
+	isLocal := func(i uint64) bool { return memChans[i].h.Remote != 0 }
+	linked := func(i uint64) bool { return isLocal(i) || localOf(other(i, rank)) == localOf(rank) }
+	myHost, nhosts := hostOf(rank), n/nlocal
+	sameToAll := mode == portstaged.PSBroadcast || mode == portstaged.PSAllgather
+	seg := func(from, to uint64) (uint64, uint64) { return psSendSeg(mode, from, to, unit, total, root, n) }
+	// packed: where host h's rank of local index j is in from's bundle for host h; j =
+	// nlocal: the bundle's bytes
+	packed := func(from, h, j uint64) uint64 {
+		if sameToAll {
+			if j < nlocal {
+				return 0
+			}
+			_, b := seg(from, rankAt(h, 0))
+			return b
+		}
+		off := uint64(0)
+		for k := uint64(0); k < j; k++ {
+			_, b := seg(from, rankAt(h, k))
+			off += (b + 15) &^ 15
+		}
+		return off
+	}
+
+	flag := uint64(st.Launches) + 1
+	stride := 2 * slot / depth
+	r, last := hostClaim(g, a[16], depth, flag)
+	if last != 0 && !hostStagedNoCredit {
+		for i, c := range chans {
+			if linked(uint64(i)) {
+				if err := c.waitCount(last + 2 - flag); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	box := r * uint64(mode.OutboxSlots(int(n))) * stride
+	region := r * n * stride
+	slotAt := func(from uint64) uint64 { return region + from*stride }
+	railSlot := func(h uint64) uint64 { return region + h*nlocal*stride }
+	bundle := func(h uint64) uint64 {
+		if sameToAll {
+			return box
+		}
+		k := h
+		if h > myHost {
+			k--
+		}
+		return box + k*nlocal*stride
+	}
+	// a bundle for each other host into my outbox; my host's ranks' segments straight
+	// into their local
+	for h := uint64(0); h < nhosts; h++ {
+		if h == myHost {
+			continue
+		}
+		for j := uint64(0); j < nlocal; j++ {
+			off, bytes := seg(rank, rankAt(h, j))
+			copy(bytesAt(g, outbox+bundle(h)+packed(rank, h, j), bytes), bytesAt(g, in+off, bytes))
+		}
+	}
+	for i := uint64(0); i < n-1; i++ {
+		if isLocal(i) {
+			off, bytes := seg(rank, other(i, rank))
+			copy(bytesAt(g, memChans[i].h.Remote+slotAt(rank), bytes), bytesAt(g, in+off, bytes))
+		}
+	}
+	for i, c := range chans {
+		if isLocal(uint64(i)) || !linked(uint64(i)) {
+			continue
+		}
+		h := hostOf(other(uint64(i), rank))
+		typ := uint32(channels.TriggerFlag)
+		if packed(rank, h, nlocal) > 0 {
+			typ |= channels.TriggerData
+		}
+		if _, err := c.push(typ, railSlot(myHost), bundle(h), packed(rank, h, nlocal)); err != nil {
+			return err
+		}
+	}
+	// my rail's bundles, then what they carry for my host's other ranks
+	for i, c := range chans {
+		if p := other(uint64(i), rank); !isLocal(uint64(i)) && linked(uint64(i)) && packed(p, myHost, nlocal) > 0 {
+			if err := c.waitCount(1); err != nil {
+				return err
+			}
+		}
+	}
+	for h := uint64(0); h < nhosts; h++ {
+		if h == myHost {
+			continue
+		}
+		from := rankAt(h, localOf(rank))
+		for j := uint64(0); j < nlocal; j++ {
+			to := rankAt(myHost, j)
+			_, bytes := seg(from, to)
+			if to == rank || bytes == 0 || hostRailNoForward {
+				continue
+			}
+			dst := memChans[peerIndex(to)].h.Remote + slotAt(from)
+			copy(bytesAt(g, dst, bytes), bytesAt(g, scratch+railSlot(h)+packed(from, myHost, j), bytes))
+		}
+	}
+	for i := range chans {
+		if isLocal(uint64(i)) {
+			memChans[i].signal()
+		}
+	}
+	// the linked peers that send me bytes, directly or forwarded
+	for i, c := range chans {
+		p := other(uint64(i), rank)
+		if !linked(uint64(i)) {
+			continue
+		}
+		wait := false
+		if isLocal(uint64(i)) {
+			_, b := seg(p, rank)
+			wait = b > 0
+			for h := uint64(0); h < nhosts; h++ {
+				if _, b := seg(rankAt(h, localOf(p)), rank); h != myHost && b > 0 {
+					wait = true
+				}
+			}
+		} else {
+			wait = packed(p, myHost, nlocal) > 0
+		}
+		if wait {
+			if err := c.waitCount(1); err != nil {
+				return err
+			}
+		}
+	}
+	if hostStagedReadDelay != nil {
+		hostStagedReadDelay(rank, root, flag, func(q uint64) uint64 {
+			return atomic.LoadUint64(word(g, chans[peerIndex(q)].h.Sem.Inbound))
+		})
+	}
+	// my rail's segments from my scratch; my host's ranks' and the forwarded from local
+	psReceive(g, mode, reduce, rank, root, n, unit, total, in, out, func(q uint64) uint64 {
+		if hostOf(q) != myHost && localOf(q) == localOf(rank) {
+			return scratch + railSlot(hostOf(q)) + packed(q, myHost, localOf(rank))
+		}
+		return local + slotAt(q)
+	})
+	for i, c := range chans {
+		if linked(uint64(i)) {
+			c.advance(1)
+		}
+	}
+	st.Launches++
+	return nil
+}
+
+// hostRailNoForward leaves the forwarding out of the stand-in railput (a mutation a test
+// must catch).
+var hostRailNoForward bool
+
+// TestHostRailOnStandin: every collective's railput on 2 hosts of 2 ranks and on 2 hosts
+// of 3 ranks whose ranks alternate (the stand-in's CUDA IPC inside a host, Ethernet
+// between), every byte of every output checked at odd sizes, in and out of place, the
+// root moving.
+func TestHostRailOnStandin(t *testing.T) {
+	for _, hosts := range [][]string{{"a", "a", "b", "b"}, {"a", "b", "a", "b", "a", "b"}} {
+		t.Run(fmt.Sprintf("hosts %v", hosts), func(t *testing.T) {
+			envs := standinJob(t, hosts, 1<<20, hostStagedKernels())
+			checkStaged(t, envs, len(hosts), "railput", portstaged.RailCollectives())
+		})
+	}
+}
+
+// TestHostRailRunsAheadOnStandin is TestHostStagedRunsAheadOnStandin for railput on 2
+// hosts of 2 ranks: 22 launches back to back per rank, rank 1 slow to read, roots moving,
+// small and large launches mixed, every byte checked. Two mutations must fail it: the
+// forwarding left out (the ranks whose data comes through their rail peer get nothing),
+// and the credit wait left out (rank 1 holds its first launch's read until rank 0's
+// signal of launch 9 has arrived).
+func TestHostRailRunsAheadOnStandin(t *testing.T) {
+	hostStagedReadDelay = func(rank, root, flag uint64, count func(uint64) uint64) {
+		if rank == 1 {
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	t.Cleanup(func() { hostStagedReadDelay = nil })
+	uses := map[string]portstaged.Use{}
+	for _, pc := range portstaged.RailCollectives() {
+		uses[pc.Name] = pc
+	}
+	envs := standinJob(t, []string{"a", "a", "b", "b"}, 8<<20, hostStagedKernels())
+	for _, e := range envs {
+		e.MaxBytes = 512 << 10
+	}
+	for _, name := range []string{"broadcast", "sendrecv", "alltoall", "reducescatter", "gather"} {
+		t.Run(name, func(t *testing.T) {
+			if bad := runAhead(t, envs, uses[name], "railput"); bad != "" {
+				t.Fatal(bad)
+			}
+		})
+	}
+	t.Run("no forwarding", func(t *testing.T) {
+		hostRailNoForward = true
+		defer func() { hostRailNoForward = false }()
+		if runAhead(t, envs, uses["alltoall"], "railput") == "" {
+			t.Fatal("alltoall railput without forwarding passed")
+		}
+	})
+	t.Run("no credit", func(t *testing.T) {
+		hostStagedNoCredit = true
+		slow := hostStagedReadDelay
+		hostStagedReadDelay = func(rank, root, flag uint64, count func(uint64) uint64) {
+			if rank != 1 || root != 0 || flag != 1 {
+				return
+			}
+			for deadline := time.Now().Add(10 * time.Second); count(0) < flag+8 && time.Now().Before(deadline); {
+				time.Sleep(50 * time.Microsecond)
+			}
+		}
+		defer func() { hostStagedNoCredit, hostStagedReadDelay = false, slow }()
+		if runAhead(t, envs, uses["broadcast"], "railput") == "" {
+			t.Fatal("broadcast railput without its credit wait passed: the test cannot see an overwritten slot")
+		}
+	})
+}

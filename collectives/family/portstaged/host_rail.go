@@ -1,0 +1,83 @@
+package portstaged
+
+import (
+	"encoding/binary"
+	"slices"
+	"strings"
+
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
+)
+
+// railput of the collectives that have a hostput (each registers it from its folder,
+// *_railput.go): hostput with rail routing, for hosts of several ranks. A rank talks over
+// the network only to its rail (the ranks of its local index on the other hosts): for
+// each other host it puts one bundle, the segments of all that host's ranks, from its
+// host-resident outbox into its rail peer's host-resident scratch (broadcast and
+// all-gather: the one segment all get), and the rail peer forwards each segment over
+// NVLink into its rank's GPU-memory scratch. Each pair of hosts then exchanges one message
+// per rail and launch instead of one per pair of ranks (with 2 hosts of 8 ranks, 8 network
+// signals a launch instead of 64), and a segment crosses the network once per host, not
+// once per rank. The kernel is hostput's (port_staged.cu, exchangeRail).
+
+// RailNumber is the railput algorithms' number in every collective that has one.
+const RailNumber = 8
+
+// railUses are the collectives that registered a railput, by name.
+var railUses = map[string]PortStagedMode{}
+
+// RegisterRail gives collective its railput algorithm (number RailNumber) in mode; doc is
+// its line for help and reports. Each collective that has one calls it from its own
+// folder's init; it panics on a collective registered twice.
+func RegisterRail(collective string, mode PortStagedMode, doc string) {
+	collectives.Register(&collectives.Algorithm{
+		Collective: collective, Name: "railput", Number: RailNumber, Doc: doc, AnyOffset: true,
+		MinRanks: 4, Needs: collectives.Rails, MaxBytes: algo.HostStagedMax,
+		AutoMin: 0, AutoMax: algo.HostStagedAutoMax, AutoPriority: 11, AutoOn: collectives.Layout.Hierarchical,
+		New: func(env *collectives.Env) (collectives.Instance, error) { return NewHostRail(env, mode) },
+	})
+	railUses[collective] = mode
+}
+
+// RailCollectives lists the collectives that registered a railput, by name.
+func RailCollectives() []Use {
+	out := make([]Use, 0, len(railUses))
+	for name, mode := range railUses {
+		out = append(out, Use{name, mode})
+	}
+	slices.SortFunc(out, func(a, b Use) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// NewHostRail sets collective mode's railput up on env, whose layout has several hosts of
+// equal rank counts (collectives.Rails): hostput's buffers with a scratch slot per
+// sender, port channels only along my rail, and the rank table the kernel routes by.
+func NewHostRail(env *collectives.Env, mode PortStagedMode) (collectives.Instance, error) {
+	a, err := newHostStaged(env, mode, true)
+	if err != nil {
+		return nil, err
+	}
+	a.nlocal = uint32(len(env.Layout.Hosts[0]))
+	a.ranks, err = env.Mesh.Upload(railTable(env.Layout))
+	return a, err
+}
+
+// railTable is HostStagedArgs.Ranks of layout l: uint32 rank at host*nlocal+local, then
+// each rank's host*nlocal+local.
+func railTable(l collectives.Layout) []byte {
+	n := l.NRanks()
+	pos := make([]uint32, n)
+	b := make([]byte, 0, 8*n)
+	i := uint32(0)
+	for _, rs := range l.Hosts {
+		for _, r := range rs {
+			b = binary.LittleEndian.AppendUint32(b, uint32(r))
+			pos[r] = i
+			i++
+		}
+	}
+	for _, p := range pos {
+		b = binary.LittleEndian.AppendUint32(b, p)
+	}
+	return b
+}
