@@ -185,7 +185,7 @@ func TestSelectHierarchical(t *testing.T) {
 		name       string
 		l          collectives.Layout
 		hier       bool   // Layout.Hierarchical
-		hostGather string // the allgather algorithm auto takes up to hostput's MaxBytes: hostput, railput on hosts of several ranks ("": none)
+		hostGather string // the allgather algorithm auto takes up to hostput's MaxBytes: hostput, or railput on hosts of 4 ranks or more ("": none)
 		hostReduce bool   // no pair over CUDA IPC: allreduce hostoneshot wins auto up to its MaxBytes
 		autoGather string // "" : a one-host algorithm
 		autoReduce string // up to 256 KiB (portoneshot's automatic range)
@@ -195,9 +195,10 @@ func TestSelectHierarchical(t *testing.T) {
 	}{
 		{"1 host of 4", collectives.OneHostLayout(4), false, "", false, "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
 		{"2 hosts of 1", layoutOf(false, "a", "b"), false, "hostput", true, "portput", "portoneshot", "portrsag", "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot"},
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, "railput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
-		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, "railput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
-		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, "railput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, "hostput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
+		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, "hostput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
+		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, "hostput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
+		{"2 hosts of 4", layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), true, "railput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
 		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, "hostput", true, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostoneshot"},
 		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, "hostput", false, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot"},
 	}

@@ -86,8 +86,11 @@ func TestPortStagedSelect(t *testing.T) {
 		"4 hosts of 1":          layoutOf(false, "a", "b", "c", "d"),
 		"1 host, no IPC":        layoutOf(true, "h0", "h0"),
 	}
-	// where railput fits (hosts of equal rank counts, several each), auto takes it over hostput
-	rails := map[string]bool{"2 hosts of 2": true, "2 hosts of 2, crossed": true}
+	// where railput fits (hosts of equal rank counts, several each), -k all offers it; on
+	// hosts of portstaged.RailAutoLocal ranks or more auto takes it over hostput
+	across["2 hosts of 4"] = layoutOf(false, "h0", "h0", "h0", "h0", "h1", "h1", "h1", "h1")
+	rails := map[string]bool{"2 hosts of 2": true, "2 hosts of 2, crossed": true, "2 hosts of 4": true}
+	railAuto := map[string]bool{"2 hosts of 4": true}
 	for _, pc := range portstaged.Collectives() {
 		for name, l := range across {
 			if err := collectives.CheckLayout(pc.Name, "auto", l); err != nil {
@@ -104,7 +107,7 @@ func TestPortStagedSelect(t *testing.T) {
 					want := "portput"
 					if size <= algo.HostStagedAutoMax {
 						want = "hostput"
-						if rails[name] {
+						if railAuto[name] {
 							want = "railput"
 						}
 					}

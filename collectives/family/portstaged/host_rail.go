@@ -23,6 +23,21 @@ import (
 // RailNumber is the railput algorithms' number in every collective that has one.
 const RailNumber = 8
 
+// RailAutoLocal is the fewest ranks per host for which -k auto takes railput over hostput.
+// Measured on 4×H100 as 2 simulated hosts, 2026-11-27 (docs/performance.md, "railput on
+// hosts of several ranks"), 64 B to 1 MiB, two rounds: with 4 ranks a host (8 ranks, two
+// a GPU under MPS) railput took less time than hostput in 72 of 74 cells of broadcast,
+// gather, alltoall, sendrecv and reducescatter (up to 16 KiB 47-282 µs against 227-1069,
+// one outlier aside); with 2 ranks a host (a GPU each) it took more time than hostput in
+// 45 of 48 cells up to 64 KiB, up to 43 µs more (its NVLink forwarding is one more step
+// on the path), less in 7 of 8 cells at 1 MiB. Three ranks a host were not measured.
+const RailAutoLocal = 4
+
+// railAuto says -k auto takes railput on layout l: hosts of RailAutoLocal ranks or more.
+func railAuto(l collectives.Layout) bool {
+	return l.Hierarchical() && len(l.Hosts[0]) >= RailAutoLocal
+}
+
 // railUses are the collectives that registered a railput, by name.
 var railUses = map[string]PortStagedMode{}
 
@@ -33,7 +48,7 @@ func RegisterRail(collective string, mode PortStagedMode, doc string) {
 	collectives.Register(&collectives.Algorithm{
 		Collective: collective, Name: "railput", Number: RailNumber, Doc: doc, AnyOffset: true,
 		MinRanks: 4, Needs: collectives.Rails, MaxBytes: algo.HostStagedMax,
-		AutoMin: 0, AutoMax: algo.HostStagedAutoMax, AutoPriority: 11, AutoOn: collectives.Layout.Hierarchical,
+		AutoMin: 0, AutoMax: algo.HostStagedAutoMax, AutoPriority: 11, AutoOn: railAuto,
 		New: func(env *collectives.Env) (collectives.Instance, error) { return NewHostRail(env, mode) },
 	})
 	railUses[collective] = mode
