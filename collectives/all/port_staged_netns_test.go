@@ -21,9 +21,10 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/internal/netnstest"
 )
 
-// The portput and hostput algorithms between two network namespaces joined by a veth pair: one process
-// per namespace acts as one host, its ranks on one stand-in GPU space (the stand-in's CUDA
-// IPC between them), the hosts joined by the Ethernet transport over the veth pair only.
+// The portput, hostput and railput algorithms between two network namespaces joined by a
+// veth pair: one process per namespace acts as one host, its ranks on one stand-in GPU
+// space (the stand-in's CUDA IPC between them), the hosts joined by the Ethernet transport
+// over the veth pair only.
 
 // Environment of a helper process (the test binary re-executed as one host's ranks).
 const (
@@ -107,6 +108,9 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 	}
 	checkPortStaged(t, envs, n)
 	checkStaged(t, envs, n, "hostput", portstaged.HostCollectives())
+	if len(envs[0].Layout.Hosts[0]) > 1 { // hosts of several ranks: railput too
+		checkStaged(t, envs, n, "railput", portstaged.RailCollectives())
+	}
 	// the worker's closing step: everything sent, then nobody closes while a peer may
 	// still read (hostput's last signals to peers that wait for none may still be queued)
 	for i, err := range bounded.Ranks(t, len(ranks), 30*time.Second, func(i int) error {
@@ -136,7 +140,8 @@ func sameHost(l collectives.Layout, a, b int) bool {
 
 // TestPortStagedAcrossNetworkNamespaces: every portput algorithm between two network
 // namespaces joined by a veth pair, each with its own address and only that link, and
-// every hostput algorithm, 1 and 2 ranks per namespace; every byte of every rank's output
+// every hostput algorithm, 1 and 2 ranks per namespace (and with 2, every railput); every
+// byte of every rank's output
 // checked. It needs root and iproute2; the namespaces are the test's own and are deleted
 // at the end.
 func TestPortStagedAcrossNetworkNamespaces(t *testing.T) {
