@@ -269,21 +269,30 @@ func TestHostStagedRunsAheadOnStandin(t *testing.T) {
 			})
 		}
 		t.Run(fmt.Sprintf("no credit on hosts %v", hosts), func(t *testing.T) {
-			hostStagedNoCredit = true
-			slow := hostStagedReadDelay
-			hostStagedReadDelay = func(rank, root, flag uint64, count func(uint64) uint64) {
-				if rank != 1 || root != 0 || flag != 1 {
-					return
-				}
-				for deadline := time.Now().Add(10 * time.Second); count(0) < flag+8 && time.Now().Before(deadline); {
-					time.Sleep(50 * time.Microsecond)
-				}
-			}
-			defer func() { hostStagedNoCredit, hostStagedReadDelay = false, slow }()
-			if runAhead(t, envs, uses["broadcast"], "hostput") == "" {
-				t.Fatal("broadcast hostput without its credit wait passed: the test cannot see an overwritten slot")
-			}
+			noCreditCaught(t, envs, uses["broadcast"], "hostput")
 		})
+	}
+}
+
+// noCreditCaught runs collective pc's algorithm name as runAhead does with the credit wait
+// left out (hostStagedNoCredit) and rank 1 holding its first launch's read until rank 0's
+// signal of launch 9 (whose region is the first's again) has arrived; it fails t unless
+// runAhead finds a wrong byte.
+func noCreditCaught(t *testing.T, envs []*collectives.Env, pc portstaged.Use, name string) {
+	t.Helper()
+	hostStagedNoCredit = true
+	slow := hostStagedReadDelay
+	hostStagedReadDelay = func(rank, root, flag uint64, count func(uint64) uint64) {
+		if rank != 1 || root != 0 || flag != 1 {
+			return
+		}
+		for deadline := time.Now().Add(10 * time.Second); count(0) < flag+8 && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+	defer func() { hostStagedNoCredit, hostStagedReadDelay = false, slow }()
+	if runAhead(t, envs, pc, name) == "" {
+		t.Fatalf("%s %s without its credit wait passed: the test cannot see an overwritten slot", pc.Name, name)
 	}
 }
 

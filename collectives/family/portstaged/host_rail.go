@@ -2,8 +2,6 @@ package portstaged
 
 import (
 	"encoding/binary"
-	"slices"
-	"strings"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
@@ -39,7 +37,7 @@ func railAuto(l collectives.Layout) bool {
 }
 
 // railUses are the collectives that registered a railput, by name.
-var railUses = map[string]PortStagedMode{}
+var railUses = useSet{}
 
 // RegisterRail gives collective its railput algorithm (number RailNumber) in mode; doc is
 // its line for help and reports. Each collective that has one calls it from its own
@@ -55,14 +53,7 @@ func RegisterRail(collective string, mode PortStagedMode, doc string) {
 }
 
 // RailCollectives lists the collectives that registered a railput, by name.
-func RailCollectives() []Use {
-	out := make([]Use, 0, len(railUses))
-	for name, mode := range railUses {
-		out = append(out, Use{name, mode})
-	}
-	slices.SortFunc(out, func(a, b Use) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
+func RailCollectives() []Use { return railUses.sorted() }
 
 // NewHostRail sets collective mode's railput up on env, whose layout has several hosts of
 // equal rank counts (collectives.Rails): hostput's buffers with a scratch slot per

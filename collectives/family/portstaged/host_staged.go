@@ -2,8 +2,6 @@ package portstaged
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
@@ -31,7 +29,7 @@ import (
 const HostStagedNumber = 7
 
 // hostUses are the collectives that registered a hostput, by name.
-var hostUses = map[string]PortStagedMode{}
+var hostUses = useSet{}
 
 // RegisterHost gives collective its hostput algorithm (number HostStagedNumber), whose
 // launches run the host_staged kernels in mode; doc is its line for help and reports.
@@ -48,14 +46,7 @@ func RegisterHost(collective string, mode PortStagedMode, doc string) {
 }
 
 // HostCollectives lists the collectives that registered a hostput, by name.
-func HostCollectives() []Use {
-	out := make([]Use, 0, len(hostUses))
-	for name, mode := range hostUses {
-		out = append(out, Use{name, mode})
-	}
-	slices.SortFunc(out, func(a, b Use) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
+func HostCollectives() []Use { return hostUses.sorted() }
 
 // OutboxSlots is how many slots each half of a rank's outbox holds (port_staged.cu's
 // sameToAll): one where every peer gets the same segment of my input, else one per peer.

@@ -352,6 +352,31 @@ struct HostStaged {
   // setRegion places this launch's region (parts[hsParts]) in scratch and local.
   __device__ void setRegion() { region = *reinterpret_cast<volatile uint32_t*>(&parts[hsParts]) * nslots() * stride; }
 
+  // begin (block 0): claims this launch's region, waits until every linked peer has read
+  // what it last held (peer count last + 1; my expected count is flag - 1) and returns
+  // where the region is in my outbox.
+  __device__ uint64_t begin() {
+    __shared__ uint32_t last;
+    if (threadIdx.x == 0) last = claim();
+    __syncthreads();
+    setRegion();
+    if (last != 0 && threadIdx.x < nranks - 1 && linked(threadIdx.x)) {
+      awaitCount(chans[threadIdx.x], (uint64_t)((int64_t)last + 2 - (int64_t)flag));
+    }
+    __syncthreads();
+    return parts[hsParts] * (sameToAll(mode) ? 1 : nranks - 1) * stride;
+  }
+
+  // writeLocal (block 0): my segment for each peer over CUDA IPC straight into my slot of
+  // its local, over NVLink.
+  __device__ void writeLocal() {
+    for (uint32_t i = 0; i < nranks - 1; i++) {
+      if (!isLocal(i)) continue;
+      const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
+      copy(reinterpret_cast<char*>(mems[i].remote) + slotOff(rank), in + s.off, s.bytes, threadIdx.x, blockDim.x);
+    }
+  }
+
   // exchange: once the peers have read what this launch's region last held, my segments
   // into my outbox and put into the network peers' scratch, written straight into the
   // scratch of the peers over CUDA IPC; then the data of the peers that send me any here
@@ -365,25 +390,14 @@ struct HostStaged {
       return;
     }
     if (blockIdx.x == 0) {
-      __shared__ uint32_t last;
-      if (threadIdx.x == 0) last = claim();
-      __syncthreads();
-      setRegion();
+      const uint64_t box = begin();
       const uint32_t boxSlots = sameToAll(mode) ? 1 : npeers;
-      const uint64_t box = parts[hsParts] * boxSlots * stride;
-      // peer count last + 1; my expected count is flag - 1
-      if (last != 0 && threadIdx.x < npeers) awaitCount(chans[threadIdx.x], (uint64_t)((int64_t)last + 2 - (int64_t)flag));
-      __syncthreads();
       for (uint32_t i = 0; i < boxSlots; i++) {
         if (boxSlots > 1 && isLocal(i)) continue;
         const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
         copy(outbox + box + i * stride, in + s.off, s.bytes, threadIdx.x, blockDim.x);
       }
-      for (uint32_t i = 0; i < npeers; i++) {
-        if (!isLocal(i)) continue;
-        const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
-        copy(reinterpret_cast<char*>(mems[i].remote) + slotOff(rank), in + s.off, s.bytes, threadIdx.x, blockDim.x);
-      }
+      writeLocal();
       __threadfence_system();
       __syncthreads();
       if (threadIdx.x < npeers && isLocal(threadIdx.x)) {
@@ -420,18 +434,9 @@ struct HostStaged {
   __device__ void exchangeRail() {
     const uint32_t npeers = nranks - 1, myHost = hostOf(rank), me = localOf(rank), nhosts = nranks / nlocal;
     if (blockIdx.x == 0) {
-      __shared__ uint32_t last;
-      if (threadIdx.x == 0) last = claim();
-      __syncthreads();
-      setRegion();
-      const uint32_t boxSlots = sameToAll(mode) ? 1 : npeers;
-      const uint64_t box = parts[hsParts] * boxSlots * stride;
+      const uint64_t box = begin();
       // the outbox slot of my bundle for host h
       auto bundle = [&](uint32_t h) { return box + (sameToAll(mode) ? 0 : (uint64_t)(h < myHost ? h : h - 1) * nlocal * stride); };
-      if (last != 0 && threadIdx.x < npeers && linked(threadIdx.x)) {
-        awaitCount(chans[threadIdx.x], (uint64_t)((int64_t)last + 2 - (int64_t)flag));
-      }
-      __syncthreads();
       for (uint32_t h = 0; h < nhosts; h++) {
         if (h == myHost) continue;
         for (uint32_t j = 0; j < (sameToAll(mode) ? 1 : nlocal); j++) {
@@ -440,11 +445,7 @@ struct HostStaged {
         }
         if (sameToAll(mode)) break;
       }
-      for (uint32_t i = 0; i < npeers; i++) {
-        if (!isLocal(i)) continue;
-        const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
-        copy(reinterpret_cast<char*>(mems[i].remote) + slotOff(rank), in + s.off, s.bytes, threadIdx.x, blockDim.x);
-      }
+      writeLocal();
       __threadfence_system();
       __syncthreads();
       const uint32_t i = threadIdx.x;

@@ -49,8 +49,22 @@ type Use struct {
 	Mode PortStagedMode
 }
 
+// useSet maps the collectives that registered one of the family's algorithms to their
+// modes.
+type useSet map[string]PortStagedMode
+
+// sorted lists the set by collective name.
+func (u useSet) sorted() []Use {
+	out := make([]Use, 0, len(u))
+	for name, mode := range u {
+		out = append(out, Use{name, mode})
+	}
+	slices.SortFunc(out, func(a, b Use) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
 // uses are the collectives that registered a portput, by name.
-var uses = map[string]PortStagedMode{}
+var uses = useSet{}
 
 // Register gives collective its portput algorithm (number PortStagedNumber), whose
 // launches run the port_staged kernel in mode; doc is its line for help and reports. Each
@@ -67,14 +81,7 @@ func Register(collective string, mode PortStagedMode, doc string) {
 }
 
 // Collectives lists the collectives that registered a portput, by name.
-func Collectives() []Use {
-	out := make([]Use, 0, len(uses))
-	for name, mode := range uses {
-		out = append(out, Use{name, mode})
-	}
-	slices.SortFunc(out, func(a, b Use) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
+func Collectives() []Use { return uses.sorted() }
 
 // AcrossNetwork says some pair of ranks is not connected by CUDA IPC (several hosts, or a
 // network transport inside one): where the one-host algorithms do not run.
