@@ -102,6 +102,12 @@ func TestPortStagedSelect(t *testing.T) {
 			if err := collectives.CheckLayout(pc.Name, "hostput", l); err != nil {
 				t.Errorf("CheckLayout(%s, hostput, %s): %v", pc.Name, name, err)
 			}
+			// railput fits only hosts of equal rank counts, 2 or more; elsewhere it is refused
+			// naming what it needs
+			err := collectives.CheckLayout(pc.Name, "railput", l)
+			if rails[name] && err != nil || !rails[name] && (err == nil || !strings.Contains(err.Error(), "equal rank counts, at least 2")) {
+				t.Errorf("CheckLayout(%s, railput, %s) = %v, want fits %v", pc.Name, name, err, rails[name])
+			}
 			for _, dt := range collectives.Datatypes {
 				for _, size := range SweepSizes() {
 					want := "portput"
