@@ -75,23 +75,22 @@ func newHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int, rail
 func NewRailSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int) (HostScatter, error) {
 	l := b.Env.Layout
 	_, local, _ := l.Local(b.Env.Rank)
-	rail := l.Rail(local)
-	if rail == nil {
-		rail = []int{}
-	}
-	return newHostSlots(b, slotBytes, outboxSlots, scratchSlots, rail)
+	return newHostSlots(b, slotBytes, outboxSlots, scratchSlots, l.Rail(local)) // my rail, me among it
 }
 
-// noPortChannel is the FIFO id in a CUDA IPC peer's entry of HostScatter.Chans: it names
-// no port channel, so a trigger pushed with it fails in the proxy instead of moving data.
+// noPortChannel is the FIFO id in the entry of HostScatter.Chans of a CUDA IPC peer (or,
+// under rail routing, of a network peer off my rail): it names no port channel, so a
+// trigger pushed with it fails in the proxy instead of moving data.
 const noPortChannel = 1<<16 - 1
 
 // serveLocal makes, for a job where some pairs use CUDA IPC (several ranks on a host), the
 // port channels to the network peers, a GPU-memory scratch of localBytes shared with the
 // peers over CUDA IPC and memory channels into theirs. Chans gets an entry for every peer:
 // a CUDA IPC peer's carries its memory channel's semaphore (inbound token and expected
-// count), so that the kernel's gate and counts treat every peer alike. Every rank makes
-// the same calls in the same order, whatever its peers.
+// count), so that the kernel's gate and counts treat every peer alike. Where rail is not
+// nil, only the network peers in it get port channels; the others get an entry whose
+// semaphore is two words of zeros, never signalled. Every rank makes the same calls in
+// the same order, whatever its peers.
 func (h *HostScatter) serveLocal(b *Base, scratch *channels.Buffer, box, localBytes uint64, rail []int) error {
 	e := b.Env
 	var local, network []int

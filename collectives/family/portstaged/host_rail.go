@@ -14,8 +14,8 @@ import (
 // host-resident outbox into its rail peer's host-resident scratch (broadcast and
 // all-gather: the one segment all get), and the rail peer forwards each segment over
 // NVLink into its rank's GPU-memory scratch. Each pair of hosts then exchanges one message
-// per rail and launch instead of one per pair of ranks (with 2 hosts of 8 ranks, 8 network
-// signals a launch instead of 64), and a segment crosses the network once per host, not
+// per rail and launch instead of one per pair of ranks (with 2 hosts of 8 ranks, 16
+// network messages a launch instead of 128), and a segment crosses the network once per host, not
 // once per rank. The kernel is hostput's (port_staged.cu, exchangeRail).
 
 // RailNumber is the railput algorithms' number in every collective that has one.

@@ -56,6 +56,12 @@
 // of crossing the network once per launch. In place, my input is in the outbox and the
 // NVLink peers' scratch before the gate opens, so no block overwrites what a put still
 // reads.
+//
+// Rail routing (railput, host_rail.go: the rank table ranks set) is the same schedule with
+// the network only along rails: a rank puts one bundle per other host to its rail peer
+// there, which forwards the bundle's segments over NVLink to its host's ranks before it
+// signals them (exchangeRail). Every count, credit and region above holds over the linked
+// peers: my host's ranks and my rail.
 #include "mscclpp/host_resident_device.cuh"
 
 using namespace mb;
