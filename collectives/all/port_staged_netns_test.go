@@ -3,6 +3,7 @@ package all
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"strconv"
@@ -15,16 +16,19 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/allgather"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/allreduce"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/bounded"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/netnstest"
 )
 
-// The portput, hostput and railput algorithms between two network namespaces joined by a
-// veth pair: one process per namespace acts as one host, its ranks on one stand-in GPU
-// space (the stand-in's CUDA IPC between them), the hosts joined by the Ethernet transport
-// over the veth pair only.
+// The port-staged family's algorithms (portput, hostput, railput) and allgather's and
+// allreduce's port algorithms between two network namespaces joined by a veth pair: one
+// process per namespace acts as one host, its ranks on one stand-in GPU space (the
+// stand-in's CUDA IPC between them), the hosts joined by the Ethernet transport over the
+// veth pair only.
 
 // Environment of a helper process (the test binary re-executed as one host's ranks).
 const (
@@ -56,7 +60,11 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 	old := channels.ShmDir
 	channels.ShmDir = t.TempDir()
 	t.Cleanup(func() { channels.ShmDir = old })
-	space := devicetest.NewSpace(hostStagedKernels())
+	kernels := hostStagedKernels()
+	for _, more := range []map[string]devicetest.Kernel{portKernels(), hierKernels(), hostKernels()} {
+		maps.Copy(kernels, more)
+	}
+	space := devicetest.NewSpace(kernels)
 	const bufBytes = 1 << 20
 	envs := make([]*collectives.Env, len(ranks))
 	boots := make([]*bootstrap.TCPBootstrap, len(ranks))
@@ -111,6 +119,16 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 	if len(envs[0].Layout.Hosts[0]) > 1 { // hosts of several ranks: railput too
 		checkStaged(t, envs, n, "railput", portstaged.RailCollectives())
 	}
+	// allgather's and allreduce's port algorithms across hosts (allgather hostput is the
+	// family's, above); hostoneshot only where no pair uses CUDA IPC. The hier pair is not
+	// here: between two processes its stand-in all-reduce got a wrong element at its first
+	// launch (it passes in one process, hier_standin_test.go, and on GPUs); not yet
+	// explained.
+	checkGatherReduce(t, envs, allgather.NewAllgatherPortput, allreduce.NewAllreducePortRSAG)
+	checkGatherReduce(t, envs, allgather.NewAllgatherPortput, allreduce.NewAllreducePortOneShot)
+	if envs[0].Layout.NetworkOnly() {
+		checkGatherReduce(t, envs, newAllgatherHostput, allreduce.NewAllreduceHostOneShot)
+	}
 	// the worker's closing step: everything sent, then nobody closes while a peer may
 	// still read (hostput's last signals to peers that wait for none may still be queued)
 	for i, err := range bounded.Ranks(t, len(ranks), 30*time.Second, func(i int) error {
@@ -138,12 +156,12 @@ func sameHost(l collectives.Layout, a, b int) bool {
 	return ha == hb
 }
 
-// TestPortStagedAcrossNetworkNamespaces: every portput algorithm between two network
-// namespaces joined by a veth pair, each with its own address and only that link, and
-// every hostput algorithm, 1 and 2 ranks per namespace (and with 2, every railput); every
-// byte of every rank's output
-// checked. It needs root and iproute2; the namespaces are the test's own and are deleted
-// at the end.
+// TestPortStagedAcrossNetworkNamespaces: every portput and hostput algorithm, allgather
+// portput and allreduce portrsag and portoneshot (and with one rank per namespace
+// allreduce hostoneshot; with two, every railput) between two network namespaces joined by
+// a veth pair, each with its own address and only that link, 1 and 2 ranks per namespace;
+// every byte of every rank's output checked. It needs root and iproute2; the namespaces
+// are the test's own and are deleted at the end.
 func TestPortStagedAcrossNetworkNamespaces(t *testing.T) {
 	p := netnstest.New(t, "ps", "10.214.0")
 	for port, hosts := range map[int][]string{29501: {"0", "1"}, 29502: {"0,1", "2,3"}} {

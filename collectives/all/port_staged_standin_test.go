@@ -258,8 +258,8 @@ func checkPortStaged(t *testing.T, envs []*collectives.Env, n int) {
 	checkStaged(t, envs, n, "portput", portstaged.Collectives())
 }
 
-// checkStaged sets up algorithm name (portput or hostput) of every collective of uses on
-// the ranks of envs (of a job of n ranks, whose other ranks run the same in other
+// checkStaged sets up algorithm name (portput, hostput or railput) of every collective of
+// uses on the ranks of envs (of a job of n ranks, whose other ranks run the same in other
 // processes) and runs each (int32, sum for the reductions) at odd sizes, in and out of
 // place, at offsets (some off 16-byte alignment, as -u), with the root moving from launch
 // to launch, several launches per instance so that credits and semaphore counts carry

@@ -316,14 +316,11 @@ func sumSlots(g *devicetest.GPU, out, in, slots, slot, bytes, rank, nranks uint6
 // portJob is n ranks on n simulated hosts, with the shared input and output buffers.
 func portJob(t *testing.T, n int, bufBytes uint64) []*collectives.Env {
 	t.Helper()
-	kernels := map[string]devicetest.Kernel{"allgather_portput": allgatherPortputKernel}
-	addFamily(kernels, "allreduce_portrsag", allreducePortRSAGKernel)
-	addFamily(kernels, "allreduce_portoneshot", allreducePortOneShotKernel)
 	hosts := make([]string, n)
 	for r := range hosts {
 		hosts[r] = fmt.Sprintf("h%d", r)
 	}
-	envs := standinJob(t, hosts, bufBytes, kernels)
+	envs := standinJob(t, hosts, bufBytes, portKernels())
 	for r, e := range envs {
 		if tr := e.Mesh.PairTransport(0, 1); tr != ethernet.Transport {
 			t.Fatalf("rank %d: ranks 0 and 1 connect over %v, want Ethernet", r, tr)
@@ -334,6 +331,15 @@ func portJob(t *testing.T, n int, bufBytes uint64) []*collectives.Env {
 
 // addFamily adds a kernel family whose int32 sum kernel is int32Sum; the set-up looks every
 // kernel of the family up, the others fail when launched.
+// portKernels are the stand-in kernels of allgather portput and allreduce portrsag and
+// portoneshot.
+func portKernels() map[string]devicetest.Kernel {
+	kernels := map[string]devicetest.Kernel{"allgather_portput": allgatherPortputKernel}
+	addFamily(kernels, "allreduce_portrsag", allreducePortRSAGKernel)
+	addFamily(kernels, "allreduce_portoneshot", allreducePortOneShotKernel)
+	return kernels
+}
+
 func addFamily(kernels map[string]devicetest.Kernel, family string, int32Sum devicetest.Kernel) {
 	for _, dt := range collectives.Datatypes {
 		for _, op := range collectives.Ops {
@@ -444,13 +450,14 @@ func TestPortAlgorithmsAcrossHostsOnStandin(t *testing.T) {
 	}
 }
 
-// checkGatherReduce sets up an all-gather (newAG) and an all-reduce (newAR) on every rank,
-// runs them (int32 sum) at odd sizes, in and out of place, at offsets, several launches
-// per instance so that credits and semaphore counts carry over, and checks every byte of
-// every rank's output.
+// checkGatherReduce sets up an all-gather (newAG) and an all-reduce (newAR) on the ranks
+// of envs (of a job whose other ranks, if any, run the same in other processes), runs
+// them (int32 sum) at odd sizes, in and out of place, at offsets, several launches per
+// instance so that credits and semaphore counts carry over, and checks every byte of
+// these ranks' outputs.
 func checkGatherReduce(t *testing.T, envs []*collectives.Env, newAG, newAR func(*collectives.Env) (collectives.Instance, error)) {
 	t.Helper()
-	n := len(envs)
+	n := envs[0].NRanks
 	ags, ars := make([]collectives.Instance, n), make([]collectives.Instance, n)
 	onAll(t, envs, func(e *collectives.Env) error {
 		var err error
