@@ -3,6 +3,7 @@ package ethernet
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -23,7 +24,14 @@ import (
 // wake-ups, sockets, copies through staging) without a GPU's copy latency. Rank 0 is the
 // benchmark, rank 1 this test binary re-executed (TestEthernetBenchPeer) for each run.
 //
-//	go test ./channels -run '^$' -bench EthernetLoopback
+//	go test ./channels/ethernet -run '^$' -bench EthernetLoopback
+//
+// CHANNELS_BENCH_SOCKETS sets the data sockets (default 4); CHANNELS_BENCH_SPIN (a Go
+// duration, e.g. 200us) sets Options.Spin, as the GPU worker's default does; with
+// CHANNELS_BENCH_BUSY=1 the proxy keeps its CPU while idle, as on a machine with CPUs to
+// spare (by default it yields: this build machine may have fewer cores than the two ranks'
+// spinning threads). BenchmarkTCPPingPong is the floor under the signal mode: 8-byte
+// messages back and forth on one loopback socket, read as the control receiver reads.
 //
 // Modes (the sub-benchmark's name is mode/size):
 //
@@ -147,11 +155,13 @@ func newLoopbackRank(rank int, root string, size uint64, sockets int) (*loopback
 	s := &channelstest.Standin{G: channelstest.NewMemGPU(rank, channelstest.NewMemSpace()), Bytes: max(size, 64), Ports: map[int]*channelstest.CPUPort{}}
 	s.G.Prompt = true
 	host, _ := os.Hostname()
+	spin, err := benchSpin()
+	if err != nil {
+		return nil, err
+	}
 	opts := channels.MeshOptions{Mode: Mode, Timeout: 20 * time.Second, Hostname: host,
-		// The proxy gives its CPU up while idle: this machine may have fewer cores than
-		// the two ranks' spinning threads.
-		Proxy: affinity.Placement{Shared: true}}
-	opts.SetTransportOptions(Transport, Options{Sockets: sockets})
+		Proxy: affinity.Placement{Shared: os.Getenv("CHANNELS_BENCH_BUSY") != "1"}}
+	opts.SetTransportOptions(Transport, Options{Sockets: sockets, Spin: spin})
 	if s.M, err = channels.NewMesh(s.G, b, opts); err != nil {
 		b.Close()
 		return nil, err
@@ -168,6 +178,94 @@ func newLoopbackRank(rank int, root string, size uint64, sockets int) (*loopback
 		src[i] = channelstest.Pattern(rank, 1-rank, 0, size, uint64(i))
 	}
 	return &loopbackRank{s: s, boot: b, port: port, rank: rank}, b.Barrier()
+}
+
+// benchSpin is CHANNELS_BENCH_SPIN, 0 when unset.
+func benchSpin() (time.Duration, error) {
+	v := os.Getenv("CHANNELS_BENCH_SPIN")
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("CHANNELS_BENCH_SPIN: %w", err)
+	}
+	return d, nil
+}
+
+// BenchmarkTCPPingPong bounces 8 bytes between two threads of this process over one
+// loopback TCP connection, each reading as the control socket's receiver does (polling
+// for CHANNELS_BENCH_SPIN, default 200us, then blocking); us/oneway is half a round trip.
+func BenchmarkTCPPingPong(b *testing.B) {
+	spin, err := benchSpin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if os.Getenv("CHANNELS_BENCH_SPIN") == "" {
+		spin = 200 * time.Microsecond
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			c = nil
+		}
+		accepted <- c
+	}()
+	dialed, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	other := <-accepted
+	if other == nil {
+		b.Fatal("accept failed")
+	}
+	var socks [2]*ethSock
+	for i, c := range []net.Conn{dialed, other} {
+		if socks[i], err = newEthSock(c, 10*time.Second); err != nil {
+			b.Fatal(err)
+		}
+		socks[i].spin = spin
+		defer socks[i].close()
+	}
+	bounce := func(s *ethSock, first bool, n int) error {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var msg [8]byte
+		for i := 0; i < n; i++ {
+			if first {
+				if err := s.writev(msg[:]); err != nil {
+					return err
+				}
+			}
+			if err := s.readFull(msg[:]); err != nil {
+				return err
+			}
+			if !first {
+				if err := s.writev(msg[:]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	done := make(chan error, 1)
+	b.ResetTimer()
+	go func() { done <- bounce(socks[1], false, b.N) }()
+	err = bounce(socks[0], true, b.N)
+	if perr := <-done; err == nil {
+		err = perr
+	}
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N)/2, "us/oneway")
 }
 
 // run does n rounds of mode.
