@@ -83,15 +83,17 @@ func allgatherHierKernel(g *devicetest.GPU, a []uint64) error {
 	if nrail > 0 {
 		rail, sigs = ports(g, a[1], nrail), ports(g, a[2], nrail)
 	}
-	credit := uint64(0)
-	if st.Launches > 0 {
-		credit = 1
+	for t := range rail {
+		if _, err := sigs[t].push(channels.TriggerFlag, 0, 0, 0); err != nil { // my entry
+			return err
+		}
+	}
+	if err := memBarrier(locals); err != nil {
+		return err
 	}
 	for t := range rail {
-		if credit > 0 {
-			if err := sigs[t].waitCount(1); err != nil {
-				return err
-			}
+		if err := sigs[t].waitCount(1); err != nil { // the peer's entry
+			return err
 		}
 		if a[1] == a[2] {
 			if _, err := rail[t].push(channels.TriggerData|channels.TriggerFlag, outOff+rank*chunk, srcOff, chunk); err != nil {
@@ -116,7 +118,7 @@ func allgatherHierKernel(g *devicetest.GPU, a []uint64) error {
 	}
 	toLocals(in, rank)
 	for _, c := range sigs {
-		if err := c.waitCount(credit + 1); err != nil {
+		if err := c.waitCount(2); err != nil {
 			return err
 		}
 	}
@@ -125,8 +127,15 @@ func allgatherHierKernel(g *devicetest.GPU, a []uint64) error {
 		q := uint64(binary.LittleEndian.Uint32(ranks[4*(other(uint64(t), host)*nlocal+local):]))
 		toLocals(out+q*chunk, q)
 	}
-	if err := creditAll(sigs, credit+1); err != nil {
-		return err
+	for _, c := range sigs {
+		c.advance(2)
+		pos, err := c.push(channels.TriggerSync, 0, 0, 0)
+		if err == nil {
+			err = c.sync(pos)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if err := memBarrier(locals); err != nil {
 		return err

@@ -123,16 +123,9 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 	// family's, above); hostoneshot only where no pair uses CUDA IPC
 	checkGatherReduce(t, envs, allgather.NewAllgatherPortput, allreduce.NewAllreducePortRSAG)
 	checkGatherReduce(t, envs, allgather.NewAllgatherPortput, allreduce.NewAllreducePortOneShot)
-	// allgather hier puts straight into the rail's outputs once the peer has finished its
-	// previous allgather, not once it has entered this one: without a meeting, a rank one
-	// collective ahead overwrites an output its peer has not checked yet (this test saw
-	// it). The harness meets before every checked launch; so does this test for hier.
-	idx := map[int]int{}
-	for i, r := range ranks {
-		idx[r] = i
-	}
-	gatherReduceMeet = func(e *collectives.Env) error { return boots[idx[e.Rank]].Barrier() }
-	defer func() { gatherReduceMeet = func(*collectives.Env) error { return nil } }()
+	// allgather hier puts straight into the rail's outputs: each put waits for the peer's
+	// entry into the launch, so a rank one collective ahead does not overwrite an output
+	// its peer has not checked yet (the processes do not meet between launches here)
 	checkGatherReduce(t, envs, allgather.NewAllgatherHier, allreduce.NewAllreduceHier)
 	if envs[0].Layout.NetworkOnly() {
 		checkGatherReduce(t, envs, newAllgatherHostput, allreduce.NewAllreduceHostOneShot)

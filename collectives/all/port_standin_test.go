@@ -72,7 +72,7 @@ func (c devPort) sync(pos uint64) error {
 }
 
 // creditAll consumes n signals of every channel, then signals each peer a credit with a
-// flush and waits for it, as the last block of allgather_portput and allgather_hier does.
+// flush and waits for it, as the last block of allgather_portput does.
 func creditAll(cs []devPort, n uint64) error {
 	for _, c := range cs {
 		c.advance(n)
@@ -450,12 +450,6 @@ func TestPortAlgorithmsAcrossHostsOnStandin(t *testing.T) {
 	}
 }
 
-// gatherReduceMeet runs on each rank before each launch of checkGatherReduce: nothing
-// where the job's ranks are in one process (onAll already runs launch by launch), a
-// barrier of the job where they are in several (the network-namespace test), as the
-// harness meets before each checked launch.
-var gatherReduceMeet = func(*collectives.Env) error { return nil }
-
 // checkGatherReduce sets up an all-gather (newAG) and an all-reduce (newAR) on the ranks
 // of envs (of a job whose other ranks, if any, run the same in other processes), runs
 // them (int32 sum) at odd sizes, in and out of place, at offsets, several launches per
@@ -490,9 +484,6 @@ func checkGatherReduce(t *testing.T, envs []*collectives.Env, newAG, newAR func(
 				a := *ag
 				a.InOff, a.OutOff = a.InOffOf(e.Rank), a.OutOffOf(e.Rank)
 				fillInput(e, &a, launch)
-				if err := gatherReduceMeet(e); err != nil {
-					return err
-				}
 				return ags[e.Rank].Launch(&a, 0)
 			})
 			for _, e := range envs {
@@ -508,9 +499,6 @@ func checkGatherReduce(t *testing.T, envs []*collectives.Env, newAG, newAR func(
 			ar := &collectives.LaunchArgs{Type: int32T, Op: collectives.OpSum, Count: int64(count), SendBytes: 4 * count, RecvBytes: 4 * count, InPlace: inPlace, Shift: off, InOff: off, OutOff: off}
 			onAll(t, envs, func(e *collectives.Env) error {
 				fillInput(e, ar, launch)
-				if err := gatherReduceMeet(e); err != nil {
-					return err
-				}
 				return ars[e.Rank].Launch(ar, 0)
 			})
 			for _, e := range envs {

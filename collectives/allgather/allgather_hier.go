@@ -17,10 +17,10 @@ import (
 // (Layout.Hierarchical) above the sizes hostput takes (algo.HostStagedAutoMax): on 2×H100
 // as 2 hosts of 2, hostput took less time at every size from 64 B to 4 MiB but 256 B
 // (docs/algorithms.md#crossovers). It also runs on one host (NVLink only) or with one rank
-// per host (port channels only). Its rail puts land in a peer's output once the peer has
-// finished its previous allgather, not once it has entered this one: the ranks must meet
-// between a collective that leaves the buffer in use and the next allgather, as the harness
-// does before every checked launch.
+// per host (port channels only). Every write into a peer's output waits until the peer
+// has entered this launch: a signal to each rail peer and a barrier with my host's ranks
+// at the start, so a rank a collective ahead never overwrites an output its peer still
+// reads.
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "allgather", Name: "hier", Number: 6,

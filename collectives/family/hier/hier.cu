@@ -45,24 +45,31 @@ MB_DEVICE void hierGridSync(LaunchState* g, uint32_t token) {
 }
 
 // ---- All-gather ---------------------------------------------------------------------
-// Block 0 puts my chunk, with a signal, into slot `rank` of every rail peer's output
-// (from launch 2 on, once the peer's credit says it has forwarded what I put before). Every
-// block copies its share of my chunk into my output (out of place) and into every local
-// peer's output over NVLink; once the rail's chunks have arrived, it forwards its share of
-// each of them to every local peer as well. The last block then credits each rail peer
-// (with a flush: my input may change once the kernel ends) and meets the local peers, so
-// no rank returns before its output is whole. Signals and credits of a rail pair travel on
-// sigChans (from my input) whichever buffer the data came from, as in allgather_portput.cu.
+// Every rank writes straight into its peers' outputs, so each write waits until the peer
+// has entered this launch (whatever the peer did with its output before, a check or
+// another collective, is over). Block 0 first signals each rail peer on sigChans that I
+// have entered, and meets my host's other ranks (startBarrier); it then puts my chunk, with
+// a signal, into slot `rank` of each rail peer's output once that peer's entry signal is
+// there. Every block copies its share of my chunk into my output (out of place) and into
+// every local peer's output over NVLink; once the rail's chunks have arrived, it forwards
+// its share of each of them to every local peer as well. The last block then flushes the
+// rail puts (my input may change once the kernel ends) and meets the local peers, so no
+// rank returns before its output is whole. Each rail peer's semaphore counts two signals a
+// launch, its entry and then its data (the peer sends its data only after my entry and its
+// next entry only after its kernel ended), so the data wait is for count E+2, E being the
+// expected count at entry. The data's signal travels on sigChans (from my input) whichever
+// buffer the data came from, as in allgather_portput.cu.
 extern "C" __global__ void __launch_bounds__(1024)
     allgather_hier(MemoryChannelHandle* localChans, PortChannelHandle* railChans, PortChannelHandle* sigChans,
                    const uint32_t* ranks, const char* in, char* out, uint64_t srcOff, uint64_t outOff, uint64_t chunk,
                    uint32_t rank, uint32_t host, uint32_t local, uint32_t nhosts, uint32_t nlocal, LaunchState* state) {
   const uint32_t nrail = nhosts - 1, nlp = nlocal - 1;
   const uint32_t flag = launchFlag(state);
-  const uint64_t credit = flag > 1 ? 1 : 0;
+  if (blockIdx.x == 0 && threadIdx.x < nrail) PortChannel{sigChans[threadIdx.x]}.signal();
+  if (nlp > 0) startBarrier(state, flag, localChans, nlp);
   if (blockIdx.x == 0 && threadIdx.x < nrail) {
     PortChannel c{railChans[threadIdx.x]}, sig{sigChans[threadIdx.x]};
-    if (credit) hierPoll(sig.h, 1);
+    hierPoll(sig.h, 1);
     if (railChans == sigChans) {
       c.putWithSignal(outOff + rank * chunk, srcOff, chunk);
     } else {
@@ -81,7 +88,7 @@ extern "C" __global__ void __launch_bounds__(1024)
   char* mine = out + rank * chunk;
   if (in != mine) copy(mine + share.begin, in + share.begin, share.size(), tid, nth);
   toLocals(in, rank);
-  if (threadIdx.x < nrail) hierPoll(sigChans[threadIdx.x], credit + 1);
+  if (threadIdx.x < nrail) hierPoll(sigChans[threadIdx.x], 2);
   __syncthreads();
   for (uint32_t t = 0; t < nrail; t++) {
     const uint32_t q = ranks[hierOther(t, host) * nlocal + local];
@@ -90,9 +97,8 @@ extern "C" __global__ void __launch_bounds__(1024)
   if (lastBlock(state)) {
     if (threadIdx.x < nrail) {
       PortChannel c{sigChans[threadIdx.x]};
-      *reinterpret_cast<volatile uint64_t*>(c.h.sem.expected) += credit + 1;
-      const uint64_t pos = c.push(TRIGGER_FLAG | TRIGGER_SYNC, 0, 0, 0);
-      c.fifo().sync(pos, c.h.peer, c.h.id);
+      *reinterpret_cast<volatile uint64_t*>(c.h.sem.expected) += 2;
+      c.flush();
     }
     peerBarrier(localChans, nlp, false);
   }
