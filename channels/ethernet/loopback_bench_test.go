@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,10 +194,15 @@ func benchSpin() (time.Duration, error) {
 	return d, nil
 }
 
-// BenchmarkTCPPingPong bounces 8 bytes between two threads of this process over one
-// loopback TCP connection, each reading as the control socket's receiver does (polling
-// for CHANNELS_BENCH_SPIN, default 200us, then blocking); us/oneway is half a round trip.
+// BenchmarkTCPPingPong bounces 8 bytes between two ends in this process over loopback
+// TCP, each read as the control socket's receiver reads (polling for CHANNELS_BENCH_SPIN,
+// default 200us, then blocking); us/oneway is half a round trip. direct: one thread an
+// end reads and answers on one connection. relay: as the transport does it, a receiver
+// thread an end hands each message to a sender thread, which answers, on one connection
+// used both ways (shared) or on one connection a direction (split).
 func BenchmarkTCPPingPong(b *testing.B) {
+	// Four threads spin in relay: each needs a P of its own.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(8, runtime.GOMAXPROCS(0))))
 	spin, err := benchSpin()
 	if err != nil {
 		b.Fatal(err)
@@ -204,6 +210,39 @@ func BenchmarkTCPPingPong(b *testing.B) {
 	if os.Getenv("CHANNELS_BENCH_SPIN") == "" {
 		spin = 200 * time.Microsecond
 	}
+	b.Run("direct", func(b *testing.B) {
+		x, y := tcpPair(b, spin)
+		pingPong(b, func(n int) error { return bounce(x, x, nil, true, n) }, func(n int) error { return bounce(y, y, nil, false, n) })
+	})
+	b.Run("relay-shared", func(b *testing.B) {
+		x, y := tcpPair(b, spin)
+		pingPong(b, func(n int) error { return relay(x, x, true, n) }, func(n int) error { return relay(y, y, false, n) })
+	})
+	b.Run("relay-split", func(b *testing.B) {
+		x, y := tcpPair(b, spin) // x writes, y reads: end 0 to end 1
+		u, v := tcpPair(b, spin) // u writes, v reads: end 1 to end 0
+		pingPong(b, func(n int) error { return relay(v, x, true, n) }, func(n int) error { return relay(y, u, false, n) })
+	})
+}
+
+// pingPong times end0 and end1 running b.N rounds side by side.
+func pingPong(b *testing.B, end0, end1 func(n int) error) {
+	done := make(chan error, 1)
+	b.ResetTimer()
+	go func() { done <- end1(b.N) }()
+	err := end0(b.N)
+	if perr := <-done; err == nil {
+		err = perr
+	}
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N)/2, "us/oneway")
+}
+
+// tcpPair returns the two ends of a loopback TCP connection, closed when b ends.
+func tcpPair(b *testing.B, spin time.Duration) (*ethSock, *ethSock) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -231,41 +270,68 @@ func BenchmarkTCPPingPong(b *testing.B) {
 			b.Fatal(err)
 		}
 		socks[i].spin = spin
-		defer socks[i].close()
+		b.Cleanup(func() { socks[i].close() })
 	}
-	bounce := func(s *ethSock, first bool, n int) error {
+	return socks[0], socks[1]
+}
+
+// bounce is one end of a ping-pong on one thread: read from in, answer on out (the
+// first end writes first). With got set, it waits for got to count each message instead
+// of reading (relay's sender).
+func bounce(in, out *ethSock, got *atomic.Int64, first bool, n int) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var msg [8]byte
+	recv := func(i int) error {
+		if got == nil {
+			return in.readFull(msg[:])
+		}
+		for got.Load() < int64(i+1) {
+		}
+		return nil
+	}
+	for i := 0; i < n; i++ {
+		if first {
+			if err := out.writev(msg[:]); err != nil {
+				return err
+			}
+		}
+		if err := recv(i); err != nil {
+			return err
+		}
+		if !first {
+			if err := out.writev(msg[:]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// relay is one end of a ping-pong on two threads: a receiver reads from in and counts,
+// a sender answers on out.
+func relay(in, out *ethSock, first bool, n int) error {
+	var got atomic.Int64
+	done := make(chan error, 1)
+	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		var msg [8]byte
 		for i := 0; i < n; i++ {
-			if first {
-				if err := s.writev(msg[:]); err != nil {
-					return err
-				}
+			if err := in.readFull(msg[:]); err != nil {
+				got.Store(int64(n)) // let the sender finish
+				done <- err
+				return
 			}
-			if err := s.readFull(msg[:]); err != nil {
-				return err
-			}
-			if !first {
-				if err := s.writev(msg[:]); err != nil {
-					return err
-				}
-			}
+			got.Add(1)
 		}
-		return nil
+		done <- nil
+	}()
+	err := bounce(nil, out, &got, first, n)
+	if rerr := <-done; err == nil {
+		err = rerr
 	}
-	done := make(chan error, 1)
-	b.ResetTimer()
-	go func() { done <- bounce(socks[1], false, b.N) }()
-	err = bounce(socks[0], true, b.N)
-	if perr := <-done; err == nil {
-		err = perr
-	}
-	b.StopTimer()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N)/2, "us/oneway")
+	return err
 }
 
 // run does n rounds of mode.
