@@ -63,7 +63,7 @@ func hostRailLaunch(g *devicetest.GPU, a []uint64, reduce bool) error {
 	if last != 0 && !hostStagedNoCredit {
 		for i, c := range chans {
 			if linked(uint64(i)) {
-				if err := c.waitCount(last + 2 - flag); err != nil {
+				if err := awaitPeer(g, a[16], i, c, last+2-flag); err != nil {
 					return err
 				}
 			}
@@ -116,7 +116,7 @@ func hostRailLaunch(g *devicetest.GPU, a []uint64, reduce bool) error {
 	// my rail's bundles, then what they carry for my host's other ranks
 	for i, c := range chans {
 		if p := other(uint64(i), rank); !isLocal(uint64(i)) && linked(uint64(i)) && packed(p, myHost, nlocal) > 0 {
-			if err := c.waitCount(1); err != nil {
+			if err := awaitPeer(g, a[16], i, c, 1); err != nil {
 				return err
 			}
 		}
@@ -160,7 +160,7 @@ func hostRailLaunch(g *devicetest.GPU, a []uint64, reduce bool) error {
 			wait = packed(p, myHost, nlocal) > 0
 		}
 		if wait {
-			if err := c.waitCount(1); err != nil {
+			if err := awaitPeer(g, a[16], i, c, 1); err != nil {
 				return err
 			}
 		}

@@ -51,8 +51,8 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 		stride := 2 * slot / depth
 		r, last := hostClaim(g, a[16], depth, flag)
 		if last != 0 && !hostStagedNoCredit {
-			for _, c := range chans {
-				if err := c.waitCount(last + 2 - flag); err != nil {
+			for i, c := range chans {
+				if err := awaitPeer(g, a[16], i, c, last+2-flag); err != nil {
 					return err
 				}
 			}
@@ -108,7 +108,7 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 			if _, bytes := psSendSeg(mode, other(uint64(i), rank), rank, unit, total, root, n); bytes == 0 {
 				continue
 			}
-			if err := c.waitCount(1); err != nil {
+			if err := awaitPeer(g, a[16], i, c, 1); err != nil {
 				return err
 			}
 		}
@@ -133,6 +133,21 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 		hostFinish(chans, st)
 		return nil
 	}
+}
+
+// awaitPeer is HostStaged::awaitPeer: peer i's signal count (on channel c) has reached my
+// expected count plus n, by the count last read (kept after the parts table at p) or by
+// reading it again.
+func awaitPeer(g *devicetest.GPU, p uint64, i int, c devPort, n uint64) error {
+	last := word(g, p+40+8*uint64(i))
+	if *last >= *word(g, c.h.Sem.Expected)+n {
+		return nil
+	}
+	if err := c.waitCount(n); err != nil {
+		return err
+	}
+	*last = atomic.LoadUint64(word(g, c.h.Sem.Inbound))
+	return nil
 }
 
 // hostClaim is HostStaged::claim: the region (of depth) whose eighths of the buffers were

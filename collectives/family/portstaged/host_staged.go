@@ -62,10 +62,15 @@ type hostStaged struct {
 	*algo.Base
 	modeKernels[HostStagedArgs]
 	algo.HostScatter
-	parts  device.Ptr // uint32[9] in device memory (HostStagedArgs.Parts)
+	parts  device.Ptr // partsBytes in device memory (HostStagedArgs.Parts)
 	ranks  device.Ptr // railput: the rank table (HostStagedArgs.Ranks); 0: hostput
 	nlocal uint32
 }
+
+// partsBytes is the size of the kernel's parts table (port_staged.cu's HostStaged::parts):
+// nine uint32 (the last launch to write each eighth of the buffers, this launch's region)
+// and a word of padding, then a uint64 per peer (its signal count as last read).
+func partsBytes(nranks int) uint64 { return 10*4 + 8*uint64(nranks-1) }
 
 // hostDepth is the regions a launch whose largest segment is slot bytes cuts the buffers
 // into (port_staged.cu's depth): 8 where a slot of an eighth of the buffers holds it, so
@@ -103,7 +108,7 @@ func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool) (*hostS
 	if err != nil {
 		return nil, err
 	}
-	a.parts, err = env.Mesh.Alloc(9 * 4)
+	a.parts, err = env.Mesh.Alloc(partsBytes(env.NRanks))
 	return a, err
 }
 

@@ -280,7 +280,8 @@ struct HostStaged {
   uint64_t unit, total;
   uint32_t mode, root, rank, nranks, depth;
   LaunchState* state;
-  uint32_t* parts;  // per eighth of the buffers, the last launch that wrote it (0: none); then this launch's region
+  uint32_t* parts;  // per eighth of the buffers, the last launch that wrote it (0: none); then this launch's
+                    // region, a word of padding and each peer's signal count last seen (seen)
   const uint32_t* ranks;  // rail routing (null: none): ranks by host and local index, then each rank's position
   uint32_t nlocal;        // ranks per host (rail routing)
 
@@ -355,6 +356,44 @@ struct HostStaged {
     return last;
   }
 
+  // seen is where each peer's signal count as last read is kept (device memory, after parts).
+  __device__ uint64_t* seen() const { return reinterpret_cast<uint64_t*>(parts + hsParts + 2); }
+
+  // awaitPeer (thread i of block 0) waits until peer i's signal count reaches my expected
+  // count plus n. A count only grows, so one read before that is high enough answers
+  // without reading the token again (host-resident for a network peer: a read over PCIe
+  // cost about 2 us on H100, and a small launch made two); a read records what it saw.
+  __device__ void awaitPeer(uint32_t i, uint64_t n) {
+    const PortChannelHandle& c = chans[i];
+    const uint64_t want = *reinterpret_cast<volatile uint64_t*>(c.sem.expected) + n;
+    uint64_t* last = seen() + i;
+    if (*last >= want) return;
+    uint64_t v;
+    SpinGuard g;
+    while ((v = loadAcquireSys(reinterpret_cast<uint64_t*>(c.sem.inbound))) < want) {
+      if (g.expired(DEVERR_SEMAPHORE_WAIT, c.peer, c.id)) break;
+    }
+    *last = v;
+  }
+
+  // gate is hostGate (host_resident_device.cuh) through awaitPeer: block 0's thread i waits
+  // for this launch's signal of peer i only where peer i sends me bytes (n = 1), and reads
+  // nothing where it does not (broadcast's root reads no token at all).
+  __device__ void gate(uint64_t n) {
+    if (blockIdx.x == 0) {
+      if (threadIdx.x < nranks - 1 && n > 0) awaitPeer(threadIdx.x, n);
+      openGate(state, flag);
+    } else if (threadIdx.x == 0) {
+      SpinGuard g;
+      while (*reinterpret_cast<volatile uint32_t*>(&state->go) != flag) {
+        if (g.expired(DEVERR_SEMAPHORE_WAIT, chans[0].peer, chans[0].id)) break;
+      }
+      __threadfence();
+    }
+    __syncthreads();
+    __threadfence_system();
+  }
+
   // setRegion places this launch's region (parts[hsParts]) in scratch and local.
   __device__ void setRegion() { region = *reinterpret_cast<volatile uint32_t*>(&parts[hsParts]) * nslots() * stride; }
 
@@ -367,7 +406,7 @@ struct HostStaged {
     __syncthreads();
     setRegion();
     if (last != 0 && threadIdx.x < nranks - 1 && linked(threadIdx.x)) {
-      awaitCount(chans[threadIdx.x], (uint64_t)((int64_t)last + 2 - (int64_t)flag));
+      awaitPeer(threadIdx.x, (uint64_t)((int64_t)last + 2 - (int64_t)flag));
     }
     __syncthreads();
     return parts[hsParts] * (sameToAll(mode) ? 1 : nranks - 1) * stride;
@@ -423,7 +462,7 @@ struct HostStaged {
     if (blockIdx.x == 0 && threadIdx.x < npeers) {
       n = sendSeg(mode, peerOf(threadIdx.x, rank), rank, unit, total, root, nranks).bytes > 0 ? 1 : 0;
     }
-    hostGate(state, flag, chans, npeers, n);
+    gate(n);
     setRegion();  // the other blocks: block 0 recorded it before the gate opened
   }
 
@@ -467,7 +506,7 @@ struct HostStaged {
         }
       }
       // my rail's bundles of this launch, then what they carry for my host's other ranks
-      if (railPeer && packed(peerOf(i, rank), myHost, nlocal) > 0) awaitCount(chans[i], 1);
+      if (railPeer && packed(peerOf(i, rank), myHost, nlocal) > 0) awaitPeer(i, 1);
       __threadfence_system();
       __syncthreads();
       for (uint32_t h = 0; h < nhosts; h++) {
@@ -499,7 +538,7 @@ struct HostStaged {
         n = packed(p, myHost, nlocal) > 0 ? 1 : 0;
       }
     }
-    hostGate(state, flag, chans, npeers, n);
+    gate(n);
     setRegion();  // the other blocks: block 0 recorded it before the gate opened
   }
 
