@@ -3,7 +3,6 @@ package ethernet
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -210,17 +209,22 @@ func BenchmarkTCPPingPong(b *testing.B) {
 	if os.Getenv("CHANNELS_BENCH_SPIN") == "" {
 		spin = 200 * time.Microsecond
 	}
+	pair := func(b *testing.B) (*ethSock, *ethSock) {
+		x, y := sockPair(b)
+		x.spin, y.spin = spin, spin
+		return x, y
+	}
 	b.Run("direct", func(b *testing.B) {
-		x, y := tcpPair(b, spin)
+		x, y := pair(b)
 		pingPong(b, func(n int) error { return bounce(x, x, nil, true, n) }, func(n int) error { return bounce(y, y, nil, false, n) })
 	})
 	b.Run("relay-shared", func(b *testing.B) {
-		x, y := tcpPair(b, spin)
+		x, y := pair(b)
 		pingPong(b, func(n int) error { return relay(x, x, true, n) }, func(n int) error { return relay(y, y, false, n) })
 	})
 	b.Run("relay-split", func(b *testing.B) {
-		x, y := tcpPair(b, spin) // x writes, y reads: end 0 to end 1
-		u, v := tcpPair(b, spin) // u writes, v reads: end 1 to end 0
+		x, y := pair(b) // x writes, y reads: end 0 to end 1
+		u, v := pair(b) // u writes, v reads: end 1 to end 0
 		pingPong(b, func(n int) error { return relay(v, x, true, n) }, func(n int) error { return relay(y, u, false, n) })
 	})
 }
@@ -239,40 +243,6 @@ func pingPong(b *testing.B, end0, end1 func(n int) error) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N)/2, "us/oneway")
-}
-
-// tcpPair returns the two ends of a loopback TCP connection, closed when b ends.
-func tcpPair(b *testing.B, spin time.Duration) (*ethSock, *ethSock) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			c = nil
-		}
-		accepted <- c
-	}()
-	dialed, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		b.Fatal(err)
-	}
-	other := <-accepted
-	if other == nil {
-		b.Fatal("accept failed")
-	}
-	var socks [2]*ethSock
-	for i, c := range []net.Conn{dialed, other} {
-		if socks[i], err = newEthSock(c, 10*time.Second); err != nil {
-			b.Fatal(err)
-		}
-		socks[i].spin = spin
-		b.Cleanup(func() { socks[i].close() })
-	}
-	return socks[0], socks[1]
 }
 
 // bounce is one end of a ping-pong on one thread: read from in, answer on out (the

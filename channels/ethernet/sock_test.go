@@ -15,7 +15,7 @@ import (
 )
 
 // sockPair returns the two ends of a loopback TCP connection as ethSocks.
-func sockPair(t *testing.T) (a, b *ethSock) {
+func sockPair(t testing.TB) (a, b *ethSock) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
