@@ -361,8 +361,9 @@ struct HostStaged {
 
   // awaitPeer (thread i of block 0) waits until peer i's signal count reaches my expected
   // count plus n. A count only grows, so one read before that is high enough answers
-  // without reading the token again (host-resident for a network peer: a read over PCIe
-  // cost about 2 us on H100, and a small launch made two); a read records what it saw.
+  // without reading the token again (host-resident for a network peer, read over PCIe: on
+  // H100 a 64 B launch's credit wait took about 3 us and its gate about 4, docs/
+  // performance.md); a read records what it saw.
   __device__ void awaitPeer(uint32_t i, uint64_t n) {
     const PortChannelHandle& c = chans[i];
     const uint64_t want = *reinterpret_cast<volatile uint64_t*>(c.sem.expected) + n;
