@@ -37,7 +37,7 @@ func hostRailLaunch(g *devicetest.GPU, a []uint64, reduce bool) error {
 	isLocal := func(i uint64) bool { return memChans[i].h.Remote != 0 }
 	linked := func(i uint64) bool { return isLocal(i) || localOf(other(i, rank)) == localOf(rank) }
 	myHost, nhosts := hostOf(rank), n/nlocal
-	sameToAll := mode == portstaged.PSBroadcast || mode == portstaged.PSAllgather
+	sameToAll := mode.OutboxSlots(int(n)) == 1
 	seg := func(from, to uint64) (uint64, uint64) { return psSendSeg(mode, from, to, unit, total, root, n) }
 	// packed: where host h's rank of local index j is in from's bundle for host h; j =
 	// nlocal: the bundle's bytes

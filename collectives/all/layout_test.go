@@ -109,7 +109,7 @@ func TestSelectTwoHosts(t *testing.T) {
 	two := layoutOf(false, "h0", "h1")
 	for _, tt := range []struct{ coll, small, large, all string }{
 		{"allgather", "hostput", "portput", "portput,hier,hostput"},
-		{"allreduce", "hostoneshot", "portrsag", "portrsag,hier,portoneshot,hostoneshot"},
+		{"allreduce", "hostoneshot", "portrsag", "portrsag,hier,portoneshot,hostoneshot,hostput"},
 	} {
 		coll := tt.coll
 		for _, size := range []int64{8, 64 << 10, 1 << 30} {
@@ -179,28 +179,32 @@ func TestSelectTwoHosts(t *testing.T) {
 // with uneven hosts, hier does not fit at all. Where no pair uses CUDA IPC, the
 // host-resident algorithms (hostput, hostoneshot) win at every size they take (1 MiB and
 // 4 MiB); allgather's hostput also fits hosts of several ranks and wins there up to
-// 4 MiB, hier above.
+// 4 MiB, hier above; allreduce's hostput wins there up to its automatic limit.
 func TestSelectHierarchical(t *testing.T) {
+	reduceHost, err := collectives.Find("allreduce", "hostput")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name       string
 		l          collectives.Layout
 		hier       bool   // Layout.Hierarchical
 		hostGather string // the allgather algorithm auto takes up to hostput's MaxBytes: hostput, or railput on hosts of 4 ranks or more ("": none)
-		hostReduce bool   // no pair over CUDA IPC: allreduce hostoneshot wins auto up to its MaxBytes
+		hostReduce string // the allreduce algorithm auto takes up to its automatic limit: hostoneshot where no pair uses CUDA IPC, hostput where some do ("": none)
 		autoGather string // "" : a one-host algorithm
 		autoReduce string // up to 256 KiB (portoneshot's automatic range)
 		autoLarge  string // allreduce above it
 		allGather  string // -k all's port, hier and host algorithms, in number order
 		allReduce  string
 	}{
-		{"1 host of 4", collectives.OneHostLayout(4), false, "", false, "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 1", layoutOf(false, "a", "b"), false, "hostput", true, "portput", "portoneshot", "portrsag", "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot"},
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, "hostput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
-		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, "hostput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
-		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, "hostput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
-		{"2 hosts of 4", layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), true, "railput", false, "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot"},
-		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, "hostput", true, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostoneshot"},
-		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, "hostput", false, "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot"},
+		{"1 host of 4", collectives.OneHostLayout(4), false, "", "", "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), false, "hostput", "hostoneshot", "portput", "portoneshot", "portrsag", "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, "hostput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput"},
+		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, "hostput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput"},
+		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, "hostput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput"},
+		{"2 hosts of 4", layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), true, "railput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput"},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, "hostput", "hostoneshot", "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostoneshot,hostput"},
+		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, "hostput", "hostput", "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostput"},
 	}
 	for _, tt := range tests {
 		if got := tt.l.Hierarchical(); got != tt.hier {
@@ -210,7 +214,10 @@ func TestSelectHierarchical(t *testing.T) {
 			coll, auto, large, all, host string
 			hostWins                     bool
 			hostMax                      int64
-		}{{"allgather", tt.autoGather, tt.autoGather, tt.allGather, tt.hostGather, tt.hostGather != "", algo.HostStagedMax}, {"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, "hostoneshot", tt.hostReduce, algo.HostAllreduceMax}} {
+		}{
+			{"allgather", tt.autoGather, tt.autoGather, tt.allGather, tt.hostGather, tt.hostGather != "", algo.HostStagedMax},
+			{"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, tt.hostReduce, tt.hostReduce != "", hostMax(tt.hostReduce, reduceHost)},
+		} {
 			small := c.auto
 			for _, size := range []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 256 << 20} {
 				c.auto = small
@@ -249,10 +256,19 @@ func TestSelectHierarchical(t *testing.T) {
 	}
 }
 
+// hostMax is the largest message auto gives allreduce's host-resident algorithm host
+// (hostput's record given).
+func hostMax(host string, hostput *collectives.Algorithm) int64 {
+	if host == "hostput" {
+		return hostput.AutoMax
+	}
+	return algo.HostAllreduceMax
+}
+
 // TestSelectMPSNetwork: where ranks share a GPU under MPS and pairs talk over a network,
 // the hierarchical algorithms are refused with the reason (-k hier), auto takes the flat
-// port algorithms (allgather: hostput) instead and all leaves hier out; the same layout
-// without MPS keeps them.
+// port algorithms (allgather and, at small sizes, allreduce: hostput) instead and all
+// leaves hier out; the same layout without MPS keeps them.
 func TestSelectMPSNetwork(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -260,9 +276,9 @@ func TestSelectMPSNetwork(t *testing.T) {
 		auto, all  string // allreduce at 8 B: auto's pick, and -k all's port and hier algorithms
 		gatherAuto string
 	}{
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hier", "portrsag,hier,portoneshot", "hostput"},
-		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "portoneshot", "portrsag,portoneshot", "hostput"},
-		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot", "hostput"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,hier,portoneshot,hostput", "hostput"},
+		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,portoneshot,hostput", "hostput"},
+		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot,hostput", "hostput"},
 	} {
 		mps := strings.HasSuffix(c.name, "MPS")
 		c.l.MPSNetwork = mps

@@ -1,12 +1,14 @@
 package all
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/allreduce"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 )
 
@@ -31,17 +33,25 @@ func TestPortStagedRegistry(t *testing.T) {
 	// and hostput (#7), on two or more ranks where some pair talks over a network, up to
 	// algo.HostStagedMax, in the same collectives and modes and in allgather (whose portput
 	// is its own)
+	// (and allreduce's one shot, #9, automatic only where some host has several ranks)
 	want := append([]portstaged.Use{{Name: "allgather", Mode: portstaged.PSAllgather}}, portstaged.Collectives()...)
-	if host := portstaged.HostCollectives(); !slices.Equal(host, want) {
-		t.Errorf("hostput registered by %v, want %v", host, want)
+	hostWant := slices.Insert(slices.Clone(want), 1, portstaged.Use{Name: "allreduce", Mode: portstaged.PSAllreduce})
+	if host := portstaged.HostCollectives(); !slices.Equal(host, hostWant) {
+		t.Errorf("hostput registered by %v, want %v", host, hostWant)
 	}
 	for _, pc := range portstaged.HostCollectives() {
-		for _, k := range []string{"hostput", "7"} {
+		number := portstaged.HostStagedNumber
+		autoOK := func(a *collectives.Algorithm) bool { return a.AutoMax == algo.HostStagedAutoMax }
+		if pc.Name == "allreduce" { // hier takes the larger messages
+			number = allreduce.HostPutNumber
+			autoOK = func(a *collectives.Algorithm) bool { return a.AutoMax > 0 && a.AutoMax < algo.HostStagedAutoMax }
+		}
+		for _, k := range []string{"hostput", fmt.Sprint(number)} {
 			a, err := collectives.Find(pc.Name, k)
-			if err != nil || a.Name != "hostput" || a.Number != portstaged.HostStagedNumber {
-				t.Fatalf("Find(%s, %s) = %v, %v; want hostput (#7)", pc.Name, k, a, err)
+			if err != nil || a.Name != "hostput" || a.Number != number {
+				t.Fatalf("Find(%s, %s) = %v, %v; want hostput (#%d)", pc.Name, k, a, err, number)
 			}
-			if a.MinRanks != 2 || a.MaxBytes != algo.HostStagedMax || a.AutoMax != algo.HostStagedAutoMax || a.Types != nil ||
+			if a.MinRanks != 2 || a.MaxBytes != algo.HostStagedMax || !autoOK(a) || a.Types != nil ||
 				a.Needs != collectives.SomeNetwork || !a.AnyOffset || a.Doc == "" || a.New == nil {
 				t.Errorf("%s hostput: MinRanks %d, MaxBytes %d, AutoMax %d, Types %v, Needs %v, AnyOffset %v, Doc %q",
 					pc.Name, a.MinRanks, a.MaxBytes, a.AutoMax, a.Types, a.Needs, a.AnyOffset, a.Doc)
@@ -189,7 +199,8 @@ func autoChoices(t *testing.T, coll string) []string {
 	return out
 }
 
-// TestPortStagedSchedule: on 2 to 8 ranks, for every type and for sizes from 0 to 1 GiB
+// TestPortStagedSchedule: for every collective with a hostput (portput's and allgather's and
+// allreduce's), on 2 to 8 ranks, for every type and for sizes from 0 to 1 GiB
 // (powers of two and odd ones), every segment of port_staged.cu's schedule (psSendSeg,
 // psRecvOff) lies inside the sender's input and the receiver's output, fits a slot, the
 // receiver's segments do not overlap, and a launch's slots fit the big region set up for
@@ -199,7 +210,7 @@ func autoChoices(t *testing.T, coll string) []string {
 func TestPortStagedSchedule(t *testing.T) {
 	sizes := SweepSizes()[:31] // up to 1 GiB
 	sizes = append(sizes, 1, 3, 1000, 33337, 100000, 1<<20+7)
-	for _, pc := range portstaged.Collectives() {
+	for _, pc := range portstaged.HostCollectives() {
 		coll, err := collectives.Lookup(pc.Name)
 		if err != nil {
 			t.Fatal(err)
@@ -227,7 +238,7 @@ func TestPortStagedSchedule(t *testing.T) {
 									t.Fatalf("%s %d B %s on %d ranks, root %d: rank %d sends rank %d [%d, +%d) of %d input bytes, slot %d",
 										pc.Name, size, dt.Name, n, root, from, to, off, bytes, a.SendBytes, slot)
 								}
-								if pc.Mode == portstaged.PSReduce || pc.Mode == portstaged.PSReduceScatter {
+								if pc.Mode == portstaged.PSReduce || pc.Mode == portstaged.PSReduceScatter || pc.Mode == portstaged.PSAllreduce {
 									continue // reduced, not placed
 								}
 								at := psRecvOff(pc.Mode, uint64(from), uint64(to), unit, total, uint64(n))
@@ -244,7 +255,7 @@ func TestPortStagedSchedule(t *testing.T) {
 								got += bytes
 							}
 							// what a rank receives fills its output (gather: the root's; the others' stay as they were)
-							if pc.Mode != portstaged.PSReduce && pc.Mode != portstaged.PSReduceScatter && !(pc.Mode == portstaged.PSGather && to != root) && got != a.RecvBytes {
+							if pc.Mode != portstaged.PSReduce && pc.Mode != portstaged.PSReduceScatter && pc.Mode != portstaged.PSAllreduce && !(pc.Mode == portstaged.PSGather && to != root) && got != a.RecvBytes {
 								t.Fatalf("%s %d B %s on %d ranks, root %d: rank %d receives %d bytes of %d", pc.Name, size, dt.Name, n, root, to, got, a.RecvBytes)
 							}
 						}

@@ -52,7 +52,7 @@ func psSendSeg(mode portstaged.PortStagedMode, from, to, unit, total, root, n ui
 			return to * unit, unit
 		}
 		return to * unit, 0
-	case portstaged.PSAllgather:
+	case portstaged.PSAllgather, portstaged.PSAllreduce:
 		return 0, unit
 	}
 	return 0, 0
@@ -182,6 +182,8 @@ func psWant(t *testing.T, mode portstaged.PortStagedMode, a *collectives.LaunchA
 	switch mode {
 	case portstaged.PSReduceScatter:
 		return sum(r*recv + i&^3)
+	case portstaged.PSAllreduce:
+		return sum(i &^ 3)
 	case portstaged.PSReduce:
 		if r == a.Root {
 			return sum(i &^ 3)
@@ -336,7 +338,7 @@ func checkStaged(t *testing.T, envs []*collectives.Env, n int, name string, uses
 // its place in out.
 func psReceive(g *devicetest.GPU, mode portstaged.PortStagedMode, reduce bool, rank, root, n, unit, total, in, out uint64, slotPtr func(uint64) uint64) {
 	if reduce {
-		if mode == portstaged.PSReduceScatter || rank == root {
+		if mode == portstaged.PSReduceScatter || mode == portstaged.PSAllreduce || rank == root {
 			mine := uint64(0)
 			if mode == portstaged.PSReduceScatter {
 				mine = rank * unit

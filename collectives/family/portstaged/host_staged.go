@@ -9,7 +9,8 @@ import (
 )
 
 // hostput of reducescatter, reduce, alltoall, alltoallv, sendrecv, broadcast, gather,
-// scatter and hypercube (each registers it from its folder, *_hostput.go): portput's
+// scatter, hypercube and allreduce (each registers it from its folder, *_hostput.go;
+// allreduce's is a one shot, PSAllreduce): portput's
 // schedule for small messages through host-resident buffers, as allgather's hostput
 // (port_staged.cu's host_staged), for jobs where some pair talks over a network. The
 // kernel copies the segment each network peer needs into my host-resident outbox and puts
@@ -25,7 +26,7 @@ import (
 // algo.HostStagedMax.
 
 // HostStagedNumber is the hostput algorithms' number in every collective (allgather's
-// hostput is #7 too).
+// hostput is #7 too) but allreduce, where RegisterHostAs gives it another.
 const HostStagedNumber = 7
 
 // hostUses are the collectives that registered a hostput, by name.
@@ -36,12 +37,23 @@ var hostUses = useSet{}
 // Each collective that has one calls it from its own folder's init. It panics on a
 // collective registered twice, as collectives.Register does.
 func RegisterHost(collective string, mode PortStagedMode, doc string) {
-	collectives.Register(&collectives.Algorithm{
+	RegisterHostAs(collective, mode, doc, nil)
+}
+
+// RegisterHostAs is RegisterHost for a collective whose hostput differs from the family's
+// record in some field (its number, sizes or automatic choice): adjust, if not nil,
+// changes the record before it is registered.
+func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust func(*collectives.Algorithm)) {
+	a := &collectives.Algorithm{
 		Collective: collective, Name: "hostput", Number: HostStagedNumber, Doc: doc, AnyOffset: true,
 		MinRanks: 2, Needs: collectives.SomeNetwork, MaxBytes: algo.HostStagedMax,
 		AutoMin: 0, AutoMax: algo.HostStagedAutoMax, AutoPriority: 12, AutoOn: AcrossNetwork,
 		New: func(env *collectives.Env) (collectives.Instance, error) { return NewHostStaged(env, mode) },
-	})
+	}
+	if adjust != nil {
+		adjust(a)
+	}
+	collectives.Register(a)
 	hostUses[collective] = mode
 }
 
@@ -51,7 +63,7 @@ func HostCollectives() []Use { return hostUses.sorted() }
 // OutboxSlots is how many slots each half of a rank's outbox holds (port_staged.cu's
 // sameToAll): one where every peer gets the same segment of my input, else one per peer.
 func (m PortStagedMode) OutboxSlots(nranks int) int {
-	if m == PSBroadcast || m == PSAllgather {
+	if m == PSBroadcast || m == PSAllgather || m == PSAllreduce {
 		return 1
 	}
 	return nranks - 1

@@ -15,12 +15,12 @@ type modeKernels[A any] struct {
 	reduceK *algo.TypedKernels[A]
 }
 
-// loadModeKernels looks up mode's kernels: the reducing family for reducescatter and
-// reduce, the copy kernel for the others.
+// loadModeKernels looks up mode's kernels: the reducing family for reducescatter, reduce
+// and allreduce, the copy kernel for the others.
 func loadModeKernels[A any](g device.GPU, mode PortStagedMode, copyF params.Func[A], reduceF params.Family[A]) (modeKernels[A], error) {
 	m := modeKernels[A]{mode: mode}
 	var err error
-	if mode == PSReduceScatter || mode == PSReduce {
+	if mode == PSReduceScatter || mode == PSReduce || mode == PSAllreduce {
 		m.reduceK, err = algo.LoadTyped(g, reduceF, nil)
 	} else {
 		m.copyK, err = copyF.Load(g)

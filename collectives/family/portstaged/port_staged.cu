@@ -27,7 +27,8 @@
 // credit and data of each later launch.
 //
 // host_staged and host_staged_reduce_* (host side: host_staged.go) are the same schedule
-// for small messages between ranks over a network transport, with both ends of every put
+// (and, for all-reduce, a one-shot one: PS_ALLREDUCE, whose segment to every peer is my
+// whole input) for small messages between ranks over a network transport, with both ends of every put
 // in host-resident memory (channels.Mesh.ShareHost), so that no CUDA call is on the
 // proxy's or the receiver's path: block 0 copies each network peer's segment into its
 // slot of this launch's region of my host-resident outbox (one slot for all where every
@@ -79,6 +80,7 @@ enum : uint32_t {
   PS_GATHER = 6,
   PS_SCATTER = 7,
   PS_ALLGATHER = 8,  // hypercube's result, in one step
+  PS_ALLREDUCE = 9,  // host_staged only: my whole input to every peer, every rank reduces them all
 };
 
 struct Seg {
@@ -117,6 +119,7 @@ __device__ Seg sendSeg(uint32_t mode, uint32_t from, uint32_t to, uint64_t unit,
     case PS_SCATTER:
       return {to * unit, from == root ? unit : 0};
     case PS_ALLGATHER:
+    case PS_ALLREDUCE:
       return {0, unit};
   }
   return {0, 0};
@@ -261,7 +264,9 @@ MB_FOR_EACH_TYPE(PS_REDUCE_ALL_OPS)
 namespace {
 
 // sameToAll says every peer receives the same segment of my input (one outbox slot).
-__device__ __forceinline__ bool sameToAll(uint32_t mode) { return mode == PS_BROADCAST || mode == PS_ALLGATHER; }
+__device__ __forceinline__ bool sameToAll(uint32_t mode) {
+  return mode == PS_BROADCAST || mode == PS_ALLGATHER || mode == PS_ALLREDUCE;
+}
 
 // hsParts is how many parts of the host-resident buffers parts[] tracks (the deepest
 // depth).
@@ -618,12 +623,13 @@ extern "C" __global__ void __launch_bounds__(1024) host_staged(HS_PARAMS) {
   p.finish();
 }
 
-// host_staged_reduce_<type>_<op>: reduce-scatter and reduce through host-resident
-// buffers, in rank order.
+// host_staged_reduce_<type>_<op>: reduce-scatter, reduce and all-reduce through
+// host-resident buffers, in rank order (all-reduce: every rank reduces every rank's whole
+// input, so every rank's result is the same to the bit).
 template <typename T, int Op>
 __device__ void hostStagedReduce(HostStaged& p) {
   p.exchange();
-  if (p.mode == PS_REDUCESCATTER || p.rank == p.root) {
+  if (p.mode == PS_REDUCESCATTER || p.mode == PS_ALLREDUCE || p.rank == p.root) {
     const uint64_t mine = p.mode == PS_REDUCESCATTER ? p.rank * p.unit : 0;
     const Range share = split(p.unit, gridDim.x, blockIdx.x, 16);
     auto from = [&](uint32_t r) { return r == p.rank ? p.in + mine : p.slotPtr(r); };

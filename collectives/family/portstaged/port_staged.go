@@ -37,6 +37,9 @@ const (
 	PSGather
 	PSScatter
 	PSAllgather
+	// PSAllreduce is all-reduce's hostput only: my whole input to every peer, every rank
+	// reduces all of them (one shot).
+	PSAllreduce
 )
 
 // PortStagedNumber is the portput algorithms' number in every collective (allgather's and
@@ -114,8 +117,8 @@ func (m PortStagedMode) Slots(nranks int) uint64 {
 // regionFactor bounds a region by the largest message: slots x slot <= factor x bytes.
 func (m PortStagedMode) regionFactor(nranks int) uint64 {
 	switch m {
-	case PSReduce:
-		return uint64(nranks) // every rank's whole buffer reaches the root
+	case PSReduce, PSAllreduce:
+		return uint64(nranks) // every rank's whole buffer reaches the root (all-reduce: every rank)
 	case PSAlltoallv:
 		return 2 // the longest segment is 2/n of the total
 	}
@@ -157,7 +160,7 @@ func (m PortStagedMode) UnitSlot(l *collectives.LaunchArgs, n int) (unit, slot, 
 		total = uint64(algo.AlltoallvTotal(l, n))
 		// the farthest peer's segment is the longest
 		return 0, algo.RoundUp(uint64(algo.AlltoallvPeerBytes(0, n-1, n, int64(total))), 16), total
-	default: // reducescatter, reduce, sendrecv, broadcast, scatter
+	default: // reducescatter, reduce, sendrecv, broadcast, scatter, allreduce
 		unit = l.RecvBytes
 	}
 	return unit, algo.RoundUp(unit, 16), 0

@@ -1,0 +1,30 @@
+package allreduce
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
+)
+
+// allreduce hostput: the port-staged family's host-resident algorithm
+// (collectives/family/portstaged, host_staged.go) in PSAllreduce mode, a one shot for small
+// messages where some hosts have several ranks: block 0 copies my whole input into my
+// host-resident outbox and puts it, with a signal, into every network peer's host-resident
+// scratch, and writes it over NVLink straight into the GPU-memory scratch of my host's
+// other ranks; every rank then reduces all the inputs in rank order. hostoneshot does the
+// same where no pair uses CUDA IPC and stays automatic there; hier, which crosses the
+// network twice a launch, keeps the larger messages.
+func init() {
+	portstaged.RegisterHostAs("allreduce", portstaged.PSAllreduce,
+		"host-resident buffers between hosts (NVLink to my host's ranks): my input to every peer, every rank reduces; small messages",
+		func(a *collectives.Algorithm) {
+			a.Number = HostPutNumber
+			a.AutoMax, a.AutoPriority = hostPutAutoMax, 9 // above hier's 10
+			a.AutoOn = func(l collectives.Layout) bool { return l.AcrossNetwork() && !l.NetworkOnly() }
+		})
+}
+
+// HostPutNumber is allreduce hostput's number (the family's #7 is allreduce portoneshot).
+const HostPutNumber = 9
+
+// hostPutAutoMax is the largest message -k auto gives allreduce hostput.
+const hostPutAutoMax = 256 << 10
