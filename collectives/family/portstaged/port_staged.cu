@@ -38,8 +38,8 @@
 // address) gets its segment from block 0 straight into my slot of the same region of its
 // GPU-memory scratch (local) over NVLink, then a memory-channel signal; its entry in
 // chans carries that channel's semaphore, so the waits and the counts treat every peer
-// alike. Block 0 then waits only for the peers that send me a segment in this launch;
-// after that gate every block reads its share of their slots with ld.global.cv
+// alike. Block 0 then waits only for the peers that send me a segment in this launch (in
+// a warp of its own, while the first warp pushes the triggers); after that gate every block reads its share of their slots with ld.global.cv
 // (copyFresh, reduceHost); host_resident_device.cuh says why no stale line can be read.
 //
 // Regions and credits. Outbox, scratch and local are each cut into depth regions of slots
@@ -382,12 +382,23 @@ struct HostStaged {
     *last = v;
   }
 
-  // gate is hostGate (host_resident_device.cuh) through awaitPeer: block 0's thread i waits
-  // for this launch's signal of peer i only where peer i sends me bytes (n = 1), and reads
-  // nothing where it does not (broadcast's root reads no token at all).
-  __device__ void gate(uint64_t n) {
+  // waiter is the first thread of block 0 that waits in the gate, thread waiter() + i for
+  // peer i: a warp after those whose thread i pushes peer i's trigger, so that its read of a
+  // host-resident token (about 1-2 us over PCIe) goes on while they push (0 where the block
+  // has too few threads for both).
+  __device__ uint32_t waiter() const {
+    const uint32_t w = (nranks - 1 + 31) / 32 * 32;
+    return w + nranks - 1 <= blockDim.x ? w : 0;
+  }
+
+  // gate is hostGate (host_resident_device.cuh) through awaitPeer: block 0's waiter for
+  // peer i waits for this launch's signal of peer i only where sends(i) (peer i sends me
+  // bytes), and reads nothing where not (broadcast's root reads no token at all).
+  template <typename Sends>
+  __device__ void gate(Sends sends) {
     if (blockIdx.x == 0) {
-      if (threadIdx.x < nranks - 1 && n > 0) awaitPeer(threadIdx.x, n);
+      const uint32_t w = waiter();
+      if (threadIdx.x >= w && threadIdx.x - w < nranks - 1 && sends(threadIdx.x - w)) awaitPeer(threadIdx.x - w, 1);
       openGate(state, flag);
     } else if (threadIdx.x == 0) {
       SpinGuard g;
@@ -463,12 +474,8 @@ struct HostStaged {
         }
       }
     }
-    // block 0's thread i waits for this launch's signal of peer i if it sends me bytes
-    uint64_t n = 0;
-    if (blockIdx.x == 0 && threadIdx.x < npeers) {
-      n = sendSeg(mode, peerOf(threadIdx.x, rank), rank, unit, total, root, nranks).bytes > 0 ? 1 : 0;
-    }
-    gate(n);
+    // this launch's signal of each peer that sends me bytes
+    gate([&](uint32_t i) { return sendSeg(mode, peerOf(i, rank), rank, unit, total, root, nranks).bytes > 0; });
     setRegion();  // the other blocks: block 0 recorded it before the gate opened
   }
 
@@ -530,21 +537,18 @@ struct HostStaged {
       __syncthreads();
       if (i < npeers && isLocal(i)) MemoryChannel{mems[i]}.signal();  // release: the block's writes above first
     }
-    // block 0's thread i waits for this launch's signal of peer i if it sends me bytes: a
-    // rank of my host its own or its rail's, a rail peer its bundle for my host
-    uint64_t n = 0;
-    if (blockIdx.x == 0 && threadIdx.x < npeers && linked(threadIdx.x)) {
-      const uint32_t p = peerOf(threadIdx.x, rank);
-      if (isLocal(threadIdx.x)) {
-        n = sendSeg(mode, p, rank, unit, total, root, nranks).bytes > 0 ? 1 : 0;
-        for (uint32_t h = 0; h < nhosts; h++) {
-          if (h != myHost && sendSeg(mode, rankAt(h, localOf(p)), rank, unit, total, root, nranks).bytes > 0) n = 1;
-        }
-      } else {
-        n = packed(p, myHost, nlocal) > 0 ? 1 : 0;
+    // this launch's signal of each linked peer that sends me bytes: a rank of my host its
+    // own or its rail's, a rail peer its bundle for my host
+    gate([&](uint32_t i) {
+      if (!linked(i)) return false;
+      const uint32_t p = peerOf(i, rank);
+      if (!isLocal(i)) return packed(p, myHost, nlocal) > 0;
+      bool any = sendSeg(mode, p, rank, unit, total, root, nranks).bytes > 0;
+      for (uint32_t h = 0; h < nhosts; h++) {
+        if (h != myHost && sendSeg(mode, rankAt(h, localOf(p)), rank, unit, total, root, nranks).bytes > 0) any = true;
       }
-    }
-    gate(n);
+      return any;
+    });
     setRegion();  // the other blocks: block 0 recorded it before the gate opened
   }
 
