@@ -27,4 +27,4 @@ func init() {
 const HostPutNumber = 9
 
 // hostPutAutoMax is the largest message -k auto gives allreduce hostput.
-const hostPutAutoMax = 256 << 10
+const hostPutAutoMax = 1 << 20
