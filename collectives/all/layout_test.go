@@ -181,16 +181,12 @@ func TestSelectTwoHosts(t *testing.T) {
 // 4 MiB); allgather's hostput also fits hosts of several ranks and wins there up to
 // 4 MiB, hier above; allreduce's hostput wins there up to its automatic limit.
 func TestSelectHierarchical(t *testing.T) {
-	reduceHost, err := collectives.Find("allreduce", "hostput")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tests := []struct {
 		name       string
 		l          collectives.Layout
 		hier       bool   // Layout.Hierarchical
 		hostGather string // the allgather algorithm auto takes up to hostput's MaxBytes: hostput, or railput on hosts of 4 ranks or more ("": none)
-		hostReduce string // the allreduce algorithm auto takes up to its automatic limit: hostoneshot where no pair uses CUDA IPC, hostput where some do ("": none)
+		hostReduce string // the allreduce algorithm auto takes up to its automatic limit: hostoneshot where no pair uses CUDA IPC, hostput where some do, railput on hosts of 4 ranks or more ("": none)
 		autoGather string // "" : a one-host algorithm
 		autoReduce string // up to 256 KiB (portoneshot's automatic range)
 		autoLarge  string // allreduce above it
@@ -199,10 +195,10 @@ func TestSelectHierarchical(t *testing.T) {
 	}{
 		{"1 host of 4", collectives.OneHostLayout(4), false, "", "", "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
 		{"2 hosts of 1", layoutOf(false, "a", "b"), false, "hostput", "hostoneshot", "portput", "portoneshot", "portrsag", "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput"},
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, "hostput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput"},
-		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, "hostput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput"},
-		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, "hostput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput"},
-		{"2 hosts of 4", layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), true, "railput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, "hostput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
+		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, "hostput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
+		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, "hostput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
+		{"2 hosts of 4", layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), true, "railput", "railput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
 		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, "hostput", "hostoneshot", "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostoneshot,hostput"},
 		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, "hostput", "hostput", "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostput"},
 	}
@@ -216,7 +212,7 @@ func TestSelectHierarchical(t *testing.T) {
 			hostMax                      int64
 		}{
 			{"allgather", tt.autoGather, tt.autoGather, tt.allGather, tt.hostGather, tt.hostGather != "", algo.HostStagedMax},
-			{"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, tt.hostReduce, tt.hostReduce != "", hostMax(tt.hostReduce, reduceHost)},
+			{"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, tt.hostReduce, tt.hostReduce != "", hostMax(t, tt.hostReduce)},
 		} {
 			small := c.auto
 			for _, size := range []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 256 << 20} {
@@ -256,13 +252,16 @@ func TestSelectHierarchical(t *testing.T) {
 	}
 }
 
-// hostMax is the largest message auto gives allreduce's host-resident algorithm host
-// (hostput's record given).
-func hostMax(host string, hostput *collectives.Algorithm) int64 {
-	if host == "hostput" {
-		return hostput.AutoMax
+// hostMax is the largest message auto gives allreduce's host-resident algorithm host.
+func hostMax(t *testing.T, host string) int64 {
+	if host == "" {
+		return 0
 	}
-	return algo.HostAllreduceMax
+	a, err := collectives.Find("allreduce", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.AutoMax
 }
 
 // TestSelectMPSNetwork: where ranks share a GPU under MPS and pairs talk over a network,
@@ -276,8 +275,8 @@ func TestSelectMPSNetwork(t *testing.T) {
 		auto, all  string // allreduce at 8 B: auto's pick, and -k all's port and hier algorithms
 		gatherAuto string
 	}{
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,hier,portoneshot,hostput", "hostput"},
-		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,portoneshot,hostput", "hostput"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,hier,portoneshot,hostput,railput", "hostput"},
+		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,portoneshot,hostput,railput", "hostput"},
 		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot,hostput", "hostput"},
 	} {
 		mps := strings.HasSuffix(c.name, "MPS")

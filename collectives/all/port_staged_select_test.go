@@ -58,17 +58,23 @@ func TestPortStagedRegistry(t *testing.T) {
 			}
 		}
 	}
-	// and railput (#8), hostput with rail routing, in the same collectives and modes, on
-	// several hosts of equal rank counts, at least 2 each
-	if rail := portstaged.RailCollectives(); !slices.Equal(rail, want) {
-		t.Errorf("railput registered by %v, want %v", rail, want)
+	// and railput (#8; allreduce's #10), hostput with rail routing, in the same collectives
+	// and modes, on several hosts of equal rank counts, at least 2 each
+	if rail := portstaged.RailCollectives(); !slices.Equal(rail, hostWant) {
+		t.Errorf("railput registered by %v, want %v", rail, hostWant)
 	}
 	for _, pc := range portstaged.RailCollectives() {
-		a, err := collectives.Find(pc.Name, "8")
-		if err != nil || a.Name != "railput" || a.Number != portstaged.RailNumber {
-			t.Fatalf("Find(%s, 8) = %v, %v; want railput (#8)", pc.Name, a, err)
+		number := portstaged.RailNumber
+		autoOK := func(a *collectives.Algorithm) bool { return a.AutoMax == algo.HostStagedAutoMax }
+		if pc.Name == "allreduce" { // hier takes the larger messages
+			number = allreduce.RailPutNumber
+			autoOK = func(a *collectives.Algorithm) bool { return a.AutoMax > 0 && a.AutoMax < algo.HostStagedAutoMax }
 		}
-		if a.MinRanks != 4 || a.MaxBytes != algo.HostStagedMax || a.AutoMax != algo.HostStagedAutoMax || a.Types != nil ||
+		a, err := collectives.Find(pc.Name, fmt.Sprint(number))
+		if err != nil || a.Name != "railput" || a.Number != number {
+			t.Fatalf("Find(%s, %d) = %v, %v; want railput (#%d)", pc.Name, number, a, err, number)
+		}
+		if a.MinRanks != 4 || a.MaxBytes != algo.HostStagedMax || !autoOK(a) || a.Types != nil ||
 			a.Needs != collectives.Rails || !a.AnyOffset || a.Doc == "" || a.New == nil {
 			t.Errorf("%s railput: MinRanks %d, MaxBytes %d, AutoMax %d, Types %v, Needs %v, AnyOffset %v, Doc %q",
 				pc.Name, a.MinRanks, a.MaxBytes, a.AutoMax, a.Types, a.Needs, a.AnyOffset, a.Doc)

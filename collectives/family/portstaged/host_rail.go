@@ -18,7 +18,8 @@ import (
 // network messages a launch instead of 128), and a segment crosses the network once per host, not
 // once per rank. The kernel is hostput's (port_staged.cu, exchangeRail).
 
-// RailNumber is the railput algorithms' number in every collective that has one.
+// RailNumber is the railput algorithms' number in every collective that has one but
+// allreduce, where RegisterRailAs gives it another.
 const RailNumber = 8
 
 // RailAutoLocal is the fewest ranks per host for which -k auto takes railput over hostput.
@@ -31,8 +32,8 @@ const RailNumber = 8
 // on the path), less in 7 of 8 cells at 1 MiB. Three ranks a host were not measured.
 const RailAutoLocal = 4
 
-// railAuto says -k auto takes railput on layout l: hosts of RailAutoLocal ranks or more.
-func railAuto(l collectives.Layout) bool {
+// RailAuto says -k auto takes railput on layout l: hosts of RailAutoLocal ranks or more.
+func RailAuto(l collectives.Layout) bool {
 	return l.Hierarchical() && len(l.Hosts[0]) >= RailAutoLocal
 }
 
@@ -43,12 +44,23 @@ var railUses = useSet{}
 // its line for help and reports. Each collective that has one calls it from its own
 // folder's init; it panics on a collective registered twice.
 func RegisterRail(collective string, mode PortStagedMode, doc string) {
-	collectives.Register(&collectives.Algorithm{
+	RegisterRailAs(collective, mode, doc, nil)
+}
+
+// RegisterRailAs is RegisterRail for a collective whose railput differs from the family's
+// record in some field (its number, sizes or automatic choice): adjust, if not nil,
+// changes the record before it is registered.
+func RegisterRailAs(collective string, mode PortStagedMode, doc string, adjust func(*collectives.Algorithm)) {
+	a := &collectives.Algorithm{
 		Collective: collective, Name: "railput", Number: RailNumber, Doc: doc, AnyOffset: true,
 		MinRanks: 4, Needs: collectives.Rails, MaxBytes: algo.HostStagedMax,
-		AutoMin: 0, AutoMax: algo.HostStagedAutoMax, AutoPriority: 11, AutoOn: railAuto,
+		AutoMin: 0, AutoMax: algo.HostStagedAutoMax, AutoPriority: 11, AutoOn: RailAuto,
 		New: func(env *collectives.Env) (collectives.Instance, error) { return NewHostRail(env, mode) },
-	})
+	}
+	if adjust != nil {
+		adjust(a)
+	}
+	collectives.Register(a)
 	railUses[collective] = mode
 }
 
