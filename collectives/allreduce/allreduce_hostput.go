@@ -31,6 +31,6 @@ const HostPutNumber = 9
 
 // hostPutAutoMax is the largest message -k auto gives allreduce hostput. Measured on
 // 4xH100 as 2 simulated hosts of 2 ranks (a GPU each), -k all -b 8 -e 4M -f 4, two runs,
-// 2026-11-27: hostput 47-69 us from 8 B to 32 KiB against hier's 110-173, 358-378 us at
-// 512 KiB against 541-567; at 2 MiB each within the other's spread.
+// 2026-11-27, out of place: hostput 46-72 us from 8 B to 32 KiB against hier's 110-173,
+// 358-378 us at 512 KiB against 541-567; at 2 MiB each within the other's spread.
 const hostPutAutoMax = 1 << 20
