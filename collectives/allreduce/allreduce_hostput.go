@@ -17,13 +17,21 @@ import (
 func init() {
 	portstaged.RegisterHostAs("allreduce", portstaged.PSAllreduce,
 		"host-resident buffers between hosts (NVLink to my host's ranks): my input to every peer, every rank reduces; small messages",
-		func(a *collectives.Algorithm) {
-			a.Number = HostPutNumber
-			a.AutoMax, a.AutoPriority = hostPutAutoMax, 9 // above hier's 10
-			a.AutoOn = func(l collectives.Layout) bool {
-				return l.AcrossNetwork() && !l.NetworkOnly() && !portstaged.RailAuto(l)
-			}
-		})
+		familyRecord(HostPutNumber, hostPutAutoMax, func(l collectives.Layout) bool {
+			return l.AcrossNetwork() && !l.NetworkOnly() && !portstaged.RailAuto(l)
+		}))
+}
+
+// familyRecord changes the port-staged family's record of hostput or railput into
+// allreduce's: its number, and automatic up to autoMax ahead of hier; on, if not nil,
+// replaces the layouts where auto takes it.
+func familyRecord(number int, autoMax int64, on func(collectives.Layout) bool) func(*collectives.Algorithm) {
+	return func(a *collectives.Algorithm) {
+		a.Number, a.AutoMax, a.AutoPriority = number, autoMax, 9 // hier's is 10
+		if on != nil {
+			a.AutoOn = on
+		}
+	}
 }
 
 // HostPutNumber is allreduce hostput's number (the family's #7 is allreduce portoneshot).

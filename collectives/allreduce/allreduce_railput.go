@@ -1,9 +1,6 @@
 package allreduce
 
-import (
-	"github.com/mscclpp-bench/mscclpp-bench/collectives"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
-)
+import "github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 
 // allreduce railput: hostput's one shot with rail routing (collectives/family/portstaged,
 // host_rail.go), for several hosts of several ranks each: a rank puts its whole input once
@@ -15,10 +12,7 @@ import (
 func init() {
 	portstaged.RegisterRailAs("allreduce", portstaged.PSAllreduce,
 		"host-resident buffers along rails: my input once to each other host's rail peer, forwarded over NVLink; every rank reduces; small messages",
-		func(a *collectives.Algorithm) {
-			a.Number = RailPutNumber
-			a.AutoMax, a.AutoPriority = railPutAutoMax, 9 // above hier's 10
-		})
+		familyRecord(RailPutNumber, railPutAutoMax, nil))
 }
 
 // RailPutNumber is allreduce railput's number (the family's #8 is allreduce hostoneshot).

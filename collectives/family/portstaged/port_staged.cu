@@ -28,9 +28,9 @@
 //
 // host_staged and host_staged_reduce_* (host side: host_staged.go) are the same schedule
 // (and, for all-reduce, a one-shot one: PS_ALLREDUCE, whose segment to every peer is my
-// whole input) for small messages between ranks over a network transport, with both ends of every put
-// in host-resident memory (channels.Mesh.ShareHost), so that no CUDA call is on the
-// proxy's or the receiver's path: block 0 copies each network peer's segment into its
+// whole input) for small messages between ranks over a network transport, with both ends
+// of every put in host-resident memory (channels.Mesh.ShareHost), so that no CUDA call
+// is on the proxy's or the receiver's path: block 0 copies each network peer's segment into its
 // slot of this launch's region of my host-resident outbox (one slot for all where every
 // peer gets the same segment), fences at system scope and puts each, with a signal, into
 // my slot of the same region of the peer's host-resident scratch (a signal alone for an
@@ -39,8 +39,9 @@
 // GPU-memory scratch (local) over NVLink, then a memory-channel signal; its entry in
 // chans carries that channel's semaphore, so the waits and the counts treat every peer
 // alike. Block 0 then waits only for the peers that send me a segment in this launch (in
-// a warp of its own, while the first warp pushes the triggers); after that gate every block reads its share of their slots with ld.global.cv
-// (copyFresh, reduceHost); host_resident_device.cuh says why no stale line can be read.
+// a warp of its own, while the first warp pushes the triggers); after that gate every
+// block reads its share of their slots with ld.global.cv (copyFresh, reduceHost);
+// host_resident_device.cuh says why no stale line can be read.
 //
 // Regions and credits. Outbox, scratch and local are each cut into depth regions of slots
 // of 2 * slotBytes / depth bytes (the host picks depth 8 where the launch's largest
