@@ -10,8 +10,8 @@ import (
 
 // hostput of reducescatter, reduce, alltoall, alltoallv, sendrecv, broadcast, gather,
 // scatter, hypercube and allreduce (each registers it from its folder, *_hostput.go;
-// allreduce's is a one shot, PSAllreduce): portput's
-// schedule for small messages through host-resident buffers, as allgather's hostput
+// allreduce's is a one shot, PSAllreduce): portput's schedule for small messages
+// through host-resident buffers, as allgather's hostput
 // (port_staged.cu's host_staged), for jobs where some pair talks over a network. The
 // kernel copies the segment each network peer needs into my host-resident outbox and puts
 // it, with a signal, into the peer's host-resident scratch; the receiver reads the slots
