@@ -392,24 +392,17 @@ struct HostStaged {
     return w + nranks - 1 <= blockDim.x ? w : 0;
   }
 
-  // gate is hostGate (host_resident_device.cuh) through awaitPeer: block 0's waiter for
-  // peer i waits for this launch's signal of peer i only where sends(i) (peer i sends me
-  // bytes), and reads nothing where not (broadcast's root reads no token at all).
+  // gate is hostGate (host_resident_device.cuh) with block 0's waits through awaitPeer:
+  // the waiter for peer i waits for this launch's signal of peer i only where sends(i)
+  // (peer i sends me bytes), and reads nothing where not (broadcast's root reads no token
+  // at all); then block 0 opens the grid's gate and the other blocks wait for it.
   template <typename Sends>
   __device__ void gate(Sends sends) {
-    if (blockIdx.x == 0) {
-      const uint32_t w = waiter();
-      if (threadIdx.x >= w && threadIdx.x - w < nranks - 1 && sends(threadIdx.x - w)) awaitPeer(threadIdx.x - w, 1);
-      openGate(state, flag);
-    } else if (threadIdx.x == 0) {
-      SpinGuard g;
-      while (*reinterpret_cast<volatile uint32_t*>(&state->go) != flag) {
-        if (g.expired(DEVERR_SEMAPHORE_WAIT, chans[0].peer, chans[0].id)) break;
-      }
-      __threadfence();
+    const uint32_t w = waiter();
+    if (blockIdx.x == 0 && threadIdx.x >= w && threadIdx.x - w < nranks - 1 && sends(threadIdx.x - w)) {
+      awaitPeer(threadIdx.x - w, 1);
     }
-    __syncthreads();
-    __threadfence_system();
+    hostGate(state, flag, chans, 0, 0);
   }
 
   // setRegion places this launch's region (parts[hsParts]) in scratch and local.
