@@ -167,6 +167,22 @@ func (l Layout) Hierarchical() bool {
 	return false
 }
 
+// equalHosts says every host has as many ranks as the first, all connected by CUDA IPC:
+// the layouts of Needs HostGroups.
+func (l Layout) equalHosts() bool {
+	ok := l.HostIPC
+	for _, rs := range l.Hosts {
+		ok = ok && len(rs) == len(l.Hosts[0])
+	}
+	return ok
+}
+
+// Rails says the job spans several hosts of equal rank counts, at least 2 each, the ranks
+// of each host connected by CUDA IPC: the layouts of Needs Rails, where rail routing runs.
+func (l Layout) Rails() bool {
+	return l.equalHosts() && len(l.Hosts) > 1 && len(l.Hosts[0]) > 1
+}
+
 // Rail returns the ranks of local index i on every host, in host order: the ranks a
 // hierarchical algorithm connects across hosts.
 func (l Layout) Rail(i int) []int {
@@ -206,14 +222,10 @@ func (a *Algorithm) Fits(l Layout) error {
 	switch a.Needs {
 	case OneHost:
 		ok = len(l.Hosts) <= 1 && l.HostIPC
-	case HostGroups, Rails:
-		ok = l.HostIPC
-		for _, rs := range l.Hosts {
-			ok = ok && len(rs) == len(l.Hosts[0])
-		}
-		if a.Needs == Rails {
-			ok = ok && len(l.Hosts) > 1 && len(l.Hosts[0]) > 1
-		}
+	case HostGroups:
+		ok = l.equalHosts()
+	case Rails:
+		ok = l.Rails()
 	case NoIPC:
 		ok = l.NetworkOnly()
 	case SomeNetwork:

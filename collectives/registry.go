@@ -32,7 +32,10 @@ type Algorithm struct {
 	// Auto is the size range where -k auto picks this algorithm (AutoMax 0: no upper
 	// limit). Among candidates, the lowest AutoPriority wins. Zero range: never automatic.
 	AutoMin, AutoMax int64
-	AutoPriority     int
+	// AutoSizes, when set, gives that range on layout l in place of AutoMin and AutoMax,
+	// for an algorithm whose measured crossovers differ by layout (AutoRange).
+	AutoSizes    func(l Layout) (min, max int64)
+	AutoPriority int
 	// AutoOn, when set, limits -k auto to the layouts where it returns true (e.g. the
 	// hierarchical algorithms, which run on one host too, are picked only across hosts).
 	AutoOn func(Layout) bool
@@ -169,6 +172,15 @@ func SelectIn(collective, k string, size int64, l Layout, dtype string) ([]*Algo
 	return SelectPlaced(collective, k, size, l, dtype, false)
 }
 
+// AutoRange is the size range where -k auto may pick a on layout l: AutoSizes(l) where
+// set, else AutoMin and AutoMax (both 0: never automatic; max 0 otherwise: no upper limit).
+func (a *Algorithm) AutoRange(l Layout) (min, max int64) {
+	if a.AutoSizes != nil {
+		return a.AutoSizes(l)
+	}
+	return a.AutoMin, a.AutoMax
+}
+
 // SelectPlaced is SelectIn for one placement: only "auto" depends on it (AutoOutOfPlace).
 func SelectPlaced(collective, k string, size int64, l Layout, dtype string, inPlace bool) ([]*Algorithm, error) {
 	return SelectAt(collective, k, size, l, dtype, inPlace, 0)
@@ -183,10 +195,11 @@ func SelectAt(collective, k string, size int64, l Layout, dtype string, inPlace 
 	case "auto":
 		var best *Algorithm
 		for _, a := range registry[collective] {
-			if a.AutoMin == 0 && a.AutoMax == 0 || inPlace && a.AutoOutOfPlace {
+			lo, hi := a.AutoRange(l)
+			if lo == 0 && hi == 0 || inPlace && a.AutoOutOfPlace {
 				continue
 			}
-			if size < a.AutoMin || (a.AutoMax > 0 && size > a.AutoMax) || (a.AutoOn != nil && !a.AutoOn(l)) || a.SupportsAt(size, l, dtype, offBytes) != nil {
+			if size < lo || (hi > 0 && size > hi) || (a.AutoOn != nil && !a.AutoOn(l)) || a.SupportsAt(size, l, dtype, offBytes) != nil {
 				continue
 			}
 			if best == nil || a.AutoPriority < best.AutoPriority {

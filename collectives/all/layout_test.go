@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 )
 
 // layoutOf builds a layout from host ids, with CUDA IPC inside every host unless noIPC.
@@ -171,64 +170,78 @@ func TestSelectTwoHosts(t *testing.T) {
 	}
 }
 
-// TestSelectHierarchical: which algorithms -k auto and -k all offer on each layout. The
-// hierarchical ones win auto only across hosts of several ranks each (CUDA IPC inside);
-// with one rank per host the flat port algorithms are the same thing and win (allreduce:
-// portoneshot up to 256 KiB, portrsag above, also where hier does not fit); on one host
-// the NVLink algorithms win; under --transport ethernet inside a host (no CUDA IPC) or
-// with uneven hosts, hier does not fit at all. Where no pair uses CUDA IPC, the
-// host-resident algorithms (hostput, hostoneshot) win at every size they take (1 MiB and
-// 4 MiB); allgather's hostput also fits hosts of several ranks and wins there up to
-// 4 MiB, hier above; allreduce's hostput wins there up to its automatic limit.
+// TestSelectHierarchical: which algorithms -k auto and -k all offer on each layout, auto's
+// pick at 8 B, 64 KiB, 1, 2 and 4 MiB and 256 MiB for allgather and allreduce. The
+// hierarchical and rail algorithms win only across hosts of several ranks each (CUDA IPC
+// inside): allgather railput up to the family's 4 MiB, hier above; allreduce on hosts of 2
+// hostput up to 32 KiB, railput to 4 MiB, hier above, on hosts of 4 railput up to 64 KiB,
+// hier above. With one rank per host, under --transport ethernet inside a host (no CUDA
+// IPC) and with uneven hosts neither fits, and the host-resident algorithms (hostput,
+// hostoneshot) win up to their limits, the flat port ones above; on one host the NVLink
+// algorithms win ("" below: a one-host algorithm).
 func TestSelectHierarchical(t *testing.T) {
+	sizes := []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 256 << 20}
 	tests := []struct {
-		name       string
-		l          collectives.Layout
-		hier       bool   // Layout.Hierarchical
-		hostGather string // the allgather algorithm auto takes up to hostput's MaxBytes: hostput, or railput on hosts of 4 ranks or more ("": none)
-		hostReduce string // the allreduce algorithm auto takes up to its automatic limit: hostoneshot where no pair uses CUDA IPC, hostput where some do, railput on hosts of 4 ranks or more ("": none)
-		autoGather string // "" : a one-host algorithm
-		autoReduce string // up to 256 KiB (portoneshot's automatic range)
-		autoLarge  string // allreduce above it
-		allGather  string // -k all's port, hier and host algorithms, in number order
-		allReduce  string
+		name      string
+		l         collectives.Layout
+		hier      bool      // Layout.Hierarchical
+		gather    [6]string // allgather auto at sizes
+		reduce    [6]string // allreduce auto at sizes
+		allGather string    // -k all's port, hier and host algorithms, in number order
+		allReduce string
 	}{
-		{"1 host of 4", collectives.OneHostLayout(4), false, "", "", "", "", "", "portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 1", layoutOf(false, "a", "b"), false, "hostput", "hostoneshot", "portput", "portoneshot", "portrsag", "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput"},
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, "hostput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
-		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, "hostput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
-		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, "hostput", "hostput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
-		{"2 hosts of 4", layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), true, "railput", "railput", "hier", "hier", "hier", "portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
-		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, "hostput", "hostoneshot", "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostoneshot,hostput"},
-		{"uneven hosts", layoutOf(false, "a", "a", "b"), true, "hostput", "hostput", "portput", "portoneshot", "portrsag", "portput,hostput", "portrsag,portoneshot,hostput"},
+		{"1 host of 4", collectives.OneHostLayout(4), false,
+			[6]string{}, [6]string{},
+			"portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), false,
+			[6]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput"},
+			[6]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag"},
+			"portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true,
+			[6]string{"railput", "railput", "railput", "railput", "railput", "hier"},
+			[6]string{"hostput", "railput", "railput", "railput", "railput", "hier"},
+			"portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
+		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true,
+			[6]string{"railput", "railput", "railput", "railput", "railput", "hier"},
+			[6]string{"hostput", "railput", "railput", "railput", "railput", "hier"},
+			"portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
+		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true,
+			[6]string{"railput", "railput", "railput", "railput", "railput", "hier"},
+			[6]string{"hostput", "railput", "railput", "railput", "railput", "hier"},
+			"portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
+		{"2 hosts of 4", layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), true,
+			[6]string{"railput", "railput", "railput", "railput", "railput", "hier"},
+			[6]string{"railput", "railput", "hier", "hier", "hier", "hier"},
+			"portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true,
+			[6]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput"},
+			[6]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag"},
+			"portput,hostput", "portrsag,portoneshot,hostoneshot,hostput"},
+		{"uneven hosts", layoutOf(false, "a", "a", "b"), true,
+			[6]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput"},
+			[6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"},
+			"portput,hostput", "portrsag,portoneshot,hostput"},
 	}
 	for _, tt := range tests {
 		if got := tt.l.Hierarchical(); got != tt.hier {
 			t.Errorf("%s: Hierarchical = %v, want %v", tt.name, got, tt.hier)
 		}
 		for _, c := range []struct {
-			coll, auto, large, all, host string
-			hostWins                     bool
-			hostMax                      int64
+			coll string
+			auto [6]string
+			all  string
 		}{
-			{"allgather", tt.autoGather, tt.autoGather, tt.allGather, tt.hostGather, tt.hostGather != "", algo.HostStagedMax},
-			{"allreduce", tt.autoReduce, tt.autoLarge, tt.allReduce, tt.hostReduce, tt.hostReduce != "", hostMax(t, tt.hostReduce)},
+			{"allgather", tt.gather, tt.allGather},
+			{"allreduce", tt.reduce, tt.allReduce},
 		} {
-			small := c.auto
-			for _, size := range []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 256 << 20} {
-				c.auto = small
-				if size > 256<<10 {
-					c.auto = c.large
-				}
-				if c.hostWins && size <= c.hostMax {
-					c.auto = c.host
-				}
+			for i, size := range sizes {
+				want := c.auto[i]
 				got, err := collectives.SelectIn(c.coll, "auto", size, tt.l, "float")
 				if err != nil || len(got) != 1 {
 					t.Fatalf("%s: SelectIn(%s, auto, %d) = %v, %v", tt.name, c.coll, size, AlgNames(got), err)
 				}
-				if c.auto == "" && got[0].Needs != collectives.OneHost || c.auto != "" && got[0].Name != c.auto {
-					t.Errorf("%s: SelectIn(%s, auto, %d) = %s, want %q (\"\": one-host)", tt.name, c.coll, size, got[0].Name, c.auto)
+				if want == "" && got[0].Needs != collectives.OneHost || want != "" && got[0].Name != want {
+					t.Errorf("%s: SelectIn(%s, auto, %d) = %s, want %q (\"\": one-host)", tt.name, c.coll, size, got[0].Name, want)
 				}
 			}
 			all, err := collectives.SelectIn(c.coll, "all", 1<<20, tt.l, "float")
@@ -252,22 +265,10 @@ func TestSelectHierarchical(t *testing.T) {
 	}
 }
 
-// hostMax is the largest message auto gives allreduce's host-resident algorithm host.
-func hostMax(t *testing.T, host string) int64 {
-	if host == "" {
-		return 0
-	}
-	a, err := collectives.Find("allreduce", host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a.AutoMax
-}
-
 // TestSelectMPSNetwork: where ranks share a GPU under MPS and pairs talk over a network,
-// the hierarchical algorithms are refused with the reason (-k hier), auto takes the flat
-// port algorithms (allgather and, at small sizes, allreduce: hostput) instead and all
-// leaves hier out; the same layout without MPS keeps them.
+// the hierarchical algorithms are refused with the reason (-k hier), auto takes the
+// host-resident ones at 8 B (allreduce hostput; allgather railput, which runs there) and
+// all leaves hier out; the same layout without MPS keeps them.
 func TestSelectMPSNetwork(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -275,8 +276,8 @@ func TestSelectMPSNetwork(t *testing.T) {
 		auto, all  string // allreduce at 8 B: auto's pick, and -k all's port and hier algorithms
 		gatherAuto string
 	}{
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,hier,portoneshot,hostput,railput", "hostput"},
-		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,portoneshot,hostput,railput", "hostput"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,hier,portoneshot,hostput,railput", "railput"},
+		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,portoneshot,hostput,railput", "railput"},
 		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot,hostput", "hostput"},
 	} {
 		mps := strings.HasSuffix(c.name, "MPS")

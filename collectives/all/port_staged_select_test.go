@@ -42,9 +42,9 @@ func TestPortStagedRegistry(t *testing.T) {
 	for _, pc := range portstaged.HostCollectives() {
 		number := portstaged.HostStagedNumber
 		autoOK := func(a *collectives.Algorithm) bool { return a.AutoMax == algo.HostStagedAutoMax }
-		if pc.Name == "allreduce" { // hier takes the larger messages
+		if pc.Name == "allreduce" { // railput and hier take the larger messages
 			number = allreduce.HostPutNumber
-			autoOK = func(a *collectives.Algorithm) bool { return a.AutoMax > 0 && a.AutoMax < algo.HostStagedAutoMax }
+			autoOK = autoBelow
 		}
 		for _, k := range []string{"hostput", fmt.Sprint(number)} {
 			a, err := collectives.Find(pc.Name, k)
@@ -66,9 +66,9 @@ func TestPortStagedRegistry(t *testing.T) {
 	for _, pc := range portstaged.RailCollectives() {
 		number := portstaged.RailNumber
 		autoOK := func(a *collectives.Algorithm) bool { return a.AutoMax == algo.HostStagedAutoMax }
-		if pc.Name == "allreduce" { // hier takes the larger messages
+		if pc.Name == "allreduce" { // hier takes the larger messages on hosts of 4
 			number = allreduce.RailPutNumber
-			autoOK = func(a *collectives.Algorithm) bool { return a.AutoMax > 0 && a.AutoMax < algo.HostStagedAutoMax }
+			autoOK = autoBelow
 		}
 		a, err := collectives.Find(pc.Name, fmt.Sprint(number))
 		if err != nil || a.Name != "railput" || a.Number != number {
@@ -86,6 +86,18 @@ func TestPortStagedRegistry(t *testing.T) {
 			t.Errorf("collective %s has no portput", n)
 		}
 	}
+}
+
+// autoBelow says a's automatic range is set by layout (AutoSizes), some size on the
+// layouts of 2 hosts of 2 and of 4 ranks is automatic, and none above
+// algo.HostStagedAutoMax on either.
+func autoBelow(a *collectives.Algorithm) bool {
+	ok := a.AutoSizes != nil
+	for _, l := range []collectives.Layout{layoutOf(false, "a", "a", "b", "b"), layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b")} {
+		lo, hi := a.AutoRange(l)
+		ok = ok && hi > 0 && lo <= hi && hi <= algo.HostStagedAutoMax
+	}
+	return ok
 }
 
 // TestPortStagedSelect: across hosts (one rank per host, two per host, hosts of unequal

@@ -50,8 +50,11 @@ func TestRegistryWellFormed(t *testing.T) {
 			if a.New == nil || a.Doc == "" {
 				t.Errorf("%s %s: New or Doc missing", coll, a.Name)
 			}
-			if a.MaxBytes > 0 && a.AutoMax > a.MaxBytes {
-				t.Errorf("%s %s: auto range up to %d exceeds MaxBytes %d", coll, a.Name, a.AutoMax, a.MaxBytes)
+			for _, l := range []collectives.Layout{collectives.OneHostLayout(2), layoutOf(false, "a", "b"), layoutOf(false, "a", "a", "b", "b"),
+				layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), layoutOf(false, "a", "a", "b")} {
+				if _, hi := a.AutoRange(l); a.MaxBytes > 0 && hi > a.MaxBytes {
+					t.Errorf("%s %s: auto range on %v up to %d exceeds MaxBytes %d", coll, a.Name, l, hi, a.MaxBytes)
+				}
 			}
 			for _, ty := range a.Types {
 				if _, err := collectives.LookupDatatype(ty); err != nil {

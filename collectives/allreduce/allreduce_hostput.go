@@ -12,22 +12,22 @@ import (
 // scratch, and writes it over NVLink straight into the GPU-memory scratch of my host's
 // other ranks; every rank then reduces all the inputs in rank order. hostoneshot does the
 // same where no pair uses CUDA IPC and stays automatic there; railput takes hosts of
-// portstaged.RailAutoLocal ranks or more; hier, which crosses the network twice a launch,
-// keeps the larger messages.
+// portstaged.RailAutoLocal ranks or more, and the larger messages where it fits; hier,
+// which crosses the network twice a launch, keeps the largest.
 func init() {
 	portstaged.RegisterHostAs("allreduce", portstaged.PSAllreduce,
 		"host-resident buffers between hosts (NVLink to my host's ranks): my input to every peer, every rank reduces; small messages",
-		familyRecord(HostPutNumber, hostPutAutoMax, func(l collectives.Layout) bool {
+		familyRecord(HostPutNumber, hostPutAuto, func(l collectives.Layout) bool {
 			return l.AcrossNetwork() && !l.NetworkOnly() && !portstaged.RailAuto(l)
 		}))
 }
 
 // familyRecord changes the port-staged family's record of hostput or railput into
-// allreduce's: its number, and automatic up to autoMax ahead of hier; on, if not nil,
-// replaces the layouts where auto takes it.
-func familyRecord(number int, autoMax int64, on func(collectives.Layout) bool) func(*collectives.Algorithm) {
+// allreduce's: its number, and automatic over the sizes auto gives for each layout ahead
+// of hier; on, if not nil, replaces the layouts where auto takes it.
+func familyRecord(number int, auto func(collectives.Layout) (int64, int64), on func(collectives.Layout) bool) func(*collectives.Algorithm) {
 	return func(a *collectives.Algorithm) {
-		a.Number, a.AutoMax, a.AutoPriority = number, autoMax, 9 // hier's is 10
+		a.Number, a.AutoSizes, a.AutoPriority = number, auto, 9 // hier's is 10
 		if on != nil {
 			a.AutoOn = on
 		}
@@ -37,8 +37,24 @@ func familyRecord(number int, autoMax int64, on func(collectives.Layout) bool) f
 // HostPutNumber is allreduce hostput's number (the family's #7 is allreduce portoneshot).
 const HostPutNumber = 9
 
-// hostPutAutoMax is the largest message -k auto gives allreduce hostput. Measured on
-// 4xH100 as 2 simulated hosts of 2 ranks (a GPU each), -k all -b 8 -e 4M -f 4, two runs,
-// 2026-11-27, out of place: hostput 46-72 us from 8 B to 32 KiB against hier's 110-173,
-// 358-378 us at 512 KiB against 541-567; at 2 MiB each within the other's spread.
+// hostPutAuto is the size range where -k auto gives allreduce hostput: up to
+// hostPutRailMax where railput fits (it takes the larger messages there), else up to
+// hostPutAutoMax.
+func hostPutAuto(l collectives.Layout) (min, max int64) {
+	if l.Rails() {
+		return 0, hostPutRailMax
+	}
+	return 0, hostPutAutoMax
+}
+
+// hostPutAutoMax is the largest message -k auto gives allreduce hostput where railput
+// does not fit (hosts of unequal rank counts). Measured on 4xH100 as 2 simulated hosts of
+// 2 ranks (a GPU each), -k all -b 8 -e 4M -f 4, two runs, 2026-11-27, out of place:
+// hostput 46-72 us from 8 B to 32 KiB against hier's 110-173, 358-378 us at 512 KiB
+// against 541-567; at 2 MiB each within the other's spread.
 const hostPutAutoMax = 1 << 20
+
+// hostPutRailMax is the largest message -k auto gives allreduce hostput where railput
+// fits: on 2 simulated hosts of 2 ranks hostput took 39-58 µs from 8 B to 32 KiB against
+// railput's 47-65, and railput the less time from 64 KiB (railPutAuto).
+const hostPutRailMax = 32 << 10
