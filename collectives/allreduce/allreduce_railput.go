@@ -33,7 +33,7 @@ const RailPutNumber = 10
 //     hostput's 851-951 and hier's 844-1026, 744-750 at 1 MiB against 1301-2000 and
 //     1110-1183, 1253-1469 at 4 MiB against 1729-2134 and 2253-2278; from 8 B to 32 KiB
 //     (three rounds, -n 100) it took 47-65 µs against hostput's 39-58 in the round without
-//     the machine's slow spells.
+//     the machine's slow spells. Hosts of 3 ranks were not measured.
 func railPutAuto(l collectives.Layout) (min, max int64) {
 	if portstaged.RailAuto(l) {
 		return 0, 64 << 10
