@@ -181,6 +181,15 @@ func TestSelectTwoHosts(t *testing.T) {
 // algorithms win ("" below: a one-host algorithm).
 func TestSelectHierarchical(t *testing.T) {
 	sizes := []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 256 << 20}
+	var (
+		railGather  = [6]string{"railput", "railput", "railput", "railput", "railput", "hier"}
+		hostGather  = [6]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput"}
+		railReduce  = [6]string{"hostput", "railput", "railput", "railput", "railput", "hier"}
+		oneShot     = [6]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag"}
+		hierGather  = "portput,hier,hostput,railput"
+		hierReduce  = "portrsag,hier,portoneshot,hostput,railput"
+		noneOneHost = [6]string{}
+	)
 	tests := []struct {
 		name      string
 		l         collectives.Layout
@@ -190,37 +199,16 @@ func TestSelectHierarchical(t *testing.T) {
 		allGather string    // -k all's port, hier and host algorithms, in number order
 		allReduce string
 	}{
-		{"1 host of 4", collectives.OneHostLayout(4), false,
-			[6]string{}, [6]string{},
-			"portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 1", layoutOf(false, "a", "b"), false,
-			[6]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput"},
-			[6]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag"},
-			"portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput"},
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true,
-			[6]string{"railput", "railput", "railput", "railput", "railput", "hier"},
-			[6]string{"hostput", "railput", "railput", "railput", "railput", "hier"},
-			"portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
-		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true,
-			[6]string{"railput", "railput", "railput", "railput", "railput", "hier"},
-			[6]string{"hostput", "railput", "railput", "railput", "railput", "hier"},
-			"portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
-		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true,
-			[6]string{"railput", "railput", "railput", "railput", "railput", "hier"},
-			[6]string{"hostput", "railput", "railput", "railput", "railput", "hier"},
-			"portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
+		{"1 host of 4", collectives.OneHostLayout(4), false, noneOneHost, noneOneHost, "portput,hier", "portrsag,hier,portoneshot"},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), false, hostGather, oneShot, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, railGather, railReduce, hierGather, hierReduce},
+		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, railGather, railReduce, hierGather, hierReduce},
+		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, railGather, railReduce, hierGather, hierReduce},
 		{"2 hosts of 4", layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), true,
-			[6]string{"railput", "railput", "railput", "railput", "railput", "hier"},
-			[6]string{"railput", "railput", "hier", "hier", "hier", "hier"},
-			"portput,hier,hostput,railput", "portrsag,hier,portoneshot,hostput,railput"},
-		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true,
-			[6]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput"},
-			[6]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag"},
-			"portput,hostput", "portrsag,portoneshot,hostoneshot,hostput"},
+			railGather, [6]string{"railput", "railput", "hier", "hier", "hier", "hier"}, hierGather, hierReduce},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, hostGather, oneShot, "portput,hostput", "portrsag,portoneshot,hostoneshot,hostput"},
 		{"uneven hosts", layoutOf(false, "a", "a", "b"), true,
-			[6]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput"},
-			[6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"},
-			"portput,hostput", "portrsag,portoneshot,hostput"},
+			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput"},
 	}
 	for _, tt := range tests {
 		if got := tt.l.Hierarchical(); got != tt.hier {
