@@ -13,8 +13,9 @@ import (
 )
 
 // railput (hostput with rail routing) on the CPU: the stand-in hostput kernel with a rank
-// table runs this Go transcription of port_staged.cu's exchangeRail, which pushes the same
-// triggers, makes the same copies and counts the same signals (one block; int32 sum).
+// table runs this Go transcription of port_staged.cu's exchangeRail (exchangeHostFirst
+// for reduce-scatter and reduce), which pushes the same triggers, makes the same copies
+// and counts the same signals (one block; int32 sum).
 
 // hostRailLaunch is one stand-in railput launch (hostStagedKernel's arguments).
 func hostRailLaunch(g *devicetest.GPU, a []uint64, reduce bool) error {
@@ -82,6 +83,12 @@ func hostRailLaunch(g *devicetest.GPU, a []uint64, reduce bool) error {
 			k--
 		}
 		return box + k*nlocal*stride
+	}
+	if reduce && (mode == portstaged.PSReduceScatter || mode == portstaged.PSReduce) {
+		return hostFirstLaunch(g, a, hostFirstArgs{
+			chans: chans, memChans: memChans, region: region, stride: stride,
+			hostOf: hostOf, localOf: localOf, rankAt: rankAt, bundle: bundle,
+		})
 	}
 	// a bundle for each other host into my outbox; my host's ranks' segments straight
 	// into their local
@@ -205,9 +212,10 @@ func TestHostRailOnStandin(t *testing.T) {
 
 // TestHostRailRunsAheadOnStandin is TestHostStagedRunsAheadOnStandin for railput on 2
 // hosts of 2 ranks: 22 launches back to back per rank, rank 1 slow to read, roots moving,
-// small and large launches mixed, every byte checked. Two mutations must fail it: the
+// small and large launches mixed, every byte checked. Three mutations must fail it: the
 // forwarding left out (the ranks whose data comes through their rail peer get nothing),
-// and the credit wait left out (rank 1 holds its first launch's read until rank 0's
+// reduce-scatter's partial left out (the other host's contributions are missing), and
+// the credit wait left out (rank 1 holds its first launch's read until rank 0's
 // signal of launch 9 has arrived).
 func TestHostRailRunsAheadOnStandin(t *testing.T) {
 	hostStagedReadDelay = func(rank, root, flag uint64, count func(uint64) uint64) {
@@ -239,4 +247,136 @@ func TestHostRailRunsAheadOnStandin(t *testing.T) {
 		}
 	})
 	t.Run("no credit", func(t *testing.T) { noCreditCaught(t, envs, uses["broadcast"], "railput") })
+	t.Run("no host partial", func(t *testing.T) {
+		hostFirstNoPartial = true
+		defer func() { hostFirstNoPartial = false }()
+		if runAhead(t, envs, uses["reducescatter"], "railput") == "" {
+			t.Fatal("reducescatter railput without its host's partial passed")
+		}
+	})
 }
+
+// hostFirstArgs is what hostRailLaunch has worked out of a launch that hostFirstLaunch
+// finishes: the channels, this launch's region of scratch and local and its slots, the
+// rank table and my outbox bundle for each host.
+type hostFirstArgs struct {
+	chans                   []devPort
+	memChans                []devMem
+	region, stride          uint64
+	hostOf, localOf, bundle func(uint64) uint64
+	rankAt                  func(h, j uint64) uint64
+}
+
+// hostFirstLaunch is port_staged.cu's exchangeHostFirst and reduceHostFirst, once the
+// region is claimed and the credits waited for: my segment for each rank of a local
+// peer's rail into my slot for its host in the peer's local, a signal to each local
+// peer; the local peers' segments for my rail reduced, per other host, into my bundle
+// for it, which goes to my rail peer there; then my host's segments for me and my rail's
+// partials added up (int32 sum).
+func hostFirstLaunch(g *devicetest.GPU, a []uint64, f hostFirstArgs) error {
+	outbox, scratch, local, in, out, unit, total := a[2], a[3], a[4], a[6], a[7], a[8], a[9]
+	mode, root, rank, n := portstaged.PortStagedMode(a[10]), a[11], a[12], a[13]
+	st := launchState(g, a[15])
+	nlocal := a[18]
+	myHost, me, nhosts := f.hostOf(rank), f.localOf(rank), n/nlocal
+	seg := func(from, to uint64) (uint64, uint64) { return psSendSeg(mode, from, to, unit, total, root, n) }
+	isLocal := func(i uint64) bool { return f.memChans[i].h.Remote != 0 }
+	railPeer := func(i uint64) bool { return !isLocal(i) && f.localOf(other(i, rank)) == me }
+	partSlot := func(j, h uint64) uint64 { return f.region + (h*nlocal+j)*f.stride }
+	railSlot := func(h uint64) uint64 { return f.region + h*nlocal*f.stride }
+
+	for i := uint64(0); i < n-1; i++ {
+		if !isLocal(i) {
+			continue
+		}
+		k := f.localOf(other(i, rank))
+		for h := uint64(0); h < nhosts; h++ {
+			off, bytes := seg(rank, f.rankAt(h, k))
+			copy(bytesAt(g, f.memChans[i].h.Remote+partSlot(me, h), bytes), bytesAt(g, in+off, bytes))
+		}
+	}
+	toMyRail := false
+	for h := uint64(0); h < nhosts; h++ {
+		if _, b := seg(rank, f.rankAt(h, me)); b > 0 {
+			toMyRail = true
+		}
+	}
+	for i := range f.chans {
+		if isLocal(uint64(i)) {
+			f.memChans[i].signal()
+		}
+	}
+	for i, c := range f.chans {
+		if isLocal(uint64(i)) && toMyRail {
+			if err := awaitPeer(g, a[16], i, c, 1); err != nil {
+				return err
+			}
+		}
+	}
+	// my host's partial for my rail peer on each other host, put to it
+	for i, c := range f.chans {
+		if !railPeer(uint64(i)) {
+			continue
+		}
+		h := f.hostOf(other(uint64(i), rank))
+		off, bytes := seg(rank, f.rankAt(h, me))
+		srcs := make([]uint64, nlocal)
+		for j := range srcs {
+			srcs[j] = local + partSlot(uint64(j), h)
+		}
+		srcs[me] = in + off
+		if !hostFirstNoPartial {
+			sumInt32(g, srcs, outbox+f.bundle(h), bytes)
+		}
+		typ := uint32(channels.TriggerFlag)
+		if bytes > 0 {
+			typ |= channels.TriggerData
+		}
+		if _, err := c.push(typ, railSlot(myHost), f.bundle(h), bytes); err != nil {
+			return err
+		}
+	}
+	// the partials of my rail
+	if _, b := seg(rank, rank); b > 0 {
+		for i, c := range f.chans {
+			if railPeer(uint64(i)) {
+				if err := awaitPeer(g, a[16], i, c, 1); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if hostStagedReadDelay != nil {
+		hostStagedReadDelay(rank, root, uint64(st.Launches)+1, func(q uint64) uint64 {
+			if q > rank {
+				q--
+			}
+			return atomic.LoadUint64(word(g, f.chans[q].h.Sem.Inbound))
+		})
+	}
+	if mode == portstaged.PSReduceScatter || rank == root {
+		mine, _ := seg(rank, rank)
+		var srcs []uint64
+		for j := uint64(0); j < nlocal; j++ {
+			srcs = append(srcs, local+partSlot(j, myHost))
+		}
+		srcs[me] = in + mine
+		for h := uint64(0); h < nhosts; h++ {
+			if h != myHost {
+				srcs = append(srcs, scratch+railSlot(h))
+			}
+		}
+		sumInt32(g, srcs, out, unit)
+	}
+	for i, c := range f.chans {
+		if isLocal(uint64(i)) || railPeer(uint64(i)) {
+			c.advance(1)
+		}
+	}
+	st.Launches++
+	return nil
+}
+
+// hostFirstNoPartial leaves the host's partial out of the stand-in railput's reductions
+// (a mutation a test must catch).
+var hostFirstNoPartial bool

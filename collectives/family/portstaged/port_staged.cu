@@ -333,6 +333,29 @@ struct HostStaged {
   // railSlot is where the bundle of my rail's rank on host h lands in a region of scratch.
   __device__ uint64_t railSlot(uint32_t h) const { return region + (uint64_t)h * nlocal * stride; }
 
+  // railBox is where my bundle for host h is in my outbox, whose region is at box.
+  __device__ uint64_t railBox(uint64_t box, uint32_t h) const {
+    const uint32_t myHost = hostOf(rank);
+    return box + (sameToAll(mode) ? 0 : (uint64_t)(h < myHost ? h : h - 1) * nlocal * stride);
+  }
+
+  // hostFirst says this launch reduces inside each host before the network
+  // (exchangeHostFirst): reduce-scatter and reduce under rail routing.
+  __device__ bool hostFirst() const { return rail() && (mode == PS_REDUCESCATTER || mode == PS_REDUCE); }
+
+  // partSlot is where, in a region of local, my host's rank of local index j writes its
+  // segment for the rank of my local index on host h (exchangeHostFirst).
+  __device__ uint64_t partSlot(uint32_t j, uint32_t h) const { return region + ((uint64_t)h * nlocal + j) * stride; }
+
+  // toMyRail says some rank sends bytes to a rank of my local index (a reduction's
+  // segment for rank to has the same size from every sender).
+  __device__ bool toMyRail() const {
+    for (uint32_t h = 0; h < nranks / nlocal; h++) {
+      if (sendSeg(mode, rank, rankAt(h, localOf(rank)), unit, total, root, nranks).bytes > 0) return true;
+    }
+    return false;
+  }
+
   __device__ const char* slotPtr(uint32_t from) const {
     if (rail() && hostOf(from) != hostOf(rank) && localOf(from) == localOf(rank)) {
       return scratch + railSlot(hostOf(from)) + packed(from, hostOf(rank), localOf(rank));
@@ -437,10 +460,15 @@ struct HostStaged {
   // into my outbox and put into the network peers' scratch, written straight into the
   // scratch of the peers over CUDA IPC; then the data of the peers that send me any here
   // (on return, for the whole grid, to be read with loadFresh).
-  __device__ void exchange() {
-    const uint32_t npeers = nranks - 1;
+  // start counts the launch and sizes its slots.
+  __device__ void start() {
     flag = launchFlag(state);
     stride = 2 * slotBytes / depth;
+  }
+
+  __device__ void exchange() {
+    const uint32_t npeers = nranks - 1;
+    start();
     if (rail()) {
       exchangeRail();
       return;
@@ -487,8 +515,7 @@ struct HostStaged {
     const uint32_t npeers = nranks - 1, myHost = hostOf(rank), me = localOf(rank), nhosts = nranks / nlocal;
     if (blockIdx.x == 0) {
       const uint64_t box = begin();
-      // the outbox slot of my bundle for host h
-      auto bundle = [&](uint32_t h) { return box + (sameToAll(mode) ? 0 : (uint64_t)(h < myHost ? h : h - 1) * nlocal * stride); };
+      auto bundle = [&](uint32_t h) { return railBox(box, h); };
       for (uint32_t h = 0; h < nhosts; h++) {
         if (h == myHost) continue;
         for (uint32_t j = 0; j < (sameToAll(mode) ? 1 : nlocal); j++) {
@@ -571,13 +598,16 @@ struct HostStaged {
   }
 };
 
-// reduceHost is reduceSources for sources in host-resident memory but rank mine's (my
-// input, in GPU memory), which it reads with loadFresh: 16-byte words where every source
-// and the output are aligned, element by element otherwise (-u) and for the tail.
-template <typename T, int Op, typename From>
-__device__ void reduceHost(char* out, From from, uint32_t mine, uint64_t begin, uint64_t size, uint32_t nranks) {
+// reduceHost is reduceSources for nsrc sources in host-resident memory but source mine
+// (my input, in GPU memory), which it reads with loadFresh: 16-byte words where every
+// source and the output are aligned, element by element otherwise (-u) and for the tail.
+// Finish applies the operator's last step (average: divide by nranks); a partial result
+// leaves it out.
+template <typename T, int Op, bool Finish = true, typename From>
+__device__ void reduceHost(char* out, From from, uint32_t nsrc, uint32_t mine, uint64_t begin, uint64_t size,
+                           uint32_t nranks) {
   uintptr_t align = reinterpret_cast<uintptr_t>(out + begin);
-  for (uint32_t r = 0; r < nranks; r++) align |= reinterpret_cast<uintptr_t>(from(r) + begin);
+  for (uint32_t r = 0; r < nsrc; r++) align |= reinterpret_cast<uintptr_t>(from(r) + begin);
   auto word = [&](uint32_t r, uint64_t o) {
     const int4* p = reinterpret_cast<const int4*>(from(r) + o);
     return r == mine ? *p : loadFresh(p);
@@ -590,16 +620,93 @@ __device__ void reduceHost(char* out, From from, uint32_t mine, uint64_t begin, 
   for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
     const uint64_t o = begin + v * 16;
     int4 acc = word(0, o);
-    for (uint32_t r = 1; r < nranks; r++) acc = applyWord<T, Op>(acc, word(r, o));
-    *reinterpret_cast<int4*>(out + o) = finishWord<T, Op>(acc, nranks);
+    for (uint32_t r = 1; r < nsrc; r++) acc = applyWord<T, Op>(acc, word(r, o));
+    *reinterpret_cast<int4*>(out + o) = Finish ? finishWord<T, Op>(acc, nranks) : acc;
   }
   const uint64_t tail = (size - nvec * 16) / sizeof(T);
   for (uint64_t e = threadIdx.x; e < tail; e += blockDim.x) {
     const uint64_t o = begin + nvec * 16 + e * sizeof(T);
     T acc = elem(0, o);
-    for (uint32_t r = 1; r < nranks; r++) acc = Apply<T, Op>::f(acc, elem(r, o));
-    *reinterpret_cast<T*>(out + o) = finish<T, Op>(acc, nranks);
+    for (uint32_t r = 1; r < nsrc; r++) acc = Apply<T, Op>::f(acc, elem(r, o));
+    *reinterpret_cast<T*>(out + o) = Finish ? finish<T, Op>(acc, nranks) : acc;
   }
+}
+
+// exchangeHostFirst is exchangeRail for reduce-scatter and reduce: the segments a host's
+// ranks send a rank on another host are reduced on their host first, so one partial per
+// host crosses the network instead of one segment per rank. Block 0, once the linked
+// peers have read what this launch's region last held, writes my segment for each rank
+// of a local peer's rail (the ranks of its local index on every host) over NVLink into
+// my slot for that rank's host in the peer's local (partSlot), and signals it. Once the
+// local peers that write me have signalled, it reduces, for each other host, my host's
+// segments for my rail peer there into my bundle for that host in my outbox, and puts
+// it, with a signal, into my rail peer's scratch (a signal alone where it is empty). The
+// gate then waits for the partials of my rail; reduceHostFirst adds up my host's
+// segments for me and those partials. Every linked pair still exchanges one signal a
+// launch, so exchange's counts, regions and credits hold; no wait is circular: a rank's
+// NVLink writes wait only for credits of earlier launches, its puts for those writes.
+template <typename T, int Op>
+__device__ void exchangeHostFirst(HostStaged& p) {
+  const uint32_t npeers = p.nranks - 1, myHost = p.hostOf(p.rank), me = p.localOf(p.rank);
+  const uint32_t nhosts = p.nranks / p.nlocal;
+  p.start();
+  if (blockIdx.x == 0) {
+    const uint64_t box = p.begin();
+    for (uint32_t i = 0; i < npeers; i++) {
+      if (!p.isLocal(i)) continue;
+      const uint32_t k = p.localOf(peerOf(i, p.rank));
+      for (uint32_t h = 0; h < nhosts; h++) {
+        const Seg s = sendSeg(p.mode, p.rank, p.rankAt(h, k), p.unit, p.total, p.root, p.nranks);
+        char* dst = reinterpret_cast<char*>(p.mems[i].remote) + p.partSlot(me, h);
+        copy(dst, p.in + s.off, s.bytes, threadIdx.x, blockDim.x);
+      }
+    }
+    __threadfence_system();
+    __syncthreads();
+    const uint32_t i = threadIdx.x;
+    if (i < npeers && p.isLocal(i)) {
+      MemoryChannel{p.mems[i]}.signal();  // release: the block's writes above first
+      if (p.toMyRail()) p.awaitPeer(i, 1);
+    }
+    __syncthreads();
+    for (uint32_t h = 0; h < nhosts; h++) {
+      if (h == myHost) continue;
+      const Seg s = sendSeg(p.mode, p.rank, p.rankAt(h, me), p.unit, p.total, p.root, p.nranks);
+      if (s.bytes == 0) continue;
+      auto from = [&](uint32_t j) -> const char* { return j == me ? p.in + s.off : p.local + p.partSlot(j, h); };
+      reduceHost<T, Op, false>(p.outbox + p.railBox(box, h), from, p.nlocal, me, 0, s.bytes, p.nranks);
+    }
+    __threadfence_system();
+    __syncthreads();
+    if (i < npeers && !p.isLocal(i) && p.linked(i)) {
+      PortChannel c{p.chans[i]};
+      const uint32_t h = p.hostOf(peerOf(i, p.rank));
+      const uint64_t bytes = sendSeg(p.mode, p.rank, p.rankAt(h, me), p.unit, p.total, p.root, p.nranks).bytes;
+      if (bytes == 0) {
+        c.signal();
+      } else {
+        c.putWithSignal(p.railSlot(myHost), p.railBox(box, h), bytes);
+      }
+    }
+  }
+  // the partial of each rail peer (the local peers were waited for above)
+  const bool forMe = sendSeg(p.mode, p.rank, p.rank, p.unit, p.total, p.root, p.nranks).bytes > 0;
+  p.gate([&](uint32_t i) { return p.linked(i) && (p.isLocal(i) ? p.toMyRail() : forMe); });
+  p.setRegion();  // the other blocks: block 0 recorded it before the gate opened
+}
+
+// reduceHostFirst is my result after exchangeHostFirst, by the whole grid: my host's
+// segments for me (mine from my input, the others' from local) and each other host's
+// partial from my scratch, in that order.
+template <typename T, int Op>
+__device__ void reduceHostFirst(HostStaged& p, uint64_t mine, Range share) {
+  const uint32_t myHost = p.hostOf(p.rank), me = p.localOf(p.rank), nhosts = p.nranks / p.nlocal;
+  auto from = [&](uint32_t r) -> const char* {
+    if (r < p.nlocal) return r == me ? p.in + mine : p.local + p.partSlot(r, myHost);
+    const uint32_t h = r - p.nlocal;
+    return p.scratch + p.railSlot(h < myHost ? h : h + 1);
+  };
+  reduceHost<T, Op>(p.out, from, p.nlocal + nhosts - 1, me, share.begin, share.size(), p.nranks);
 }
 
 }  // namespace
@@ -626,12 +733,21 @@ extern "C" __global__ void __launch_bounds__(1024) host_staged(HS_PARAMS) {
 // input, so every rank's result is the same to the bit).
 template <typename T, int Op>
 __device__ void hostStagedReduce(HostStaged& p) {
-  p.exchange();
+  const bool hostFirst = p.hostFirst();
+  if (hostFirst) {
+    exchangeHostFirst<T, Op>(p);
+  } else {
+    p.exchange();
+  }
   if (p.mode == PS_REDUCESCATTER || p.mode == PS_ALLREDUCE || p.rank == p.root) {
     const uint64_t mine = p.mode == PS_REDUCESCATTER ? p.rank * p.unit : 0;
     const Range share = split(p.unit, gridDim.x, blockIdx.x, 16);
-    auto from = [&](uint32_t r) { return r == p.rank ? p.in + mine : p.slotPtr(r); };
-    reduceHost<T, Op>(p.out, from, p.rank, share.begin, share.size(), p.nranks);
+    if (hostFirst) {
+      reduceHostFirst<T, Op>(p, mine, share);
+    } else {
+      auto from = [&](uint32_t r) { return r == p.rank ? p.in + mine : p.slotPtr(r); };
+      reduceHost<T, Op>(p.out, from, p.nranks, p.rank, share.begin, share.size(), p.nranks);
+    }
   }
   p.finish();
 }
