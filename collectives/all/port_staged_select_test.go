@@ -102,7 +102,9 @@ func autoBelow(a *collectives.Algorithm) bool {
 
 // TestPortStagedSelect: across hosts (one rank per host, two per host, hosts of unequal
 // rank counts, and a network transport inside one host) -k auto picks hostput up to
-// algo.HostStagedAutoMax, portput at every other size and type, and -k all offers them
+// algo.HostStagedAutoMax (railput on hosts of 4 ranks, and for reduce-scatter and reduce
+// on hosts of 2 from portstaged.HostFirstAutoMin), portput at every other size and type,
+// and -k all offers them
 // and nothing that needs one host; on one host connected by CUDA IPC, -k auto picks
 // exactly what it picks without either.
 func TestPortStagedSelect(t *testing.T) {
@@ -119,6 +121,9 @@ func TestPortStagedSelect(t *testing.T) {
 	across["2 hosts of 4"] = layoutOf(false, "h0", "h0", "h0", "h0", "h1", "h1", "h1", "h1")
 	rails := map[string]bool{"2 hosts of 2": true, "2 hosts of 2, crossed": true, "2 hosts of 4": true}
 	railAuto := map[string]bool{"2 hosts of 4": true}
+	// reduce-scatter and reduce, whose railput reduces inside the host first, take it on
+	// hosts of 2 ranks too, from portstaged.HostFirstAutoMin
+	hostFirst := map[string]bool{"reducescatter": true, "reduce": true}
 	for _, pc := range portstaged.Collectives() {
 		for name, l := range across {
 			if err := collectives.CheckLayout(pc.Name, "auto", l); err != nil {
@@ -141,7 +146,7 @@ func TestPortStagedSelect(t *testing.T) {
 					want := "portput"
 					if size <= algo.HostStagedAutoMax {
 						want = "hostput"
-						if railAuto[name] {
+						if railAuto[name] || rails[name] && hostFirst[pc.Name] && size >= portstaged.HostFirstAutoMin {
 							want = "railput"
 						}
 					}
