@@ -103,7 +103,7 @@ func autoBelow(a *collectives.Algorithm) bool {
 // TestPortStagedSelect: across hosts (one rank per host, two per host, hosts of unequal
 // rank counts, and a network transport inside one host) -k auto picks hostput up to
 // algo.HostStagedAutoMax (railput on hosts of 4 ranks, and for reduce-scatter and reduce
-// on hosts of 2 from portstaged.HostFirstAutoMin), portput at every other size and type,
+// on hosts of 2), portput at every other size and type,
 // and -k all offers them
 // and nothing that needs one host; on one host connected by CUDA IPC, -k auto picks
 // exactly what it picks without either.
@@ -122,7 +122,7 @@ func TestPortStagedSelect(t *testing.T) {
 	rails := map[string]bool{"2 hosts of 2": true, "2 hosts of 2, crossed": true, "2 hosts of 4": true}
 	railAuto := map[string]bool{"2 hosts of 4": true}
 	// reduce-scatter and reduce, whose railput reduces inside the host first, take it on
-	// hosts of 2 ranks too, from portstaged.HostFirstAutoMin
+	// hosts of 2 ranks too
 	hostFirst := map[string]bool{"reducescatter": true, "reduce": true}
 	for _, pc := range portstaged.Collectives() {
 		for name, l := range across {
@@ -146,7 +146,7 @@ func TestPortStagedSelect(t *testing.T) {
 					want := "portput"
 					if size <= algo.HostStagedAutoMax {
 						want = "hostput"
-						if railAuto[name] || rails[name] && hostFirst[pc.Name] && size >= portstaged.HostFirstAutoMin {
+						if railAuto[name] || rails[name] && hostFirst[pc.Name] {
 							want = "railput"
 						}
 					}

@@ -40,27 +40,6 @@ func RailAuto(l collectives.Layout) bool {
 	return l.Hierarchical() && len(l.Hosts[0]) >= RailAutoLocal
 }
 
-// HostFirstAutoMin is the smallest message -k auto gives reduce-scatter's and reduce's
-// railput, whose host-first reduction sends a host's partial once per rail instead of each
-// rank's segment, on hosts of fewer than RailAutoLocal ranks. Measured on 4×H100 as 2
-// simulated hosts of 2 ranks (a GPU each), 2026-11-27, `-k railput` and `-k hostput`
-// alternating with the railput that forwarded each segment, -b 1K -e 4M -f 4 -n 50, three
-// rounds, out of place: reducescatter 256 KiB railput 96-152 µs, hostput 234-482, the
-// forwarding railput 139-280; 1 MiB 198-266, 343-464, 293-442; 4 MiB 606-1123, 930-1708,
-// 1121-2125; reduce 256 KiB 59-103, 94-368, 82-206; 1 MiB 131-585, 345-579, 208-557;
-// 4 MiB 453-793, 1089-1594, 790-1316.
-const HostFirstAutoMin = 256 << 10
-
-// HostFirstAuto is reduce-scatter's and reduce's railput automatic range on layout l: every
-// size it takes on hosts of RailAutoLocal ranks or more, from HostFirstAutoMin on smaller
-// hosts.
-func HostFirstAuto(l collectives.Layout) (min, max int64) {
-	if RailAuto(l) {
-		return 0, algo.HostStagedAutoMax
-	}
-	return HostFirstAutoMin, algo.HostStagedAutoMax
-}
-
 // railUses are the collectives that registered a railput, by name.
 var railUses = useSet{}
 
