@@ -210,6 +210,20 @@ func TestHostRailOnStandin(t *testing.T) {
 	}
 }
 
+// TestAllreduceRailRSAGOnStandin: allreduce railrsag (railput's reduce-scatter, then its
+// all-gather) on 2 hosts of 2 ranks and on 2 hosts of 3 whose ranks alternate, at counts
+// that split into equal chunks (16-byte aligned or not) and at counts that do not (railput's
+// one shot), in and out of place, every byte checked.
+func TestAllreduceRailRSAGOnStandin(t *testing.T) {
+	for _, hosts := range [][]string{{"a", "a", "b", "b"}, {"a", "b", "a", "b", "a", "b"}} {
+		t.Run(fmt.Sprintf("hosts %v", hosts), func(t *testing.T) {
+			envs := standinJob(t, hosts, 1<<20, hostStagedKernels())
+			uses := []portstaged.Use{{Name: "allreduce", Mode: portstaged.PSAllreduce}}
+			checkStagedSizes(t, envs, len(hosts), "railrsag", uses, []int64{96, 48000, 100, 96, 240000})
+		})
+	}
+}
+
 // TestHostRailRunsAheadOnStandin is TestHostStagedRunsAheadOnStandin for railput on 2
 // hosts of 2 ranks: 22 launches back to back per rank, rank 1 slow to read, roots moving,
 // small and large launches mixed, every byte checked. Three mutations must fail it: the

@@ -187,7 +187,7 @@ func TestSelectHierarchical(t *testing.T) {
 		railReduce  = [6]string{"hostput", "railput", "railput", "railput", "railput", "hier"}
 		oneShot     = [6]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag"}
 		hierGather  = "portput,hier,hostput,railput"
-		hierReduce  = "portrsag,hier,portoneshot,hostput,railput"
+		hierReduce  = "portrsag,hier,portoneshot,hostput,railput,railrsag"
 		noneOneHost = [6]string{}
 	)
 	tests := []struct {
@@ -264,8 +264,8 @@ func TestSelectMPSNetwork(t *testing.T) {
 		auto, all  string // allreduce at 8 B: auto's pick, and -k all's port and hier algorithms
 		gatherAuto string
 	}{
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,hier,portoneshot,hostput,railput", "railput"},
-		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,portoneshot,hostput,railput", "railput"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,hier,portoneshot,hostput,railput,railrsag", "railput"},
+		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,portoneshot,hostput,railput,railrsag", "railput"},
 		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot,hostput", "hostput"},
 	} {
 		mps := strings.HasSuffix(c.name, "MPS")

@@ -268,6 +268,12 @@ func checkPortStaged(t *testing.T, envs []*collectives.Env, n int) {
 // over; it checks every byte of these ranks' outputs.
 func checkStaged(t *testing.T, envs []*collectives.Env, n int, name string, uses []portstaged.Use) {
 	t.Helper()
+	checkStagedSizes(t, envs, n, name, uses, []int64{12, 100, 4004, 16388, 240012, 52})
+}
+
+// checkStagedSizes is checkStaged at the given sizes (bytes, in order).
+func checkStagedSizes(t *testing.T, envs []*collectives.Env, n int, name string, uses []portstaged.Use, sizes []int64) {
+	t.Helper()
 	int32T, err := collectives.LookupDatatype("int32")
 	if err != nil {
 		t.Fatal(err)
@@ -289,7 +295,7 @@ func checkStaged(t *testing.T, envs []*collectives.Env, n int, name string, uses
 		}
 		insts := instancesOn(t, envs, alg)
 		launch := 0
-		for _, size := range []int64{12, 100, 4004, 16388, 240012, 52} {
+		for _, size := range sizes {
 			c := coll.Counts(size, int32T, n)
 			for _, inPlace := range []bool{false, true} {
 				launch++

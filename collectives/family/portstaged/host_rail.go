@@ -74,6 +74,15 @@ func RailCollectives() []Use { return railUses.sorted() }
 // equal rank counts (collectives.Rails): hostput's buffers with a scratch slot per
 // sender, port channels only along my rail, and the rank table the kernel routes by.
 func NewHostRail(env *collectives.Env, mode PortStagedMode) (collectives.Instance, error) {
+	a, err := newHostRail(env, mode)
+	if a == nil {
+		return nil, err
+	}
+	return a, err
+}
+
+// newHostRail is NewHostRail's instance.
+func newHostRail(env *collectives.Env, mode PortStagedMode) (*hostStaged, error) {
 	a, err := newHostStaged(env, mode, true)
 	if err != nil {
 		return nil, err

@@ -125,6 +125,11 @@ func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool) (*hostS
 }
 
 func (a *hostStaged) Launch(l *collectives.LaunchArgs, s device.Stream) error {
+	return a.launchOn(l, a.Env.InPtr(l, a.Env.Rank), a.Env.OutPtr(l, a.Env.Rank), s)
+}
+
+// launchOn launches on my input in and my output out.
+func (a *hostStaged) launchOn(l *collectives.LaunchArgs, in, out device.Ptr, s device.Stream) error {
 	e := a.Env
 	unit, slot, total := a.mode.UnitSlot(l, e.NRanks)
 	if slot > a.SlotBytes {
@@ -136,8 +141,33 @@ func (a *hostStaged) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	}
 	return k.Launch(device.Dim{Grid: a.Blocks(work, 64<<10), Block: 1024}, s, &HostStagedArgs{
 		Chans: a.Chans, MemChans: a.MemChans, Outbox: a.Outbox, Scratch: a.Scratch, Local: a.Local, SlotBytes: a.SlotBytes,
-		In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Unit: unit, Total: total,
+		In: in, Out: out, Unit: unit, Total: total,
 		Mode: uint32(a.mode), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
 		Depth: hostDepth(slot, a.SlotBytes), State: a.State, Parts: a.parts, Ranks: a.ranks, NLocal: a.nlocal,
 	})
 }
+
+// Stage is a railput of one mode that launches on buffers its caller names, for an
+// algorithm that chains two collectives (allreduce's railrsag: a reduce-scatter, then an
+// all-gather of its result).
+type Stage struct{ a *hostStaged }
+
+// NewRailStage sets mode's railput up on env as a Stage (env's layout: collectives.Rails).
+func NewRailStage(env *collectives.Env, mode PortStagedMode) (*Stage, error) {
+	a, err := newHostRail(env, mode)
+	if err != nil {
+		if a != nil {
+			a.Close()
+		}
+		return nil, err
+	}
+	return &Stage{a: a}, nil
+}
+
+// LaunchOn enqueues the collective l describes with my input at in and my output at out.
+func (s *Stage) LaunchOn(l *collectives.LaunchArgs, in, out device.Ptr, st device.Stream) error {
+	return s.a.launchOn(l, in, out, st)
+}
+
+// Close releases the stage's buffers and channels.
+func (s *Stage) Close() error { return s.a.Close() }
