@@ -174,8 +174,8 @@ func TestSelectTwoHosts(t *testing.T) {
 // pick at 8 B, 64 KiB, 1, 2 and 4 MiB and 256 MiB for allgather and allreduce. The
 // hierarchical and rail algorithms win only across hosts of several ranks each (CUDA IPC
 // inside): allgather railput up to the family's 4 MiB, hier above; allreduce on hosts of 2
-// hostput up to 32 KiB, railput to 4 MiB, hier above, on hosts of 4 railput up to 64 KiB,
-// hier above. With one rank per host, under --transport ethernet inside a host (no CUDA
+// hostput up to 32 KiB, railput to 512 KiB, railrsag to 4 MiB, hier above, on hosts of 4
+// railput up to 64 KiB, hier above. With one rank per host, under --transport ethernet inside a host (no CUDA
 // IPC) and with uneven hosts neither fits, and the host-resident algorithms (hostput,
 // hostoneshot) win up to their limits, the flat port ones above; on one host the NVLink
 // algorithms win ("" below: a one-host algorithm).
@@ -184,7 +184,7 @@ func TestSelectHierarchical(t *testing.T) {
 	var (
 		railGather  = [6]string{"railput", "railput", "railput", "railput", "railput", "hier"}
 		hostGather  = [6]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput"}
-		railReduce  = [6]string{"hostput", "railput", "railput", "railput", "railput", "hier"}
+		railReduce  = [6]string{"hostput", "railput", "railrsag", "railrsag", "railrsag", "hier"}
 		oneShot     = [6]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag"}
 		hierGather  = "portput,hier,hostput,railput"
 		hierReduce  = "portrsag,hier,portoneshot,hostput,railput,railrsag"

@@ -2,7 +2,6 @@ package allreduce
 
 import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 )
 
@@ -27,8 +26,8 @@ const RailPutNumber = 10
 //   - hosts of portstaged.RailAutoLocal ranks or more, up to 64 KiB: with 4 ranks a host
 //     (two a GPU under MPS; -k all -b 8 -e 4M -f 8, two runs) railput took 62-110 µs from
 //     8 B to 32 KiB against hier's 110-142, and 255-293 at 256 KiB against 170-189;
-//   - hosts of fewer ranks, above hostPutRailMax and up to the family's largest automatic
-//     message: with 2 ranks a host (a GPU each; -k hostput, railput and hier alternating,
+//   - hosts of fewer ranks, above hostPutRailMax and below railRSAGAutoMin (railrsag from
+//     there to the family's largest automatic message): with 2 ranks a host (a GPU each; -k hostput, railput and hier alternating,
 //     -b 64K -e 4M -f 2 -n 30, two rounds) railput took 275-305 µs at 512 KiB against
 //     hostput's 851-951 and hier's 844-1026, 744-750 at 1 MiB against 1301-2000 and
 //     1110-1183, 1253-1469 at 4 MiB against 1729-2134 and 2253-2278; from 8 B to 32 KiB
@@ -38,5 +37,5 @@ func railPutAuto(l collectives.Layout) (min, max int64) {
 	if portstaged.RailAuto(l) {
 		return 0, 64 << 10
 	}
-	return hostPutRailMax + 1, algo.HostStagedAutoMax
+	return hostPutRailMax + 1, railRSAGAutoMin - 1
 }
