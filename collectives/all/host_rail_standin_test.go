@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device/devicetest"
 )
@@ -218,10 +219,18 @@ func TestAllreduceRailRSAGOnStandin(t *testing.T) {
 	for _, hosts := range [][]string{{"a", "a", "b", "b"}, {"a", "b", "a", "b", "a", "b"}} {
 		t.Run(fmt.Sprintf("hosts %v", hosts), func(t *testing.T) {
 			envs := standinJob(t, hosts, 1<<20, hostStagedKernels())
-			uses := []portstaged.Use{{Name: "allreduce", Mode: portstaged.PSAllreduce}}
-			checkStagedSizes(t, envs, len(hosts), "railrsag", uses, []int64{96, 48000, 100, 96, 240000})
+			checkRailRSAG(t, envs, len(hosts))
 		})
 	}
+}
+
+// checkRailRSAG runs allreduce railrsag on the ranks of envs (of a job of n ranks) at
+// counts that split into equal chunks, 16-byte aligned or not, and at counts that do not,
+// every byte checked (checkStaged).
+func checkRailRSAG(t *testing.T, envs []*collectives.Env, n int) {
+	t.Helper()
+	uses := []portstaged.Use{{Name: "allreduce", Mode: portstaged.PSAllreduce}}
+	checkStagedSizes(t, envs, n, "railrsag", uses, []int64{96, 48000, 100, 96, 240000})
 }
 
 // TestHostRailRunsAheadOnStandin is TestHostStagedRunsAheadOnStandin for railput on 2

@@ -116,8 +116,9 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 	}
 	checkPortStaged(t, envs, n)
 	checkStaged(t, envs, n, "hostput", portstaged.HostCollectives())
-	if len(envs[0].Layout.Hosts[0]) > 1 { // hosts of several ranks: railput too
+	if len(envs[0].Layout.Hosts[0]) > 1 { // hosts of several ranks: railput and railrsag too
 		checkStaged(t, envs, n, "railput", portstaged.RailCollectives())
+		checkRailRSAG(t, envs, n)
 	}
 	// allgather's and allreduce's algorithms across hosts (allgather hostput is the
 	// family's, above); hostoneshot only where no pair uses CUDA IPC
@@ -159,10 +160,10 @@ func sameHost(l collectives.Layout, a, b int) bool {
 
 // TestPortStagedAcrossNetworkNamespaces: every portput and hostput algorithm, allgather
 // portput and hier, allreduce portrsag, portoneshot and hier (and with one rank per
-// namespace allreduce hostoneshot; with two, every railput) between two network
-// namespaces joined by a veth pair, each with its own address and only that link, 1 and 2
-// ranks per namespace; every byte of every rank's output checked. It needs root and
-// iproute2; the namespaces are the test's own and are deleted at the end.
+// namespace allreduce hostoneshot; with two, every railput and allreduce railrsag)
+// between two network namespaces joined by a veth pair, each with its own address and
+// only that link, 1 and 2 ranks per namespace; every byte of every rank's output checked.
+// It needs root and iproute2; the namespaces are the test's own and are deleted at the end.
 func TestPortStagedAcrossNetworkNamespaces(t *testing.T) {
 	p := netnstest.New(t, "ps", "10.214.0")
 	for port, hosts := range map[int][]string{29501: {"0", "1"}, 29502: {"0,1", "2,3"}} {
