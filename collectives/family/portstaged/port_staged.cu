@@ -63,7 +63,9 @@
 // the network only along rails: a rank puts one bundle per other host to its rail peer
 // there, which forwards the bundle's segments over NVLink to its host's ranks before it
 // signals them (exchangeRail). Every count, credit and region above holds over the linked
-// peers: my host's ranks and my rail.
+// peers: my host's ranks and my rail. Reduce-scatter and reduce under rail routing sum
+// inside the host first instead (exchangeHostFirst): one partial per host crosses the
+// network where each rank's segment did.
 #include "mscclpp/host_resident_device.cuh"
 
 using namespace mb;
