@@ -458,16 +458,16 @@ struct HostStaged {
     }
   }
 
-  // exchange: once the peers have read what this launch's region last held, my segments
-  // into my outbox and put into the network peers' scratch, written straight into the
-  // scratch of the peers over CUDA IPC; then the data of the peers that send me any here
-  // (on return, for the whole grid, to be read with loadFresh).
   // start counts the launch and sizes its slots.
   __device__ void start() {
     flag = launchFlag(state);
     stride = 2 * slotBytes / depth;
   }
 
+  // exchange: once the peers have read what this launch's region last held, my segments
+  // into my outbox and put into the network peers' scratch, written straight into the
+  // scratch of the peers over CUDA IPC; then the data of the peers that send me any here
+  // (on return, for the whole grid, to be read with loadFresh).
   __device__ void exchange() {
     const uint32_t npeers = nranks - 1;
     start();
