@@ -27,12 +27,13 @@ const RailPutNumber = 10
 //     (two a GPU under MPS; -k all -b 8 -e 4M -f 8, two runs) railput took 62-110 µs from
 //     8 B to 32 KiB against hier's 110-142, and 255-293 at 256 KiB against 170-189;
 //   - hosts of fewer ranks, above hostPutRailMax and below railRSAGAutoMin (railrsag from
-//     there to the family's largest automatic message): with 2 ranks a host (a GPU each; -k hostput, railput and hier alternating,
-//     -b 64K -e 4M -f 2 -n 30, two rounds) railput took 275-305 µs at 512 KiB against
-//     hostput's 851-951 and hier's 844-1026, 744-750 at 1 MiB against 1301-2000 and
-//     1110-1183, 1253-1469 at 4 MiB against 1729-2134 and 2253-2278; from 8 B to 32 KiB
-//     (three rounds, -n 100) it took 47-65 µs against hostput's 39-58 in the round without
-//     the machine's slow spells. Hosts of 3 ranks were not measured.
+//     there to the family's largest automatic message): with 2 ranks a host (a GPU each;
+//     -k hostput, railput and hier alternating, -b 64K -e 4M -f 2 -n 30, two rounds)
+//     railput took 275-305 µs at 512 KiB against hostput's 851-951 and hier's 844-1026,
+//     744-750 at 1 MiB against 1301-2000 and 1110-1183, 1253-1469 at 4 MiB against
+//     1729-2134 and 2253-2278 (railrsag took less from 512 KiB, railRSAGAutoMin); from 8 B
+//     to 32 KiB (three rounds, -n 100) it took 47-65 µs against hostput's 39-58 in the
+//     round without the machine's slow spells. Hosts of 3 ranks were not measured.
 func railPutAuto(l collectives.Layout) (min, max int64) {
 	if portstaged.RailAuto(l) {
 		return 0, 64 << 10
