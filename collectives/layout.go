@@ -66,10 +66,22 @@ type Layout struct {
 	// HostNoIPC says no pair of ranks that share a host is connected by CUDA IPC (every
 	// pair over a network transport).
 	HostNoIPC bool
+	// GPUSharing is how ranks share GPUs, which the worker knows and sets; LayoutOf
+	// leaves it zero (a GPU per rank).
+	GPUSharing
+}
+
+// GPUSharing is how a job's ranks share GPUs: what the worker learns from every rank's
+// device (internal/gpushare) and the mesh cannot see.
+type GPUSharing struct {
+	// SharedGPU says some GPU serves several ranks (as clients of an MPS daemon, or
+	// time-sliced): their kernels and CPU threads compete, and -k auto takes rail routing
+	// on hosts of several ranks (portstaged.RailAuto).
+	SharedGPU bool
 	// MPSNetwork says ranks share a GPU as clients of an MPS daemon with the driver's
 	// default work queues (CUDA_DEVICE_MAX_CONNECTIONS unset) while some pair talks over a
 	// network transport: the algorithms with a NotWithMPSNetwork reason are refused
-	// (docs/gpu-testing.md). The worker sets it; LayoutOf does not.
+	// (docs/gpu-testing.md).
 	MPSNetwork bool
 }
 

@@ -33,9 +33,9 @@ type Options struct {
 	Kernel    string
 	Root      int // the root rank of collectives that have one (nccl-tests' -r)
 	SMs       int // multiprocessors kernels may fill (0: the whole GPU)
-	// MPSNetwork: ranks share a GPU under MPS and pairs talk over a network
-	// (Layout.MPSNetwork).
-	MPSNetwork bool
+	// Sharing is how the ranks share GPUs (collectives.Layout.GPUSharing), which the
+	// mesh does not show.
+	Sharing collectives.GPUSharing
 	// Barrier, when set, is blocking mode's per-iteration barrier (a host barrier in shared
 	// memory); nil uses the bootstrap's, over TCP.
 	Barrier func() error
@@ -164,7 +164,7 @@ func NewHarness(c collectives.Collective, g device.GPU, m *channels.Mesh, s devi
 	}
 	h.Env = &collectives.Env{GPU: g, Mesh: m, Rank: m.Rank, NRanks: m.NRanks, SMs: sms, MaxBytes: maxBytes,
 		In: inAll, Out: outAll, InBytes: bufBytes, OutBytes: bufBytes, Layout: collectives.LayoutOf(m)}
-	h.Env.Layout.MPSNetwork = o.MPSNetwork
+	h.Env.Layout.GPUSharing = o.Sharing
 	h.verifier = &collectives.Verifier{GPU: g, Env: h.Env, Stream: s, Wrong: wrong, Grid: sms * 4}
 	return h, nil
 }

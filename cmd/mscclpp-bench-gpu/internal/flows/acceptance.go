@@ -314,7 +314,7 @@ func (j *Job) measureCollectives(limits []acceptance.CollectiveLimit, m *channel
 		slices.Sort(sz)
 		why := ""
 		layout := collectives.LayoutOf(m)
-		layout.MPSNetwork = j.MPSNetwork
+		layout.GPUSharing = j.Sharing
 		if collectives.CheckLayout(name, "auto", layout) != nil {
 			why = fmt.Sprintf("no %s algorithm runs on this layout (%v)", name, layout)
 		} else if err := collectives.CheckRanks(coll, m.NRanks); err != nil {
@@ -328,7 +328,7 @@ func (j *Job) measureCollectives(limits []acceptance.CollectiveLimit, m *channel
 		}
 		opts := harness.Options{
 			Sizes: sz, Iters: j.Common.Iters, Warmup: max(j.Common.Warmup, 5), AggIters: 1, Check: 1, Average: 1, Graph: 4,
-			Datatypes: []string{"float"}, Ops: []string{"sum"}, Kernel: "auto", SMs: j.SMs, MPSNetwork: j.MPSNetwork,
+			Datatypes: []string{"float"}, Ops: []string{"sum"}, Kernel: "auto", SMs: j.SMs, Sharing: j.Sharing,
 		}
 		p := results.NewTextPrinter(io.Discard)
 		h, err := harness.NewHarness(coll, j.GPU, m, j.Stream, opts, p)

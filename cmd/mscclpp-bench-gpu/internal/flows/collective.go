@@ -22,7 +22,7 @@ func runCollective(j *Job) error {
 		return h
 	}
 	r := sweep.Rank{
-		Cfg: c, Args: j.Plan.Args, GPU: j.GPU, Mesh: j.Mesh, Stream: stream, SMs: j.SMs, MPSNetwork: j.MPSNetwork, Out: j.Out, SetupMem: j.SetupMem,
+		Cfg: c, Args: j.Plan.Args, GPU: j.GPU, Mesh: j.Mesh, Stream: stream, SMs: j.SMs, Sharing: j.Sharing, Out: j.Out, SetupMem: j.SetupMem,
 		Header: header, Meter: j.Meter(), WriteJSON: j.WriteJSON, Barrier: j.Barrier(),
 		AfterCycle: func(p *results.TextPrinter, cycle int) error { return j.noteMemory(p, cycle) },
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/cmd/internal/cli"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/progress"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/safefile"
@@ -41,10 +42,11 @@ type Job struct {
 	SMs int
 	// ShareNotes are the header lines that say how ranks share GPUs (gpushare.Notes).
 	ShareNotes []string
-	// MPSNetwork: ranks share a GPU under MPS with the driver's default work queues
-	// (gpushare.DefaultQueuesUnderMPS) and some pair talks over a network transport
-	// (collectives.Layout.MPSNetwork: the algorithms known to hang so are refused).
-	MPSNetwork bool
+	// Sharing is how the ranks share GPUs (collectives.GPUSharing): some GPU serves several
+	// ranks (gpushare.Shared), and, under MPS with the driver's default work queues
+	// (gpushare.DefaultQueuesUnderMPS) where some pair talks over a network transport,
+	// MPSNetwork (the algorithms known to hang so are refused).
+	Sharing collectives.GPUSharing
 
 	// HostBarrier is a shared-memory barrier of all ranks when they share one host, else nil.
 	HostBarrier *bootstrap.HostBarrier

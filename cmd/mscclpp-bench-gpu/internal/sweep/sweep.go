@@ -47,9 +47,8 @@ type Rank struct {
 	SetupMem int64
 	// World, when set, is the whole job while Mesh is this rank's group's (RunSplit).
 	World harness.AllGatherer
-	// MPSNetwork: ranks share a GPU under MPS and pairs talk over a network
-	// (collectives.Layout.MPSNetwork).
-	MPSNetwork bool
+	// Sharing is how the ranks share GPUs (collectives.Layout.GPUSharing).
+	Sharing collectives.GPUSharing
 }
 
 // Options turns the collective's options into the harness's for a rank whose kernels may
@@ -78,7 +77,7 @@ func Run(r Rank) error {
 	if err != nil {
 		return err
 	}
-	if err := checkJob(c, coll, r.Mesh, r.MPSNetwork); err != nil {
+	if err := checkJob(c, coll, r.Mesh, r.Sharing); err != nil {
 		return err
 	}
 	p := results.NewTextPrinter(r.Out)
@@ -89,7 +88,7 @@ func Run(r Rank) error {
 		return err
 	}
 	opts := Options(c, r.SMs)
-	opts.MPSNetwork = r.MPSNetwork
+	opts.Sharing = r.Sharing
 	opts.Progress, opts.Barrier, opts.World = r.Meter.Update, r.Barrier, r.World
 	if c.Cycles != 1 && r.AfterCycle != nil {
 		opts.AfterCycle = func(cycle int) error { return r.AfterCycle(p, cycle) }
@@ -142,16 +141,16 @@ func Run(r Rank) error {
 }
 
 // checkJob checks the plan against what only the job knows: its rank count and layout
-// (hosts, transports, MPS), with usage errors found before the header is printed. The
+// (hosts, transports, how ranks share GPUs), with usage errors found before the header is printed. The
 // plan's -k was resolved by the front end; with it, the harness then picks each size's
 // algorithm on the same layout (auto: the best that fits).
-func checkJob(c *cli.CollectiveOptions, coll collectives.Collective, m *channels.Mesh, mpsNetwork bool) error {
+func checkJob(c *cli.CollectiveOptions, coll collectives.Collective, m *channels.Mesh, sharing collectives.GPUSharing) error {
 	k := c.Kernel.Key()
 	if err := collectives.CheckSweep(c.Collective, k, c.Sizes(), c.Datatypes, m.NRanks); err != nil {
 		return cli.Usagef("--kernel %s: %v", c.Kernel.Given, err)
 	}
 	layout := collectives.LayoutOf(m)
-	layout.MPSNetwork = mpsNetwork
+	layout.GPUSharing = sharing
 	if err := collectives.CheckLayout(c.Collective, k, layout); err != nil {
 		return cli.Usagef("--kernel %s: %v", c.Kernel.Given, err)
 	}

@@ -272,8 +272,9 @@ func (j *Job) gatherDevices() error {
 		j.Devices[r], share[r] = x.Device, x.Share
 	}
 	j.ShareNotes = gpushare.Notes(share)
+	j.Sharing.SharedGPU = len(gpushare.Shared(share)) > 0
 	if gpushare.DefaultQueuesUnderMPS(share) && j.networkPair() {
-		j.MPSNetwork = true
+		j.Sharing.MPSNetwork = true
 		j.ShareNotes = append(j.ShareNotes, fmt.Sprintf("under MPS with the default work queues, the network receivers' copies into GPU memory can stall behind spinning kernels "+
 			"(docs/gpu-testing.md): the hierarchical algorithms (hier) are off; CUDA_DEVICE_MAX_CONNECTIONS=%d on every rank turns them back on", gpushare.RecommendedWorkQueues))
 	}
