@@ -12,6 +12,12 @@ func layoutOf(noIPC bool, hosts ...string) collectives.Layout {
 	return collectives.NewLayout(hosts, func(i, j int) bool { return !noIPC })
 }
 
+// sharedGPUs returns l with some GPU serving several ranks (Layout.SharedGPU).
+func sharedGPUs(l collectives.Layout) collectives.Layout {
+	l.SharedGPU = true
+	return l
+}
+
 func TestNewLayout(t *testing.T) {
 	tests := []struct {
 		hosts []string
@@ -209,6 +215,16 @@ func TestSelectHierarchical(t *testing.T) {
 		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, hostGather, oneShot, "portput,hostput", "portrsag,portoneshot,hostoneshot,hostput"},
 		{"uneven hosts", layoutOf(false, "a", "a", "b"), true,
 			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput"},
+		{"uneven hosts of 4 and 3", layoutOf(false, "a", "a", "a", "a", "b", "b", "b"), true,
+			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput"},
+		// ranks sharing GPUs: rail routing from the smallest size (portstaged.RailAuto)
+		{"2 hosts of 2, shared GPUs", sharedGPUs(layoutOf(false, "a", "a", "b", "b")), true,
+			railGather, [6]string{"railput", "railput", "railrsag", "railrsag", "railrsag", "hier"}, hierGather, hierReduce},
+		{"2 hosts of 4, shared GPUs", sharedGPUs(layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b")), true,
+			railGather, [6]string{"railput", "railput", "hier", "hier", "hier", "hier"}, hierGather, hierReduce},
+		{"2 hosts of 1, shared GPUs", sharedGPUs(layoutOf(false, "a", "b")), false, hostGather, oneShot, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput"},
+		{"uneven hosts, shared GPUs", sharedGPUs(layoutOf(false, "a", "a", "b")), true,
+			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput"},
 	}
 	for _, tt := range tests {
 		if got := tt.l.Hierarchical(); got != tt.hier {
@@ -255,7 +271,8 @@ func TestSelectHierarchical(t *testing.T) {
 
 // TestSelectMPSNetwork: where ranks share a GPU under MPS and pairs talk over a network,
 // the hierarchical algorithms are refused with the reason (-k hier), auto takes the
-// host-resident ones at 8 B (allreduce hostput; allgather railput, which runs there) and
+// host-resident ones at 8 B (railput, which runs there, on hosts of 2; allreduce
+// hostoneshot on hosts of 1) and
 // all leaves hier out; the same layout without MPS keeps them.
 func TestSelectMPSNetwork(t *testing.T) {
 	for _, c := range []struct {
@@ -265,11 +282,11 @@ func TestSelectMPSNetwork(t *testing.T) {
 		gatherAuto string
 	}{
 		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,hier,portoneshot,hostput,railput,railrsag", "railput"},
-		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,portoneshot,hostput,railput,railrsag", "railput"},
+		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "railput", "portrsag,portoneshot,hostput,railput,railrsag", "railput"},
 		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot,hostput", "hostput"},
 	} {
 		mps := strings.HasSuffix(c.name, "MPS")
-		c.l.MPSNetwork = mps
+		c.l.MPSNetwork, c.l.SharedGPU = mps, mps // the worker sets MPSNetwork only where ranks share a GPU
 		got, err := collectives.SelectIn("allreduce", "auto", 8, c.l, "float")
 		if err != nil || len(got) != 1 || got[0].Name != c.auto {
 			t.Errorf("%s: allreduce auto = %v, %v; want %s", c.name, AlgNames(got), err, c.auto)

@@ -117,10 +117,15 @@ func TestPortStagedSelect(t *testing.T) {
 		"1 host, no IPC":        layoutOf(true, "h0", "h0"),
 	}
 	// where railput fits (hosts of equal rank counts, several each), -k all offers it; on
-	// hosts of portstaged.RailAutoLocal ranks or more auto takes it over hostput
+	// hosts of portstaged.RailAutoLocal ranks or more auto takes it over hostput,
 	across["2 hosts of 4"] = layoutOf(false, "h0", "h0", "h0", "h0", "h1", "h1", "h1", "h1")
-	rails := map[string]bool{"2 hosts of 2": true, "2 hosts of 2, crossed": true, "2 hosts of 4": true}
-	railAuto := map[string]bool{"2 hosts of 4": true}
+	// and where ranks share GPUs, on hosts of several ranks (hosts of 1 and uneven hosts
+	// keep hostput)
+	across["2 hosts of 2, shared GPUs"] = sharedGPUs(layoutOf(false, "h0", "h0", "h1", "h1"))
+	across["hosts of 2 and 1, shared GPUs"] = sharedGPUs(layoutOf(false, "h0", "h0", "h1"))
+	across["2 hosts of 1, shared GPUs"] = sharedGPUs(layoutOf(false, "h0", "h1"))
+	rails := map[string]bool{"2 hosts of 2": true, "2 hosts of 2, crossed": true, "2 hosts of 4": true, "2 hosts of 2, shared GPUs": true}
+	railAuto := map[string]bool{"2 hosts of 4": true, "2 hosts of 2, shared GPUs": true}
 	// reduce-scatter and reduce, whose railput reduces inside the host first, take it on
 	// hosts of 2 ranks too
 	hostFirst := map[string]bool{"reducescatter": true, "reduce": true}
@@ -148,6 +153,10 @@ func TestPortStagedSelect(t *testing.T) {
 						want = "hostput"
 						if railAuto[name] || rails[name] && hostFirst[pc.Name] {
 							want = "railput"
+						}
+						// sendrecv takes railput on shared GPUs only up to 64 KiB
+						if pc.Name == "sendrecv" && name == "2 hosts of 2, shared GPUs" && size > 64<<10 {
+							want = "hostput"
 						}
 					}
 					got, err := collectives.SelectIn(pc.Name, "auto", size, l, dt.Name)

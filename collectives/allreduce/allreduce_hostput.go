@@ -12,8 +12,9 @@ import (
 // scratch, and writes it over NVLink straight into the GPU-memory scratch of my host's
 // other ranks; every rank then reduces all the inputs in rank order. hostoneshot does the
 // same where no pair uses CUDA IPC and stays automatic there; railput takes hosts of
-// portstaged.RailAutoLocal ranks or more, and the larger messages where it fits; hier,
-// which crosses the network twice a launch, keeps the largest.
+// portstaged.RailAutoLocal ranks or more, hosts whose ranks share GPUs, and the larger
+// messages where it fits (portstaged.RailAuto); hier, which crosses the network twice a
+// launch, keeps the largest.
 func init() {
 	portstaged.RegisterHostAs("allreduce", portstaged.PSAllreduce,
 		"host-resident buffers between hosts (NVLink to my host's ranks): my input to every peer, every rank reduces; small messages",

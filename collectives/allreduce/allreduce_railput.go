@@ -33,10 +33,16 @@ const RailPutNumber = 10
 //     744-750 at 1 MiB against 1301-2000 and 1110-1183, 1253-1469 at 4 MiB against
 //     1729-2134 and 2253-2278 (railrsag took less from 512 KiB, railRSAGAutoMin); from 8 B
 //     to 32 KiB (three rounds, -n 100) it took 47-65 µs against hostput's 39-58 in the
-//     round without the machine's slow spells. Hosts of 3 ranks were not measured.
+//     round without the machine's slow spells. Hosts of 3 ranks were not measured;
+//   - where ranks share a GPU (Layout.SharedGPU) on hosts of fewer ranks, from 0: on one
+//     H100 as 2 simulated hosts of 2 ranks under MPS, -k all -b 64 -e 16K -f 16, two
+//     rounds, hostput took 333-521 µs against railput's 199-371.
 func railPutAuto(l collectives.Layout) (min, max int64) {
-	if portstaged.RailAuto(l) {
+	switch {
+	case portstaged.ManyPerHost(l):
 		return 0, 64 << 10
+	case l.SharedGPU: // hostput is not automatic there (portstaged.RailAuto)
+		return 0, railRSAGAutoMin - 1
 	}
 	return hostPutRailMax + 1, railRSAGAutoMin - 1
 }

@@ -45,7 +45,7 @@ const railRSAGAutoMin = 512 << 10
 // portstaged.RailAutoLocal ranks (hosts of 3 ranks, and more than 2 hosts of 2, were not
 // measured; they take it by the same count of bytes), never on larger hosts (hier there).
 func railRSAGAuto(l collectives.Layout) (min, max int64) {
-	if portstaged.RailAuto(l) {
+	if portstaged.ManyPerHost(l) {
 		return 0, 0
 	}
 	return railRSAGAutoMin, algo.HostStagedAutoMax
