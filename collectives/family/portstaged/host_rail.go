@@ -39,11 +39,13 @@ const RailAutoLocal = 4
 // RailAuto says -k auto takes railput on layout l: hosts of RailAutoLocal ranks or more,
 // or hosts of several ranks where some GPU serves several ranks (Layout.SharedGPU). On
 // one H100 as 2 simulated hosts of 2 ranks under MPS (2026-11-27, docs/performance.md,
-// "Every collective across two simulated hosts (one H100)") railput took less time than
-// hostput in 23 of 24 cells of alltoall, sendrecv, broadcast and gather from 64 B to 16 KiB
-// (alltoall 199-239 µs against 387-774): the ranks' kernels and proxy and socket threads
-// share the GPU and the CPUs, and railput has half the network peers. Only where railput
-// runs (Layout.Rails): the algorithms auto leaves for it are left only where it fits.
+// "Every collective across two simulated hosts (one H100)"), -k auto before and after
+// this, two rounds alternating, -b 64 -e 4M -f 4, railput took less time than hostput in
+// 102 of 108 cells of alltoall, alltoallv, broadcast, gather, scatter and hypercube
+// (alltoall 127-286 µs to 256 KiB against 348-500): the ranks' kernels and proxy and
+// socket threads share the GPU and the CPUs, and railput has half the network peers
+// (sendrecv and allreduce set their own sizes). Only where railput runs (Layout.Rails):
+// the algorithms auto leaves for it are left only where it fits.
 func RailAuto(l collectives.Layout) bool {
 	return l.Rails() && (len(l.Hosts[0]) >= RailAutoLocal || l.SharedGPU)
 }
