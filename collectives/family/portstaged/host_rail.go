@@ -42,7 +42,8 @@ const RailAutoLocal = 4
 // "Every collective across two simulated hosts (one H100)"), -k auto before and after
 // this, two rounds alternating, -b 64 -e 4M -f 4, railput took less time than hostput in
 // 102 of 108 cells of alltoall, alltoallv, broadcast, gather, scatter and hypercube
-// (alltoall 127-286 µs to 256 KiB against 348-500): the ranks' kernels and proxy and
+// (alltoall 127-286 µs to 256 KiB against 348-500), and on hosts of 3 (6 ranks) in 29 of
+// 32 cells of alltoall and broadcast and 15 of 16 of gather: the ranks' kernels and proxy and
 // socket threads share the GPU and the CPUs, and railput has half the network peers
 // (sendrecv and allreduce set their own sizes). Only where railput runs (Layout.Rails):
 // the algorithms auto leaves for it are left only where it fits.
