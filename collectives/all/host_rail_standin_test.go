@@ -219,18 +219,31 @@ func TestAllreduceRailRSAGOnStandin(t *testing.T) {
 	for _, hosts := range [][]string{{"a", "a", "b", "b"}, {"a", "b", "a", "b", "a", "b"}} {
 		t.Run(fmt.Sprintf("hosts %v", hosts), func(t *testing.T) {
 			envs := standinJob(t, hosts, 1<<20, hostStagedKernels())
-			checkRailRSAG(t, envs, len(hosts))
+			checkStagedRSAG(t, envs, len(hosts), "railrsag")
 		})
 	}
 }
 
-// checkRailRSAG runs allreduce railrsag on the ranks of envs (of a job of n ranks) at
-// counts that split into equal chunks, 16-byte aligned or not, and at counts that do not,
-// every byte checked (checkStaged).
-func checkRailRSAG(t *testing.T, envs []*collectives.Env, n int) {
+// TestAllreduceHostRSAGOnStandin: allreduce hostrsag (hostput's reduce-scatter, then its
+// all-gather) on 2 hosts of one rank, on 3, and on 2 hosts of 2 ranks (NVLink inside a
+// host), at counts that split into equal chunks (16-byte aligned or not) and at counts
+// that do not (hostput's one shot), in and out of place, every byte checked.
+func TestAllreduceHostRSAGOnStandin(t *testing.T) {
+	for _, hosts := range [][]string{{"a", "b"}, {"a", "b", "c"}, {"a", "a", "b", "b"}} {
+		t.Run(fmt.Sprintf("hosts %v", hosts), func(t *testing.T) {
+			envs := standinJob(t, hosts, 1<<20, hostStagedKernels())
+			checkStagedRSAG(t, envs, len(hosts), "hostrsag")
+		})
+	}
+}
+
+// checkStagedRSAG runs allreduce's hostrsag or railrsag (name) on the ranks of envs (of a
+// job of n ranks) at counts that split into equal chunks, 16-byte aligned or not, and at
+// counts that do not, every byte checked (checkStaged).
+func checkStagedRSAG(t *testing.T, envs []*collectives.Env, n int, name string) {
 	t.Helper()
 	uses := []portstaged.Use{{Name: "allreduce", Mode: portstaged.PSAllreduce}}
-	checkStagedSizes(t, envs, n, "railrsag", uses, []int64{96, 48000, 100, 96, 240000})
+	checkStagedSizes(t, envs, n, name, uses, []int64{96, 48000, 100, 96, 240000})
 }
 
 // TestHostRailRunsAheadOnStandin is TestHostStagedRunsAheadOnStandin for railput on 2

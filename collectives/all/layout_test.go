@@ -114,7 +114,7 @@ func TestSelectTwoHosts(t *testing.T) {
 	two := layoutOf(false, "h0", "h1")
 	for _, tt := range []struct{ coll, small, large, all string }{
 		{"allgather", "hostput", "portput", "portput,hier,hostput"},
-		{"allreduce", "hostoneshot", "portrsag", "portrsag,hier,portoneshot,hostoneshot,hostput"},
+		{"allreduce", "hostoneshot", "portrsag", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
 	} {
 		coll := tt.coll
 		for _, size := range []int64{8, 64 << 10, 1 << 30} {
@@ -183,7 +183,8 @@ func TestSelectTwoHosts(t *testing.T) {
 // hostput up to 32 KiB, railput to 512 KiB, railrsag to 4 MiB, hier above, on hosts of 4
 // railput up to 64 KiB, hier above. With one rank per host, under --transport ethernet inside a host (no CUDA
 // IPC) and with uneven hosts neither fits, and the host-resident algorithms (hostput,
-// hostoneshot) win up to their limits, the flat port ones above; on one host the NVLink
+// hostoneshot, and where no pair uses CUDA IPC hostrsag from 1 MiB to 4 MiB) win up to their
+// limits, the flat port ones above; on one host the NVLink
 // algorithms win ("" below: a one-host algorithm).
 func TestSelectHierarchical(t *testing.T) {
 	sizes := []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 256 << 20}
@@ -191,9 +192,9 @@ func TestSelectHierarchical(t *testing.T) {
 		railGather  = [6]string{"railput", "railput", "railput", "railput", "railput", "hier"}
 		hostGather  = [6]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput"}
 		railReduce  = [6]string{"hostput", "railput", "railrsag", "railrsag", "railrsag", "hier"}
-		oneShot     = [6]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag"}
+		oneShot     = [6]string{"hostoneshot", "hostoneshot", "hostoneshot", "hostrsag", "hostrsag", "portrsag"}
 		hierGather  = "portput,hier,hostput,railput"
-		hierReduce  = "portrsag,hier,portoneshot,hostput,railput,railrsag"
+		hierReduce  = "portrsag,hier,portoneshot,hostput,railput,railrsag,hostrsag"
 		noneOneHost = [6]string{}
 	)
 	tests := []struct {
@@ -206,25 +207,25 @@ func TestSelectHierarchical(t *testing.T) {
 		allReduce string
 	}{
 		{"1 host of 4", collectives.OneHostLayout(4), false, noneOneHost, noneOneHost, "portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 1", layoutOf(false, "a", "b"), false, hostGather, oneShot, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput"},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), false, hostGather, oneShot, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
 		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, railGather, railReduce, hierGather, hierReduce},
 		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, railGather, railReduce, hierGather, hierReduce},
 		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, railGather, railReduce, hierGather, hierReduce},
 		{"2 hosts of 4", layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), true,
 			railGather, [6]string{"railput", "railput", "hier", "hier", "hier", "hier"}, hierGather, hierReduce},
-		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, hostGather, oneShot, "portput,hostput", "portrsag,portoneshot,hostoneshot,hostput"},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, hostGather, oneShot, "portput,hostput", "portrsag,portoneshot,hostoneshot,hostput,hostrsag"},
 		{"uneven hosts", layoutOf(false, "a", "a", "b"), true,
-			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput"},
+			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
 		{"uneven hosts of 4 and 3", layoutOf(false, "a", "a", "a", "a", "b", "b", "b"), true,
-			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput"},
+			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
 		// ranks sharing GPUs: rail routing from the smallest size (portstaged.RailAuto)
 		{"2 hosts of 2, shared GPUs", sharedGPUs(layoutOf(false, "a", "a", "b", "b")), true,
 			railGather, [6]string{"railput", "railput", "railrsag", "railrsag", "railrsag", "hier"}, hierGather, hierReduce},
 		{"2 hosts of 4, shared GPUs", sharedGPUs(layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b")), true,
 			railGather, [6]string{"railput", "railput", "hier", "hier", "hier", "hier"}, hierGather, hierReduce},
-		{"2 hosts of 1, shared GPUs", sharedGPUs(layoutOf(false, "a", "b")), false, hostGather, oneShot, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput"},
+		{"2 hosts of 1, shared GPUs", sharedGPUs(layoutOf(false, "a", "b")), false, hostGather, oneShot, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
 		{"uneven hosts, shared GPUs", sharedGPUs(layoutOf(false, "a", "a", "b")), true,
-			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput"},
+			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
 	}
 	for _, tt := range tests {
 		if got := tt.l.Hierarchical(); got != tt.hier {
@@ -281,9 +282,9 @@ func TestSelectMPSNetwork(t *testing.T) {
 		auto, all  string // allreduce at 8 B: auto's pick, and -k all's port and hier algorithms
 		gatherAuto string
 	}{
-		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,hier,portoneshot,hostput,railput,railrsag", "railput"},
-		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "railput", "portrsag,portoneshot,hostput,railput,railrsag", "railput"},
-		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot,hostput", "hostput"},
+		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,hier,portoneshot,hostput,railput,railrsag,hostrsag", "railput"},
+		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "railput", "portrsag,portoneshot,hostput,railput,railrsag,hostrsag", "railput"},
+		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot,hostput,hostrsag", "hostput"},
 	} {
 		mps := strings.HasSuffix(c.name, "MPS")
 		c.l.MPSNetwork, c.l.SharedGPU = mps, mps // the worker sets MPSNetwork only where ranks share a GPU

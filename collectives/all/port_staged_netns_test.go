@@ -116,9 +116,10 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 	}
 	checkPortStaged(t, envs, n)
 	checkStaged(t, envs, n, "hostput", portstaged.HostCollectives())
+	checkStagedRSAG(t, envs, n, "hostrsag")
 	if len(envs[0].Layout.Hosts[0]) > 1 { // hosts of several ranks: railput and railrsag too
 		checkStaged(t, envs, n, "railput", portstaged.RailCollectives())
-		checkRailRSAG(t, envs, n)
+		checkStagedRSAG(t, envs, n, "railrsag")
 	}
 	// allgather's and allreduce's algorithms across hosts (allgather hostput is the
 	// family's, above); hostoneshot only where no pair uses CUDA IPC

@@ -28,7 +28,7 @@ func SweepSizes() []int64 {
 func TestRegistryWellFormed(t *testing.T) {
 	want := map[string][]string{
 		"allgather": {"ll16", "put", "get", "port", "blockput", "portput", "hier", "hostput", "railput", "local"},
-		"allreduce": {"ll8", "ll16", "ll16x2", "rsag", "port", "portrsag", "hier", "portoneshot", "hostoneshot", "hostput", "railput", "railrsag", "local"},
+		"allreduce": {"ll8", "ll16", "ll16x2", "rsag", "port", "portrsag", "hier", "portoneshot", "hostoneshot", "hostput", "railput", "railrsag", "hostrsag", "local"},
 	}
 	for coll, names := range want {
 		algs := collectives.Algorithms(coll)
@@ -244,7 +244,8 @@ func TestSelectByNameAndNumber(t *testing.T) {
 		{"allreduce", "nope", 1024, 2, "float", "", "unknown allreduce algorithm"},
 		{"allreduce", "7", 1024, 2, "float", "portoneshot", ""},
 		{"allreduce", "portoneshot", 2 << 20, 2, "float", "", "handles 0 to 1048576 bytes"},
-		{"allreduce", "12", 1024, 2, "float", "", "unknown allreduce algorithm"},
+		{"allreduce", "13", 1024, 2, "float", "", "unknown allreduce algorithm"},
+		{"allreduce", "12", 1024, 2, "float", "", "hostrsag needs some pair of ranks over a network transport"},
 		{"allreduce", "9", 1024, 2, "float", "", "hostput needs some pair of ranks over a network transport"},
 		// the host-resident algorithms need a network: not on one host
 		{"allreduce", "8", 1024, 2, "float", "", "hostoneshot needs no pair of ranks connected by CUDA IPC"},

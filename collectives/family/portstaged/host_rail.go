@@ -5,7 +5,6 @@ import (
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
 // railput of the collectives that have a hostput (each registers it from its folder,
@@ -128,28 +127,3 @@ func railTable(l collectives.Layout) []byte {
 	}
 	return b
 }
-
-// Stage is a railput of one mode that launches on buffers its caller names, for an
-// algorithm that chains two collectives (allreduce's railrsag: a reduce-scatter, then an
-// all-gather of its result).
-type Stage struct{ a *hostStaged }
-
-// NewRailStage sets mode's railput up on env as a Stage (env's layout: collectives.Rails).
-func NewRailStage(env *collectives.Env, mode PortStagedMode) (*Stage, error) {
-	a, err := newHostRail(env, mode)
-	if err != nil {
-		if a != nil {
-			a.Close()
-		}
-		return nil, err
-	}
-	return &Stage{a: a}, nil
-}
-
-// LaunchOn enqueues the collective l describes with my input at in and my output at out.
-func (s *Stage) LaunchOn(l *collectives.LaunchArgs, in, out device.Ptr, st device.Stream) error {
-	return s.a.launchOn(l, in, out, st)
-}
-
-// Close releases the stage's buffers and channels.
-func (s *Stage) Close() error { return s.a.Close() }
