@@ -183,7 +183,8 @@ func TestSelectTwoHosts(t *testing.T) {
 // hostput up to 32 KiB, railput to 512 KiB, railrsag to 4 MiB, hier above, on hosts of 4
 // railput up to 64 KiB, hier above. With one rank per host, under --transport ethernet inside a host (no CUDA
 // IPC) and with uneven hosts neither fits, and the host-resident algorithms (hostput,
-// hostoneshot, and where no pair uses CUDA IPC hostrsag from 1 MiB to 4 MiB) win up to their
+// hostoneshot, and where no pair uses CUDA IPC on a power-of-two rank count hostrsag above
+// 1 MiB to 4 MiB) win up to their
 // limits, the flat port ones above; on one host the NVLink
 // algorithms win ("" below: a one-host algorithm).
 func TestSelectHierarchical(t *testing.T) {
@@ -214,6 +215,9 @@ func TestSelectHierarchical(t *testing.T) {
 		{"2 hosts of 4", layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), true,
 			railGather, [6]string{"railput", "railput", "hier", "hier", "hier", "hier"}, hierGather, hierReduce},
 		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, hostGather, oneShot, "portput,hostput", "portrsag,portoneshot,hostoneshot,hostput,hostrsag"},
+		// hostrsag only on a power-of-two rank count (3 ranks: portrsag above 1 MiB)
+		{"3 hosts of 1", layoutOf(false, "a", "b", "c"), false, hostGather,
+			[6]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag"}, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
 		{"uneven hosts", layoutOf(false, "a", "a", "b"), true,
 			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
 		{"uneven hosts of 4 and 3", layoutOf(false, "a", "a", "a", "a", "b", "b", "b"), true,
