@@ -98,7 +98,11 @@ func hostDepth(slot, slotBytes uint64) uint32 {
 // messages of up to algo.HostStagedMax (or the run's largest, if smaller), whose largest
 // rank-pair segment is at most the message.
 func NewHostStaged(env *collectives.Env, mode PortStagedMode) (collectives.Instance, error) {
-	return newHostStaged(env, mode, false)
+	a, err := newHostStaged(env, mode, false)
+	if a == nil {
+		return nil, err // not a nil *hostStaged in a non-nil Instance
+	}
+	return a, err
 }
 
 // newHostStaged sets hostput up, or railput where rail is set.
