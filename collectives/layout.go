@@ -76,7 +76,7 @@ type Layout struct {
 type GPUSharing struct {
 	// SharedGPU says some GPU serves several ranks (as clients of an MPS daemon, or
 	// time-sliced): their kernels and CPU threads compete, and -k auto takes rail routing
-	// on hosts of several ranks (portstaged.RailAuto).
+	// on several hosts of equal rank counts, at least 2 (Rails; portstaged.RailAuto).
 	SharedGPU bool
 	// MPSNetwork says ranks share a GPU as clients of an MPS daemon with the driver's
 	// default work queues (CUDA_DEVICE_MAX_CONNECTIONS unset) while some pair talks over a

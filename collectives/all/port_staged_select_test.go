@@ -102,9 +102,9 @@ func autoBelow(a *collectives.Algorithm) bool {
 
 // TestPortStagedSelect: across hosts (one rank per host, two per host, hosts of unequal
 // rank counts, and a network transport inside one host) -k auto picks hostput up to
-// algo.HostStagedAutoMax (railput on hosts of 4 ranks, and for reduce-scatter and reduce
-// on hosts of 2), portput at every other size and type,
-// and -k all offers them
+// algo.HostStagedAutoMax (railput on hosts of 4 ranks, on hosts of 2 whose ranks share
+// GPUs, sendrecv there only up to 64 KiB, and for reduce-scatter and reduce on hosts of
+// 2), portput at every other size and type, and -k all offers them
 // and nothing that needs one host; on one host connected by CUDA IPC, -k auto picks
 // exactly what it picks without either.
 func TestPortStagedSelect(t *testing.T) {

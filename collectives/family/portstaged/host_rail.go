@@ -25,14 +25,17 @@ import (
 // allreduce, where RegisterRailAs gives it another.
 const RailNumber = 8
 
-// RailAutoLocal is the fewest ranks per host for which -k auto takes railput over hostput.
-// Measured on 4×H100 as 2 simulated hosts, 2026-11-27 (docs/performance.md, "railput on
+// RailAutoLocal is the fewest ranks per host for which -k auto takes railput over hostput
+// where every rank has a GPU of its own (where ranks share GPUs, hosts of 2 and 3 take it
+// too: RailAuto). Measured on 4×H100 as 2 simulated hosts, 2026-11-27 (docs/performance.md, "railput on
 // hosts of several ranks"), 64 B to 1 MiB, two rounds: with 4 ranks a host (8 ranks, two
 // a GPU under MPS) railput took less time than hostput in 72 of 74 cells of broadcast,
 // gather, alltoall, sendrecv and reducescatter (up to 16 KiB 47-282 µs against 227-1069,
 // one outlier aside); with 2 ranks a host (a GPU each) it took more time than hostput in
 // 45 of 48 cells up to 64 KiB, up to 43 µs more (its NVLink forwarding is one more step
-// on the path), less in 7 of 8 cells at 1 MiB. Three ranks a host were not measured.
+// on the path), less in 7 of 8 cells at 1 MiB. Three ranks a host were not measured with
+// a GPU each. The hosts of 4 shared their GPUs there, so that hosts of 4 ranks with a GPU
+// each take railput rests on that run and on the count of network messages it saves.
 const RailAutoLocal = 4
 
 // RailAuto says -k auto takes railput on layout l: hosts of RailAutoLocal ranks or more,
