@@ -48,5 +48,14 @@ const hostRSAGAutoMin = algo.HostAllreduceMax + 1
 
 // NewAllreduceHostRSAG sets allreduce's hostrsag algorithm up on env.
 func NewAllreduceHostRSAG(env *collectives.Env) (collectives.Instance, error) {
-	return newStagedRSAG(env, portstaged.NewHostStage, portstaged.NewHostStaged)
+	return newStagedRSAG(env, hostStage, portstaged.NewHostStaged)
+}
+
+// hostStage is a hostput stage of hostrsag: a launch's segments are chunks of the message,
+// a rank count's share of at most the largest message, so its host-resident slots are
+// that large instead of the whole message (each of the two stages and the one shot holds
+// two halves of outbox and scratch slots in pinned host memory).
+func hostStage(env *collectives.Env, mode portstaged.PortStagedMode) (*portstaged.Stage, error) {
+	n := uint64(env.NRanks)
+	return portstaged.NewHostStage(env, mode, (algo.Limit(algo.HostStagedMax, env.MaxBytes)+n-1)/n)
 }

@@ -18,8 +18,8 @@ type stagedRSAG struct {
 	whole  collectives.Instance
 }
 
-// newStagedRSAG sets the two stages up with stage (portstaged.NewHostStage or
-// NewRailStage) and the one shot with whole.
+// newStagedRSAG sets the two stages up with stage (NewHostStage's hostStage or
+// portstaged.NewRailStage) and the one shot with whole.
 func newStagedRSAG(env *collectives.Env, stage func(*collectives.Env, portstaged.PortStagedMode) (*portstaged.Stage, error),
 	whole func(*collectives.Env, portstaged.PortStagedMode) (collectives.Instance, error)) (collectives.Instance, error) {
 	a := &stagedRSAG{env: env}

@@ -102,7 +102,7 @@ func NewHostRail(env *collectives.Env, mode PortStagedMode) (collectives.Instanc
 
 // newHostRail is NewHostRail's instance.
 func newHostRail(env *collectives.Env, mode PortStagedMode) (*hostStaged, error) {
-	a, err := newHostStaged(env, mode, true)
+	a, err := newHostStaged(env, mode, true, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -98,15 +98,17 @@ func hostDepth(slot, slotBytes uint64) uint32 {
 // messages of up to algo.HostStagedMax (or the run's largest, if smaller), whose largest
 // rank-pair segment is at most the message.
 func NewHostStaged(env *collectives.Env, mode PortStagedMode) (collectives.Instance, error) {
-	a, err := newHostStaged(env, mode, false)
+	a, err := newHostStaged(env, mode, false, 0)
 	if a == nil {
 		return nil, err // not a nil *hostStaged in a non-nil Instance
 	}
 	return a, err
 }
 
-// newHostStaged sets hostput up, or railput where rail is set.
-func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool) (*hostStaged, error) {
+// newHostStaged sets hostput up, or railput where rail is set, with host-resident slots
+// for rank-pair segments of up to segBytes (0: the largest message, algo.HostStagedMax or
+// the run's largest if smaller).
+func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool, segBytes uint64) (*hostStaged, error) {
 	b, err := algo.NewBase(env)
 	if err != nil {
 		return nil, err
@@ -115,7 +117,10 @@ func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool) (*hostS
 	if a.modeKernels, err = loadModeKernels(env.GPU, mode, HostStaged, HostStagedReduce); err != nil {
 		return nil, err
 	}
-	slot := algo.RoundUp(max(algo.Limit(algo.HostStagedMax, env.MaxBytes), 16), 256)
+	if segBytes == 0 {
+		segBytes = algo.Limit(algo.HostStagedMax, env.MaxBytes)
+	}
+	slot := algo.RoundUp(max(segBytes, 16), 256)
 	if rail {
 		a.HostScatter, err = algo.NewRailSlots(b, slot, mode.OutboxSlots(env.NRanks), env.NRanks)
 	} else {

@@ -11,9 +11,10 @@ import (
 type Stage struct{ a *hostStaged }
 
 // NewHostStage sets mode's hostput up on env as a Stage (env's layout:
-// collectives.SomeNetwork).
-func NewHostStage(env *collectives.Env, mode PortStagedMode) (*Stage, error) {
-	return newStage(newHostStaged(env, mode, false))
+// collectives.SomeNetwork) whose launches carry rank-pair segments of at most segBytes:
+// its host-resident slots are that large (a launch with a larger segment fails).
+func NewHostStage(env *collectives.Env, mode PortStagedMode, segBytes uint64) (*Stage, error) {
+	return newStage(newHostStaged(env, mode, false, segBytes))
 }
 
 // NewRailStage sets mode's railput up on env as a Stage (env's layout: collectives.Rails).
