@@ -18,7 +18,7 @@ type stagedRSAG struct {
 	whole  collectives.Instance
 }
 
-// newStagedRSAG sets the two stages up with stage (NewHostStage's hostStage or
+// newStagedRSAG sets the two stages up with stage (hostrsag's hostStage, railrsag's
 // portstaged.NewRailStage) and the one shot with whole.
 func newStagedRSAG(env *collectives.Env, stage func(*collectives.Env, portstaged.PortStagedMode) (*portstaged.Stage, error),
 	whole func(*collectives.Env, portstaged.PortStagedMode) (collectives.Instance, error)) (collectives.Instance, error) {
