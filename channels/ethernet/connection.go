@@ -20,7 +20,7 @@ import (
 // Sending. What is small goes on the control socket: a signal's mark, a write of at most
 // MinChunk bytes of GPU memory (copied into the proxy's staging slot, then sent by the
 // proxy with its header in one system call once the control socket's queue is empty) and
-// a write of at most ethHostInlineMax of host-resident memory (see below). Where the
+// a write of at most Options.Inline of host-resident memory (see below). Where the
 // connection spins (Options.Spin), the proxy queues a trigger's marks and host-resident
 // writes for the control socket's sender thread (ctlsend.go) and goes on, so that small
 // sends to different peers overlap; else it writes them itself. A
@@ -39,7 +39,7 @@ import (
 //
 // Host-resident memory (Mesh.ShareHost: pinned host memory mapped into the GPU) takes
 // no copy at all: a write whose source is host-resident is sent from there (by the control
-// socket's sender up to ethHostInlineMax, else by the data sockets' senders), and a
+// socket's sender up to Options.Inline, else by the data sockets' senders), and a
 // data message whose destination is host-resident is read straight into it, landed once
 // read. No CUDA call is on either path.
 //
@@ -53,6 +53,7 @@ type ethConn struct {
 	chunk     uint64     // largest piece this side sends (the peer's receive slots hold it)
 	recvChunk uint64     // largest piece the peer may send
 	pieces    uint64     // pieces per data socket of a write, at least (Options.Pieces)
+	inlineMax uint64     // largest host-resident write on the control socket (Options.Inline)
 	copier    Copier
 	reg       channels.Memories
 	onError   func(error)
@@ -85,14 +86,13 @@ type ethConn struct {
 	err     error
 }
 
-// ethHostInlineMax is the largest write from host-resident memory that the proxy sends
-// itself on the control socket, straight from where it lies, rather than dealing it out to
-// the data sockets' threads: with no copy to overlap, one socket carries a small write
-// sooner than waking the senders and receivers (on 2xH200 over loopback, a 128 KiB write
-// through the data sockets took 150-230 us, a 32 KiB one on the control socket 35 us), but
-// not a large one (allgather hostput of 4 MiB: 714-903 us with 2 MiB writes on the control
-// socket, 268-303 us on 12 data sockets).
-const ethHostInlineMax = 512 << 10
+// A write from host-resident memory of at most Options.Inline bytes goes on the control
+// socket, sent by the proxy (or the control socket's sender) straight from where it lies,
+// rather than dealt out to the data sockets' threads: with no copy to overlap, one socket
+// carries a small write sooner than waking the senders and receivers (on 2xH200 over
+// loopback, a 128 KiB write through the data sockets took 150-230 us, a 32 KiB one on the
+// control socket 35 us), but not a large one (allgather hostput of 4 MiB: 714-903 us with
+// 2 MiB writes on the control socket, 268-303 us on 12 data sockets).
 
 const (
 	ethQueueSize  = 256 // segments the proxy may queue ahead of a sender
@@ -116,12 +116,12 @@ type ethSlot struct {
 	n     uint64
 }
 
-func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth, pieces int, timeout time.Duration, copier Copier, reg channels.Memories, onError func(error), cpus affinity.Set, spin time.Duration) (_ *ethConn, err error) {
+func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth, pieces int, inline uint64, timeout time.Duration, copier Copier, reg channels.Memories, onError func(error), cpus affinity.Set, spin time.Duration) (_ *ethConn, err error) {
 	if len(socks) < 2 {
 		closeAll(socks)
 		return nil, fmt.Errorf("%d sockets: a control socket and at least one data socket are needed", len(socks))
 	}
-	c := &ethConn{peer: peer, timeout: timeout, chunk: chunk, recvChunk: recvChunk, pieces: uint64(max(pieces, 1)), copier: copier, reg: reg,
+	c := &ethConn{peer: peer, timeout: timeout, chunk: chunk, recvChunk: recvChunk, pieces: uint64(max(pieces, 1)), inlineMax: min(inline, MaxInline), copier: copier, reg: reg,
 		onError: onError, stop: make(chan struct{}), probes: make(chan uint64, 4)}
 	nd := len(socks) - 1
 	c.sent = make([]uint64, nd)
@@ -287,7 +287,7 @@ func (c *ethConn) Write(ch *channels.ProxyChannel, t channels.Trigger) error {
 		host = unsafe.Add(ch.Src.Host, t.SrcOffset())
 	}
 	c.enqueued += size
-	if host != nil && size <= ethHostInlineMax {
+	if host != nil && size <= c.inlineMax {
 		c.sendInlineHost(id, off, host, size)
 		return nil
 	}

@@ -2,7 +2,7 @@ package ethernet
 
 // The control socket's sender (connection.go), where the connection spins (Options.Spin):
 // the proxy queues each trigger's control messages (marks, and writes of host-resident
-// memory up to ethHostInlineMax) and goes on to its next trigger, so that the sends to different peers run side by side, each on its
+// memory up to Options.Inline) and goes on to its next trigger, so that the sends to different peers run side by side, each on its
 // connection's thread, rather than one after another on the proxy's. A small send on a
 // loopback TCP socket took 7-10 us of the proxy's time (4xH100, docs/performance.md).
 

@@ -37,6 +37,12 @@ func resolveOptions(o Options) (Options, error) {
 	if o.Pieces == 0 {
 		o.Pieces = 4
 	}
+	if o.Inline == 0 {
+		o.Inline = MaxInline
+	}
+	if o.Inline > MaxInline {
+		return o, fmt.Errorf("ethernet: inline writes of up to %d bytes (at most %d)", o.Inline, MaxInline)
+	}
 	if o.Spin < 0 || o.Spin > MaxSpin {
 		return o, fmt.Errorf("ethernet: spin %v (0 to %v)", o.Spin, MaxSpin)
 	}
@@ -357,7 +363,7 @@ func (n *ethNet) connectPeers(me peerInfo, eps map[int]peerInfo, peers []int, g 
 		}
 		n.tune(r.socks)
 		peerFail := func(err error) { onError(fmt.Errorf("ethernet connection to rank %d: %w", r.peer, err)) }
-		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].chunk), n.opts.Chunk, n.opts.Depth, n.opts.Pieces, n.timeout, copier, reg, peerFail, n.opts.CPUs, n.opts.Spin)
+		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].chunk), n.opts.Chunk, n.opts.Depth, n.opts.Pieces, n.opts.Inline, n.timeout, copier, reg, peerFail, n.opts.CPUs, n.opts.Spin)
 		if err != nil {
 			first = fmt.Errorf("ethernet: rank %d to rank %d: %w", me.rank, r.peer, err)
 			continue

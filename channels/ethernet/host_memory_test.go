@@ -12,38 +12,43 @@ import (
 // InfiniBand stand-in) with the source, the destination or both in host-resident memory
 // (ShareHost), from one byte to several staging chunks (a GPU-memory source: inline up to
 // MinChunk, then pieces over both data sockets; a host-resident source: inline up to
-// ethHostInlineMax, into GPU memory through several staging slots, then pieces); every byte and the bytes around it are
+// MaxInline, into GPU memory through several staging slots, then pieces); every byte and the bytes around it are
 // checked the moment the signal is seen (exchange), so a token stored before its bytes
 // had landed would fail. Over Ethernet with both ends host-resident and host tokens, no
 // copy or write is queued on any stream: the proxy sends from host memory and the
-// receivers read into it. Over InfiniBand the HCA stand-in resolves every address against
+// receivers read into it. A smaller Options.Inline sends host-resident writes above it
+// on the data sockets instead. Over InfiniBand the HCA stand-in resolves every address against
 // the key's registration, so a host-resident source must be posted by its host address.
 func TestHostResident(t *testing.T) {
 	cases := []struct {
 		name             string
 		srcHost, dstHost bool
 		hostTokens       bool
+		inline           uint64 // Options.Inline; 0 the default
 	}{
-		{"GPUToHost", false, true, false},
-		{"HostToGPU", true, false, false},
-		{"HostToHost", true, true, false},
-		{"HostToHostTokensInHost", true, true, true},
+		{"GPUToHost", false, true, false, 0},
+		{"HostToGPU", true, false, false, 0},
+		{"HostToHost", true, true, false, 0},
+		{"HostToHostTokensInHost", true, true, true, 0},
+		{"HostToHostInline64K", true, true, true, 64 << 10},
 	}
 	for _, c := range cases {
 		for _, ib := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/IB=%v", c.name, ib), func(t *testing.T) {
-				hostResident(t, c.srcHost, c.dstHost, c.hostTokens, ib)
+				hostResident(t, c.srcHost, c.dstHost, c.hostTokens, ib, c.inline)
 			})
 		}
 	}
 }
 
 // hostResident runs TestHostResident's exchanges on one set-up.
-func hostResident(t *testing.T, srcHost, dstHost, hostTokens, ib bool) {
+func hostResident(t *testing.T, srcHost, dstHost, hostTokens, ib bool, inline uint64) {
 	channelstest.UseHostTokens(t, hostTokens)
-	const most = ethHostInlineMax + 1<<20
+	const most = MaxInline + 1<<20
 	bs := channelstest.NewBoots(t, 2)
-	opts := func(r int) channels.MeshOptions { return ethOpts(Mode, "node") }
+	opts := func(r int) channels.MeshOptions {
+		return meshOpts(Mode, "node", Options{Sockets: 2, Chunk: 256 << 10, Depth: 2, Inline: inline})
+	}
 	space := channelstest.NewMemSpace()
 	if ib {
 		fabric := channelstest.NewIBFabric(space)
@@ -77,7 +82,7 @@ func hostResident(t *testing.T, srcHost, dstHost, hostTokens, ib bool) {
 		return
 	}
 	sizes := []uint64{1, 7, MinChunk - 1, MinChunk, MinChunk + 1, 256 << 10, 256<<10 + 1, 1<<20 + 4097,
-		ethHostInlineMax, ethHostInlineMax + 1, most - 5}
+		MaxInline, MaxInline + 1, most - 5}
 	if testing.Short() {
 		sizes = sizes[:7]
 	}

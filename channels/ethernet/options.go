@@ -11,7 +11,7 @@ import (
 // Options configure the Ethernet transport; a program sets them with
 // channels.MeshOptions.SetTransportOptions(ethernet.Transport, opts). Zero fields take
 // their defaults (the GPU worker fills them from MSCCLPP_BENCH_SOCKETS, _ETH_CHUNK,
-// _ETH_DEPTH, _ETH_PIECES, _SOCKET_BUFFER, _ETH_SPIN and _SOCKET_IFNAME; the transport
+// _ETH_DEPTH, _ETH_PIECES, _ETH_INLINE, _SOCKET_BUFFER, _ETH_SPIN and _SOCKET_IFNAME; the transport
 // itself reads no environment).
 type Options struct {
 	// ListenIP is where this rank accepts data sockets. Zero: the first interface that
@@ -30,6 +30,10 @@ type Options struct {
 	// pieces stay at least half a chunk, so that copies out of GPU memory overlap the
 	// socket within a write and not only between writes (default 4, at most 64).
 	Pieces int
+	// Inline is the largest write of host-resident memory (Mesh.ShareHost) that the
+	// proxy sends on the control socket, straight from where it lies; larger ones are
+	// cut into pieces for the data sockets (default and most MaxInline).
+	Inline uint64
 	// SocketBuffer sets SO_SNDBUF and SO_RCVBUF; 0 leaves the kernel's autotuning, which
 	// grows them up to net.ipv4.tcp_{w,r}mem.
 	SocketBuffer int
@@ -55,6 +59,7 @@ const (
 	MaxDepth   = 64
 	MaxPieces  = 64
 	MaxSpin    = time.Second
+	MaxInline  = 512 << 10 // what a receiver takes on its control socket
 )
 
 // Copier moves bytes between GPU memory and pinned host staging memory: the Ethernet

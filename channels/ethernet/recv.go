@@ -88,11 +88,11 @@ func (r *ethReceiver) loop() error {
 		case hdr[0] == ethMsgData:
 			// A data socket's pieces fit one slot (the sender's pieces are at most our
 			// chunk, and each counts as one landed piece); the control socket also carries
-			// writes of host-resident memory up to ethHostInlineMax.
+			// writes of host-resident memory up to MaxInline (the sender's Options.Inline).
 			most := uint64(len(r.slots[0].stage.Host))
 			limit := most
 			if r.k < 0 {
-				limit = max(most, ethHostInlineMax)
+				limit = max(most, MaxInline)
 			}
 			if n == 0 || n > limit {
 				return fmt.Errorf("a %d-byte piece (at most %d)", n, limit)

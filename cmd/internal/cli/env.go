@@ -25,6 +25,7 @@ const (
 	envEthChunk     = "MSCCLPP_BENCH_ETH_CHUNK"     // ethernet.Options.Chunk
 	envEthDepth     = "MSCCLPP_BENCH_ETH_DEPTH"     // ethernet.Options.Depth
 	envEthPieces    = "MSCCLPP_BENCH_ETH_PIECES"    // ethernet.Options.Pieces
+	envEthInline    = "MSCCLPP_BENCH_ETH_INLINE"    // ethernet.Options.Inline
 	envSocketBuffer = "MSCCLPP_BENCH_SOCKET_BUFFER" // ethernet.Options.SocketBuffer
 	envEthSpin      = "MSCCLPP_BENCH_ETH_SPIN"      // ethernet.Options.Spin, in µs
 	envIBAtomics    = "MSCCLPP_BENCH_IB_ATOMICS"    // 0: ib.Options.NoAtomics
@@ -120,7 +121,7 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 	if e.Device, err = readDevice(getenv); err != nil {
 		return e, err
 	}
-	var vals [6]int64
+	var vals [7]int64
 	for i, v := range []struct {
 		name   string
 		lo, hi int64
@@ -132,6 +133,7 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		{envSocketBuffer, 0, 1 << 30, true},
 		{envEthSpin, 0, ethernet.MaxSpin.Microseconds(), false},
 		{envEthPieces, 1, ethernet.MaxPieces, false},
+		{envEthInline, 1, ethernet.MaxInline, true},
 	} {
 		n, err := envNumber(getenv, v.name, v.lo, v.hi, v.isSize)
 		if err != nil {
@@ -140,7 +142,7 @@ func ReadEnv(getenv func(string) string) (Env, error) {
 		vals[i] = n
 	}
 	eth.Sockets, eth.Chunk, eth.Depth, eth.SocketBuffer = int(vals[0]), uint64(vals[1]), int(vals[2]), int(vals[3])
-	eth.Pieces = int(vals[5])
+	eth.Pieces, eth.Inline = int(vals[5]), uint64(vals[6])
 	eth.Spin = defaultEthSpin
 	if strings.TrimSpace(getenv(envEthSpin)) != "" {
 		eth.Spin = time.Duration(vals[4]) * time.Microsecond

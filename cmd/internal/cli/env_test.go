@@ -35,9 +35,9 @@ func TestReadEnv(t *testing.T) {
 		{"spin 50 µs", map[string]string{"MSCCLPP_BENCH_ETH_SPIN": "50"}, func(e Env) bool { return ethOf(e).Spin == 50*time.Microsecond }, ""},
 		{"spin too long", map[string]string{"MSCCLPP_BENCH_ETH_SPIN": "2000000"}, nil, "MSCCLPP_BENCH_ETH_SPIN"},
 		{"ethernet", map[string]string{"MSCCLPP_BENCH_SOCKETS": "8", "MSCCLPP_BENCH_ETH_CHUNK": "1M", "MSCCLPP_BENCH_ETH_DEPTH": "3",
-			"MSCCLPP_BENCH_ETH_PIECES": "4", "MSCCLPP_BENCH_SOCKET_BUFFER": "4M", "MSCCLPP_BENCH_SOCKET_IFNAME": "=eth0"}, func(e Env) bool {
+			"MSCCLPP_BENCH_ETH_PIECES": "4", "MSCCLPP_BENCH_ETH_INLINE": "128K", "MSCCLPP_BENCH_SOCKET_BUFFER": "4M", "MSCCLPP_BENCH_SOCKET_IFNAME": "=eth0"}, func(e Env) bool {
 			o := ethOf(e)
-			return o.Sockets == 8 && o.Chunk == 1<<20 && o.Depth == 3 && o.Pieces == 4 && o.SocketBuffer == 4<<20 && o.Ifname == "=eth0"
+			return o.Sockets == 8 && o.Chunk == 1<<20 && o.Depth == 3 && o.Pieces == 4 && o.Inline == 128<<10 && o.SocketBuffer == 4<<20 && o.Ifname == "=eth0"
 		}, ""},
 		{"mesh", map[string]string{"MSCCLPP_BENCH_HOSTID": "h1", "MSCCLPP_BENCH_IB_HCA": "mlx5_0:1", "MSCCLPP_BENCH_IB_ATOMICS": "0",
 			"MSCCLPP_BENCH_PROXY_TRACE": "1", "MSCCLPP_BENCH_IB_GID_INDEX": "3"}, func(e Env) bool {
@@ -70,6 +70,7 @@ func TestReadEnv(t *testing.T) {
 		{"chunk not a multiple of 4096", map[string]string{"MSCCLPP_BENCH_ETH_CHUNK": "100000"}, nil, "multiple of 4096"},
 		{"depth zero", map[string]string{"MSCCLPP_BENCH_ETH_DEPTH": "0"}, nil, "MSCCLPP_BENCH_ETH_DEPTH"},
 		{"pieces out of range", map[string]string{"MSCCLPP_BENCH_ETH_PIECES": "65"}, nil, `MSCCLPP_BENCH_ETH_PIECES="65": want a number from 1 to 64`},
+		{"inline above the receiver's limit", map[string]string{"MSCCLPP_BENCH_ETH_INLINE": "1M"}, nil, `MSCCLPP_BENCH_ETH_INLINE="1M": want a number from 1 to 524288`},
 		{"gid index", map[string]string{"MSCCLPP_BENCH_IB_GID_INDEX": "256"}, nil, "MSCCLPP_BENCH_IB_GID_INDEX"},
 		// nccl-tests' variables
 		{"split mask", map[string]string{"NCCL_TESTS_SPLIT_MASK": "0x1"}, func(e Env) bool { return e.Split.Op == "and" && e.Split.Arg == 1 }, ""},
