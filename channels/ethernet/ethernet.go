@@ -38,7 +38,7 @@ func resolveOptions(o Options) (Options, error) {
 		o.Pieces = 4
 	}
 	if o.Inline == 0 {
-		o.Inline = MaxInline
+		o.Inline = DefaultInline
 	}
 	if o.Inline > MaxInline {
 		return o, fmt.Errorf("ethernet: inline writes of up to %d bytes (at most %d)", o.Inline, MaxInline)

@@ -22,7 +22,7 @@ type Options struct {
 	Ifname string
 	// Sockets is the number of data connections per peer (default 12, at most 64), which
 	// carry large writes; one more carries signals and small writes (at most MinChunk
-	// bytes of GPU memory, or 512 KiB of host-resident memory: Mesh.ShareHost).
+	// bytes of GPU memory, or Inline bytes of host-resident memory: Mesh.ShareHost).
 	Sockets int
 	Chunk   uint64 // largest piece on a data socket, and size of a staging slot (default 4M)
 	Depth   int    // staging slots per socket and direction (default 2, at most 64)
@@ -32,7 +32,7 @@ type Options struct {
 	Pieces int
 	// Inline is the largest write of host-resident memory (Mesh.ShareHost) that the
 	// proxy sends on the control socket, straight from where it lies; larger ones are
-	// cut into pieces for the data sockets (default and most MaxInline).
+	// cut into pieces for the data sockets (default DefaultInline, at most MaxInline).
 	Inline uint64
 	// SocketBuffer sets SO_SNDBUF and SO_RCVBUF; 0 leaves the kernel's autotuning, which
 	// grows them up to net.ipv4.tcp_{w,r}mem.
@@ -61,6 +61,12 @@ const (
 	MaxSpin    = time.Second
 	MaxInline  = 512 << 10 // what a receiver takes on its control socket
 )
+
+// DefaultInline is Options.Inline's default. On 2xH100 as 2 simulated hosts of one rank,
+// 512 KiB writes (1 MiB alltoall, allgather, reducescatter, scatter, gather, hypercube)
+// took 3-45 % less time in 8 pieces on the data sockets than in one on the control
+// socket, three rounds each; 256 KiB ones were as fast either way (docs/performance.md).
+const DefaultInline = 256 << 10
 
 // Copier moves bytes between GPU memory and pinned host staging memory: the Ethernet
 // transport sends GPU data through it. DeviceCopier implements it on a GPU; tests
