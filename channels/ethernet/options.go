@@ -64,7 +64,7 @@ const (
 
 // DefaultInline is Options.Inline's default. On 2xH100 as 2 simulated hosts of one rank,
 // 512 KiB writes (1 MiB alltoall, allgather, reducescatter, scatter, gather, hypercube)
-// took 3-45 % less time in 8 pieces on the data sockets than in one on the control
+// took 3-44 % less time in 8 pieces on the data sockets than in one on the control
 // socket, three rounds each; 256 KiB ones were as fast either way (docs/performance.md).
 const DefaultInline = 256 << 10
 
