@@ -37,9 +37,6 @@ func resolveOptions(o Options) (Options, error) {
 	if o.Pieces == 0 {
 		o.Pieces = 4
 	}
-	if o.Inline == 0 {
-		o.Inline = DefaultInline
-	}
 	if o.Inline > MaxInline {
 		return o, fmt.Errorf("ethernet: inline writes of up to %d bytes (at most %d)", o.Inline, MaxInline)
 	}
@@ -155,7 +152,20 @@ func (w *ethNetwork) Connect(peers []int) (map[int]channels.Connection, error) {
 		}
 		eps[p] = info
 	}
+	if w.n.opts.Inline == 0 {
+		w.n.opts.Inline = inlineFor(w.m.Endpoints, w.m.Rank)
+	}
 	return w.n.connectPeers(w.me, eps, peers, w.m.GPU, w.m.Memories(), w.m.ConnectionFailed)
+}
+
+// inlineFor is Options.Inline's default for rank me of a job with endpoints eps.
+func inlineFor(eps []channels.Endpoint, me int) uint64 {
+	for _, e := range eps {
+		if e.Rank != me && e.HostID == eps[me].HostID {
+			return MaxInline
+		}
+	}
+	return AloneInline
 }
 
 // Close implements Network.

@@ -32,7 +32,8 @@ type Options struct {
 	Pieces int
 	// Inline is the largest write of host-resident memory (Mesh.ShareHost) that the
 	// proxy sends on the control socket, straight from where it lies; larger ones are
-	// cut into pieces for the data sockets (default DefaultInline, at most MaxInline).
+	// cut into pieces for the data sockets (at most MaxInline; 0: AloneInline where the
+	// rank is alone on its host, MaxInline where its host has other ranks).
 	Inline uint64
 	// SocketBuffer sets SO_SNDBUF and SO_RCVBUF; 0 leaves the kernel's autotuning, which
 	// grows them up to net.ipv4.tcp_{w,r}mem.
@@ -62,11 +63,15 @@ const (
 	MaxInline  = 512 << 10 // what a receiver takes on its control socket
 )
 
-// DefaultInline is Options.Inline's default. On 2xH100 as 2 simulated hosts of one rank,
-// 512 KiB writes (1 MiB alltoall, allgather, reducescatter, scatter, gather, hypercube)
-// took 3-44 % less time in 8 pieces on the data sockets than in one on the control
-// socket, three rounds each; 256 KiB ones were as fast either way (docs/performance.md).
-const DefaultInline = 256 << 10
+// The default of Options.Inline depends on the rank's host (inlineFor): AloneInline where
+// no other rank shares it, MaxInline where others do. On 2xH100 as 2 simulated hosts of one
+// rank, 512 KiB writes (1 MiB alltoall, allgather, reducescatter, scatter, gather,
+// hypercube) took 3-44 % less time in 8 pieces on the data sockets than in one on the
+// control socket, three rounds each (256 KiB ones as fast either way); on 2 simulated
+// hosts of 2 ranks, where each host's ranks send at once, the data sockets took more time
+// in 11 of 16 pairs of rounds (4xH100, a GPU each) and 17 of 21 (one H100, four ranks
+// under MPS); broadcast, where one rank sends, was the exception (docs/performance.md).
+const AloneInline = 256 << 10
 
 // Copier moves bytes between GPU memory and pinned host staging memory: the Ethernet
 // transport sends GPU data through it. DeviceCopier implements it on a GPU; tests

@@ -1,6 +1,7 @@
 package ethernet
 
 import (
+	"testing"
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
@@ -33,4 +34,33 @@ func ibMeshOpts(v rdma.Verbs) channels.MeshOptions {
 	o := ethOpts(ib.Mode, "node")
 	o.SetTransportOptions(ib.Transport, ib.Options{Verbs: v})
 	return o
+}
+
+// TestInlineFor: a rank alone on its host sends host-resident writes above AloneInline
+// on the data sockets; a rank whose host has other ranks keeps them on the control
+// socket up to MaxInline.
+func TestInlineFor(t *testing.T) {
+	cases := []struct {
+		name  string
+		hosts []string // HostID of each rank
+		me    int
+		want  uint64
+	}{
+		{"one rank a host", []string{"a", "b"}, 0, AloneInline},
+		{"hosts of 2", []string{"a", "a", "b", "b"}, 2, MaxInline},
+		{"alone beside a host of 2", []string{"a", "a", "b"}, 2, AloneInline},
+		{"in the host of 2 beside one alone", []string{"a", "a", "b"}, 1, MaxInline},
+		{"one host", []string{"a", "a"}, 0, MaxInline},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			eps := make([]channels.Endpoint, len(c.hosts))
+			for r, h := range c.hosts {
+				eps[r] = channels.Endpoint{Rank: r, HostID: h}
+			}
+			if got := inlineFor(eps, c.me); got != c.want {
+				t.Errorf("rank %d of hosts %v: %d, want %d", c.me, c.hosts, got, c.want)
+			}
+		})
+	}
 }
