@@ -10,8 +10,9 @@
 #   default work queues let copies stall behind spinning kernels), and sets MPS_MPIRUN (the -x options that pass them to the
 #   ranks) and MPS_STATE (a phrase for the summary). MPS=0 or unset: nothing. Says why and
 #   returns 1 when MPS is bad or the daemon does not start.
-# mps_stop: quits the daemon that mps_start started, if any, and waits for it to go; call
-#   it from an EXIT trap. A second call does nothing.
+# mps_stop: quits the daemon that mps_start started, if any, waits for it to go and removes
+#   its pipe folder (so that mps_start may start another there); call it from an EXIT trap.
+#   A second call does nothing.
 # mps_restart: if mps_start started a daemon, quits it and starts a fresh one with the same
 #   settings (a client that dies under MPS can leave the server unusable for later ones).
 MPS_MPIRUN=()
@@ -69,21 +70,30 @@ mps_stop() {
   local pid=$MPS_PID i
   [ -n "$pid" ] || return 0
   MPS_PID=
-  echo quit | timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1 ||
+  echo quit | timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1 || {
     echo "MPS: the daemon did not take quit (log: $CUDA_MPS_LOG_DIRECTORY)" >&2
+    return 0
+  }
   case $pid in
-    *[!0-9]*) return 0 ;; # no pid file: nothing to wait on
+    *[!0-9]*) ;; # no pid file: nothing to wait on
+    *)
+      for i in $(seq 100); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+      done
+      if kill -0 "$pid" 2>/dev/null; then
+        echo "MPS: the daemon (pid $pid) still runs 10 s after quit (log: $CUDA_MPS_LOG_DIRECTORY)" >&2
+        return 0
+      fi
+      ;;
   esac
-  for i in $(seq 100); do
-    kill -0 "$pid" 2>/dev/null || return 0
-    sleep 0.1
-  done
-  echo "MPS: the daemon (pid $pid) still runs 10 s after quit (log: $CUDA_MPS_LOG_DIRECTORY)" >&2
+  # The daemon leaves its control pipe behind, which the next mps_start in this folder
+  # would take for a daemon that still listens.
+  rm -rf "$CUDA_MPS_PIPE_DIRECTORY"
 }
 
 mps_restart() {
   [ -n "$MPS_PID" ] || return 0
   mps_stop
-  rm -rf "$CUDA_MPS_PIPE_DIRECTORY"
   mps_start "${MPS_ARGS[@]}"
 }

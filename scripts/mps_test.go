@@ -1,0 +1,60 @@
+package scripts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeMPSControl stands in for nvidia-cuda-mps-control: -d "starts a daemon" (a control
+// pipe and a pid file that names no process), and quit on stdin stops it, leaving the
+// control pipe behind as the real daemon does.
+const fakeMPSControl = `#!/usr/bin/env bash
+if [ "$1" = -d ]; then
+  : > "$CUDA_MPS_PIPE_DIRECTORY/control"
+  echo fake > "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid"
+  exit 0
+fi
+read -r cmd
+[ "$cmd" = quit ] && [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ]
+`
+
+// TestMPSStartAfterStop: a second daemon starts in the folder of one that was stopped (the
+// stale control pipe used to make mps_start say a daemon still listened there), and
+// mps_start still refuses a folder whose daemon was not stopped.
+func TestMPSStartAfterStop(t *testing.T) {
+	root := t.TempDir()
+	fake := filepath.Join(root, "fake")
+	if err := os.MkdirAll(fake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fake, "nvidia-cuda-mps-control"), []byte(fakeMPSControl), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mps, err := filepath.Abs("mps.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		script string
+		want   string // in the output
+		fail   bool
+	}{
+		{"start, stop, start", `mps_start 4 1 out && mps_stop && mps_start 4 1 out && echo "second: $MPS_STATE"`, "second: MPS on (4 ranks a GPU", false},
+		{"start twice", `mps_start 4 1 out2 && { MPS_PID=; mps_start 4 1 out2; }`, "a daemon already listens", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command("bash", "-c", "source "+mps+"; "+c.script)
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "MPS=1", "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+			out, err := cmd.CombinedOutput()
+			if (err != nil) != c.fail || !strings.Contains(string(out), c.want) {
+				t.Errorf("%s: error %v (want failure %v), output:\n%s\nwant it to hold %q", c.script, err, c.fail, out, c.want)
+			}
+		})
+	}
+}
