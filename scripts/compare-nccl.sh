@@ -30,7 +30,8 @@
 # the median times): across simulated hosts one run's time of a size can differ from the
 # next by several times, so one run decides nothing there. Every run's output is kept.
 # Below the table a line counts the sizes where ours is slower, and those from 1 MiB where
-# ours is less than twice as fast.
+# ours is less than twice as fast; with RUNS above 1 a second line counts them run by run
+# (run k of NCCL against run k of ours, in any run), the test of "in each of K runs".
 # Example: NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build allreduce -b 8 -e 2G -f 2 -G 10
 #          NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build all -b 8 -e 2G -f 4 -r 1
 set -euo pipefail
@@ -163,8 +164,14 @@ compare() {
         cells++
         if (r < 1) slower++
         if (bytes[k] >= 1048576) { big++; if (r < 2) under2++ }
+        # run by run: run j of NCCL against run j of ours, the lowest ratio of the runs
+        nr = split(nt[k], tn, " "); split(mt[k], tm, " "); low = -1
+        for (j = 1; j <= nr; j++) if (tm[j] > 0 && (low < 0 || tn[j] / tm[j] < low)) low = tn[j] / tm[j]
+        if (low >= 0 && low < 1) slowerAny++
+        if (bytes[k] >= 1048576 && low >= 0 && low < 2) under2Any++
       }
       printf "# %d sizes: ours slower at %d; from 1 MiB, %d of %d under 2x (out of place)\n", cells, slower + 0, under2 + 0, big + 0
+      if (runs > 1) printf "# run by run (run k of NCCL against run k of ours): ours slower in some run at %d sizes; from 1 MiB, %d of %d under 2x in some run\n", slowerAny + 0, under2Any + 0, big + 0
     }' "${files_nccl[@]}" "${files_ours[@]}" | tee "$OUT/compare-$tag.txt"
   return $rc
 }
