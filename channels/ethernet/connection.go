@@ -86,14 +86,6 @@ type ethConn struct {
 	err     error
 }
 
-// A write from host-resident memory of at most Options.Inline bytes goes on the control
-// socket, sent by the proxy (or the control socket's sender) straight from where it lies,
-// rather than dealt out to the data sockets' threads: with no copy to overlap, one socket
-// carries a small write sooner than waking the senders and receivers (on 2xH200 over
-// loopback, a 128 KiB write through the data sockets took 150-230 us, a 32 KiB one on the
-// control socket 35 us), but not a large one (allgather hostput of 4 MiB: 714-903 us with
-// 2 MiB writes on the control socket, 268-303 us on 12 data sockets).
-
 const (
 	ethQueueSize  = 256 // segments the proxy may queue ahead of a sender
 	ethHeaderSize = 32
@@ -287,9 +279,20 @@ func (c *ethConn) Write(ch *channels.ProxyChannel, t channels.Trigger) error {
 		host = unsafe.Add(ch.Src.Host, t.SrcOffset())
 	}
 	c.enqueued += size
-	if host != nil && size <= c.inlineMax {
-		c.sendInlineHost(id, off, host, size)
-		return nil
+	// A write of host-resident memory goes on the control socket up to inlineMax, straight
+	// from where it lies, rather than dealt out to the data sockets' threads: with no copy
+	// to overlap, one socket carries a small write sooner than waking the senders and
+	// receivers (on 2xH200 over loopback, a 128 KiB write through the data sockets took
+	// 150-230 us, a 32 KiB one on the control socket 35 us), but not a large one (allgather
+	// hostput of 4 MiB: 714-903 us with 2 MiB writes on the control socket, 268-303 us on 12
+	// data sockets). Above inlineMax it goes to the data sockets whatever its size, so that
+	// no CUDA copy is on its path.
+	if host != nil {
+		if size <= c.inlineMax {
+			c.sendInlineHost(id, off, host, size)
+			return nil
+		}
+		return c.deal(segWrite, id, off, src, host, size)
 	}
 	if size <= uint64(len(c.inline.stage.Host)) {
 		return c.sendInline(id, off, src, size)

@@ -31,6 +31,8 @@ func TestHostResident(t *testing.T) {
 		{"HostToHost", true, true, false, 0},
 		{"HostToHostTokensInHost", true, true, true, 0},
 		{"HostToHostInline64K", true, true, true, 64 << 10},
+		{"HostToHostInline4K", true, true, true, 4 << 10}, // below MinChunk: still no copy
+		{"HostToGPUInline1", true, false, false, 1},
 	}
 	for _, c := range cases {
 		for _, ib := range []bool{false, true} {
