@@ -63,11 +63,11 @@ const (
 	MaxInline  = 512 << 10 // what a receiver takes on its control socket
 )
 
-// The default of Options.Inline depends on the rank's host (inlineFor): AloneInline where
-// no other rank shares it, MaxInline where others do. On 2xH100 as 2 simulated hosts of one
+// AloneInline is Options.Inline's default for a rank alone on its host; where its host has
+// other ranks the default is MaxInline (inlineFor). On 2xH100 as 2 simulated hosts of one
 // rank, 512 KiB writes (1 MiB alltoall, allgather, reducescatter, scatter, gather,
 // hypercube) took 3-44 % less time in 8 pieces on the data sockets than in one on the
-// control socket, three rounds each (256 KiB ones as fast either way); on 2 simulated
+// control socket, three rounds each (256 KiB ones: neither path faster throughout); on 2 simulated
 // hosts of 2 ranks, where each host's ranks send at once, the data sockets took more time
 // in 11 of 16 pairs of rounds (4xH100, a GPU each) and 17 of 21 (one H100, four ranks
 // under MPS); broadcast, where one rank sends, was the exception (docs/performance.md).

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/ib"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/rdma"
 )
@@ -60,6 +61,38 @@ func TestInlineFor(t *testing.T) {
 			}
 			if got := inlineFor(eps, c.me); got != c.want {
 				t.Errorf("rank %d of hosts %v: %d, want %d", c.me, c.hosts, got, c.want)
+			}
+		})
+	}
+}
+
+// TestInlineDefault: a connection's control-socket limit for host-resident writes is
+// Options.Inline where set, and otherwise follows the ranks' hosts (inlineFor).
+func TestInlineDefault(t *testing.T) {
+	cases := []struct {
+		name   string
+		hosts  []string
+		inline uint64
+		want   uint64
+	}{
+		{"two hosts of one rank", []string{"a", "b"}, 0, AloneInline},
+		{"one host", []string{"a", "a"}, 0, MaxInline},
+		{"set", []string{"a", "b"}, 64 << 10, 64 << 10},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bs := channelstest.NewBoots(t, len(c.hosts))
+			ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 4096, false, func(r int) channels.MeshOptions {
+				o := meshOpts(Mode, "node", Options{Sockets: 2, Chunk: 256 << 10, Depth: 2, Inline: c.inline})
+				o.HostID = c.hosts[r]
+				return o
+			})
+			for r, s := range ranks {
+				for p, conn := range s.M.Conns {
+					if got := conn.(*ethConn).inlineMax; got != c.want {
+						t.Errorf("rank %d to rank %d: limit %d, want %d", r, p, got, c.want)
+					}
+				}
 			}
 		})
 	}
