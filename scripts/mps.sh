@@ -10,9 +10,9 @@
 #   default work queues let copies stall behind spinning kernels), and sets MPS_MPIRUN (the -x options that pass them to the
 #   ranks) and MPS_STATE (a phrase for the summary). MPS=0 or unset: nothing. Says why and
 #   returns 1 when MPS is bad or the daemon does not start.
-# mps_stop: quits the daemon that mps_start started, if any, waits for it to go and removes
-#   its pipe folder (so that mps_start may start another there); call it from an EXIT trap.
-#   A second call does nothing.
+# mps_stop: quits the daemon that mps_start started, if any, waits for it to go and, once
+#   it has, removes its pipe folder (so that mps_start may start another there); call it
+#   from an EXIT trap. A second call does nothing.
 # mps_restart: if mps_start started a daemon, quits it and starts a fresh one with the same
 #   settings (a client that dies under MPS can leave the server unusable for later ones).
 MPS_MPIRUN=()
@@ -95,5 +95,6 @@ mps_stop() {
 mps_restart() {
   [ -n "$MPS_PID" ] || return 0
   mps_stop
+  rm -rf "$CUDA_MPS_PIPE_DIRECTORY" # also where the old daemon did not take quit
   mps_start "${MPS_ARGS[@]}"
 }

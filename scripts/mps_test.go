@@ -25,7 +25,12 @@ read -r cmd
 // stale control pipe used to make mps_start say a daemon still listened there), and
 // mps_start still refuses a folder whose daemon was not stopped.
 func TestMPSStartAfterStop(t *testing.T) {
-	root := t.TempDir()
+	// A short folder: mps.sh moves the daemon's folders under /tmp when OUT is too deep.
+	root, err := os.MkdirTemp("/tmp", "mps-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
 	fake := filepath.Join(root, "fake")
 	if err := os.MkdirAll(fake, 0o755); err != nil {
 		t.Fatal(err)
@@ -52,6 +57,9 @@ func TestMPSStartAfterStop(t *testing.T) {
 			cmd.Dir = root
 			cmd.Env = append(os.Environ(), "MPS=1", "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
 			out, err := cmd.CombinedOutput()
+			if strings.Contains(string(out), "too deep") {
+				t.Fatalf("the daemon's folders moved out of %s:\n%s", root, out)
+			}
 			if (err != nil) != c.fail || !strings.Contains(string(out), c.want) {
 				t.Errorf("%s: error %v (want failure %v), output:\n%s\nwant it to hold %q", c.script, err, c.fail, out, c.want)
 			}
