@@ -144,8 +144,10 @@ compare() {
       if (file <= runs) {
         if (!(key in nt)) { order[++n] = key; bytes[key] = $1 }
         nt[key] = nt[key] " " $(6+o); nti[key] = nti[key] " " $(10+o); nbf[key] = $(8+o) * $(6+o)
+        nrun[key, file] = $(6+o)
       } else {
         mt[key] = mt[key] " " $(6+o); mti[key] = mti[key] " " $(10+o); mbf[key] = $(8+o) * $(6+o); mw[key] += $(9+o) + $(13+o)
+        mrun[key, file - runs] = $(6+o)
       }
     }
     function bus(f, t) { return (t > 0) ? sprintf("%.2f", f / t) : "0" }
@@ -164,9 +166,14 @@ compare() {
         cells++
         if (r < 1) slower++
         if (bytes[k] >= 1048576) { big++; if (r < 2) under2++ }
-        # run by run: run j of NCCL against run j of ours, the lowest ratio of the runs
-        nr = split(nt[k], tn, " "); split(mt[k], tm, " "); low = -1
-        for (j = 1; j <= nr; j++) if (tm[j] > 0 && (low < 0 || tn[j] / tm[j] < low)) low = tn[j] / tm[j]
+        # run by run: run j of NCCL against run j of ours (where both have the size), the
+        # lowest ratio of the runs
+        low = -1
+        for (j = 1; j <= runs; j++) {
+          if (!((k, j) in nrun) || !((k, j) in mrun) || mrun[k, j] <= 0) continue
+          q = nrun[k, j] / mrun[k, j]
+          if (low < 0 || q < low) low = q
+        }
         if (low >= 0 && low < 1) slowerAny++
         if (bytes[k] >= 1048576 && low >= 0 && low < 2) under2Any++
       }

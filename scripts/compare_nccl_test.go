@@ -117,6 +117,13 @@ func TestCompareNCCLMedians(t *testing.T) {
 			t.Errorf("two runs: output lacks %q:\n%s", want, out)
 		}
 	}
+	// Run by run pairs run k with run k: NCCL 300, 100 against ours 60, 140 is 5.0 and 0.71
+	// (sorted, it would be 1.67 and 2.14).
+	root, path = repo(t, 2)
+	out, _ = compare(t, root, path, "RUNS=2", "FAKE_NCCL_TIMES=300 100", "FAKE_OURS_TIMES=60 140")
+	if want := "ours slower in some run at 1 sizes; from 1 MiB, 1 of 1 under 2x in some run"; !strings.Contains(out, want) {
+		t.Errorf("pairs of runs: output lacks %q:\n%s", want, out)
+	}
 	// One run (the default) compares that run's times.
 	root, path = repo(t, 2)
 	out, _ = compare(t, root, path, "FAKE_NCCL_TIMES=100", "FAKE_OURS_TIMES=125")
