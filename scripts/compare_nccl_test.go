@@ -3,6 +3,7 @@
 package scripts
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,58 +81,64 @@ func compare(t *testing.T, root, path string, env ...string) (string, string) {
 	return string(out), string(runs)
 }
 
-// TestCompareNCCLMedians: with RUNS=3 each program runs three times, in turn, and the table
-// compares the median times (NCCL 100, 500, 120: 120; ours 60, 40, 1000: 60), not any one
-// run's; the next line counts the sizes slower than NCCL and those from 1 MiB under 2x, and
-// the last counts them run by run (the third run's 120 against 1000 is both).
+// TestCompareNCCLMedians: with RUNS=K each program runs K times, in turn, and the table
+// compares the median times, not any one run's; a line counts the sizes slower than NCCL
+// and those from 1 MiB under 2x, and with K above 1 another counts them run by run, run k
+// of NCCL against run k of ours.
 func TestCompareNCCLMedians(t *testing.T) {
-	root, path := repo(t, 2)
-	out, runs := compare(t, root, path, "RUNS=3", "FAKE_NCCL_TIMES=100 500 120", "FAKE_OURS_TIMES=60 40 1000")
-	lines := strings.Split(strings.TrimSpace(runs), "\n")
-	if len(lines) != 6 {
-		t.Fatalf("%d runs, want 6 (3 of each program):\n%s", len(lines), runs)
+	cases := []struct {
+		name     string
+		runs     int
+		nccl     string // FAKE_NCCL_TIMES: one time a run
+		ours     string
+		want     []string // in the output
+		unwanted []string
+	}{
+		// medians 120 and 60; the third run's 120 against 1000 is slower and under 2x
+		{"three runs", 3, "100 500 120", "60 40 1000", []string{
+			"median of 3 runs each",
+			"     1048576    float    sum |     120.0      60.0   2.00",
+			"# 1 sizes: ours slower at 0; from 1 MiB, 0 of 1 under 2x (out of place)",
+			"ours slower in some run at 1 sizes; from 1 MiB, 1 of 1 under 2x in some run",
+		}, nil},
+		// medians 2.5x apart, the second run only 1.67x
+		{"two runs, one under 2x", 2, "300 100", "100 60", []string{
+			"from 1 MiB, 0 of 1 under 2x (out of place)",
+			"ours slower in some run at 0 sizes; from 1 MiB, 1 of 1 under 2x in some run",
+		}, nil},
+		// 5.0 and 0.71 run by run; sorted runs would give 1.67 and 2.14
+		{"run k against run k", 2, "300 100", "60 140", []string{
+			"ours slower in some run at 1 sizes; from 1 MiB, 1 of 1 under 2x in some run",
+		}, nil},
+		{"one run", 1, "100", "125", []string{
+			"|     100.0     125.0   0.80",
+			"ours slower at 1; from 1 MiB, 1 of 1 under 2x",
+		}, []string{"median", "run by run"}},
 	}
-	for i, l := range lines {
-		if nccl := strings.Contains(l, "all_reduce_perf"); nccl != (i%2 == 0) {
-			t.Errorf("run %d is %q: want NCCL and ours in turn, NCCL first", i+1, l)
-		}
-	}
-	for _, want := range []string{
-		"median of 3 runs each",
-		"     1048576    float    sum |     120.0      60.0   2.00",
-		"# 1 sizes: ours slower at 0; from 1 MiB, 0 of 1 under 2x (out of place)",
-		"ours slower in some run at 1 sizes; from 1 MiB, 1 of 1 under 2x in some run",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	// Two runs whose medians are 2.5x apart, but the second run only 1.67x.
-	root, path = repo(t, 2)
-	out, _ = compare(t, root, path, "RUNS=2", "FAKE_NCCL_TIMES=300 100", "FAKE_OURS_TIMES=100 60")
-	for _, want := range []string{
-		"from 1 MiB, 0 of 1 under 2x (out of place)",
-		"ours slower in some run at 0 sizes; from 1 MiB, 1 of 1 under 2x in some run",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("two runs: output lacks %q:\n%s", want, out)
-		}
-	}
-	// Run by run pairs run k with run k: NCCL 300, 100 against ours 60, 140 is 5.0 and 0.71
-	// (sorted, it would be 1.67 and 2.14).
-	root, path = repo(t, 2)
-	out, _ = compare(t, root, path, "RUNS=2", "FAKE_NCCL_TIMES=300 100", "FAKE_OURS_TIMES=60 140")
-	if want := "ours slower in some run at 1 sizes; from 1 MiB, 1 of 1 under 2x in some run"; !strings.Contains(out, want) {
-		t.Errorf("pairs of runs: output lacks %q:\n%s", want, out)
-	}
-	// One run (the default) compares that run's times.
-	root, path = repo(t, 2)
-	out, _ = compare(t, root, path, "FAKE_NCCL_TIMES=100", "FAKE_OURS_TIMES=125")
-	if !strings.Contains(out, "|     100.0     125.0   0.80") || !strings.Contains(out, "ours slower at 1; from 1 MiB, 1 of 1 under 2x") {
-		t.Errorf("one run: output\n%s", out)
-	}
-	if strings.Contains(out, "median") || strings.Contains(out, "run by run") {
-		t.Errorf("one run's output speaks of medians or runs:\n%s", out)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root, path := repo(t, 2)
+			out, runs := compare(t, root, path, fmt.Sprintf("RUNS=%d", c.runs), "FAKE_NCCL_TIMES="+c.nccl, "FAKE_OURS_TIMES="+c.ours)
+			lines := strings.Split(strings.TrimSpace(runs), "\n")
+			if len(lines) != 2*c.runs {
+				t.Fatalf("%d runs, want %d (%d of each program):\n%s", len(lines), 2*c.runs, c.runs, runs)
+			}
+			for i, l := range lines {
+				if nccl := strings.Contains(l, "all_reduce_perf"); nccl != (i%2 == 0) {
+					t.Errorf("run %d is %q: want NCCL and ours in turn, NCCL first", i+1, l)
+				}
+			}
+			for _, want := range c.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+			for _, not := range c.unwanted {
+				if strings.Contains(out, not) {
+					t.Errorf("output holds %q:\n%s", not, out)
+				}
+			}
+		})
 	}
 }
 
