@@ -9,12 +9,16 @@
 package gpushare
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // DefaultPipeDir is where MPS clients look for the control daemon when
@@ -31,10 +35,37 @@ func PipeDir(getenv func(string) string) string {
 }
 
 // MPSOn reports whether an MPS control daemon listens in dir: its control socket (or
-// pipe) is there. The CUDA driver then makes this process a client of that daemon.
+// pipe) is there and answers: the socket takes a connection, or the pipe has a reader. The
+// CUDA driver then makes this process a client of that daemon. A daemon that quits leaves
+// its socket behind, and a client pointed at it runs without MPS, time-sliced; so a socket
+// that refuses the connection (or a pipe nobody reads) means no daemon, and one that
+// cannot be tried otherwise (no permission) counts as a daemon. The connection sends
+// nothing: the daemon (driver 580) logs "User did not send valid credentials" and serves
+// on.
 func MPSOn(dir string) bool {
-	fi, err := os.Stat(filepath.Join(dir, "control"))
-	return err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
+	path := filepath.Join(dir, "control")
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	switch {
+	case fi.Mode()&os.ModeSocket != 0:
+		c, err := net.DialTimeout("unix", path, time.Second)
+		if err != nil {
+			return !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, syscall.ENOENT)
+		}
+		c.Close()
+		return true
+	case fi.Mode()&os.ModeNamedPipe != 0:
+		// Opening a pipe to write without blocking fails with ENXIO when nobody reads it.
+		fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return err != syscall.ENXIO && err != syscall.ENOENT
+		}
+		syscall.Close(fd)
+		return true
+	}
+	return false
 }
 
 // ThreadPercent returns the CUDA_MPS_ACTIVE_THREAD_PERCENTAGE that getenv gives this

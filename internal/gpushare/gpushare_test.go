@@ -1,6 +1,7 @@
 package gpushare
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -26,33 +27,74 @@ func TestPipeDir(t *testing.T) {
 	}
 }
 
-// TestMPSOn: only a control socket or pipe means a daemon (the daemon makes a socket named
-// control in its pipe folder).
+// TestMPSOn: only a control socket that takes a connection, or a control pipe with a
+// reader, means a daemon (the daemon makes a socket named control in its pipe folder and
+// leaves it behind when it quits).
 func TestMPSOn(t *testing.T) {
-	fifo := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(fifo, "control"), 0o600); err != nil {
-		t.Fatalf("mkfifo: %v", err)
+	dirWith := func(make func(path string)) string {
+		dir := t.TempDir()
+		make(filepath.Join(dir, "control"))
+		return dir
 	}
-	sock := t.TempDir()
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
+	fifo := func(path string) {
+		if err := syscall.Mkfifo(path, 0o600); err != nil {
+			t.Fatalf("mkfifo: %v", err)
+		}
 	}
-	defer syscall.Close(fd)
-	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: filepath.Join(sock, "control")}); err != nil {
-		t.Fatalf("bind: %v", err)
+	// socket binds path and, where listen, listens on it; closing it later leaves the file.
+	socket := func(listen bool) func(string) {
+		return func(path string) {
+			fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { syscall.Close(fd) })
+			if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+				t.Fatalf("bind: %v", err)
+			}
+			if listen {
+				if err := syscall.Listen(fd, 4); err != nil {
+					t.Fatalf("listen: %v", err)
+				}
+			}
+		}
 	}
-	file := t.TempDir()
-	if err := os.WriteFile(filepath.Join(file, "control"), nil, 0o600); err != nil {
-		t.Fatal(err)
+	quit := func(path string) { // a daemon that listened, then quit
+		fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+			t.Fatalf("bind: %v", err)
+		}
+		if err := syscall.Listen(fd, 4); err != nil {
+			t.Fatalf("listen: %v", err)
+		}
+		syscall.Close(fd)
+	}
+	read := func(path string) { // a pipe with a reader
+		fifo(path)
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			t.Fatalf("open the pipe to read: %v", err)
+		}
+		t.Cleanup(func() { syscall.Close(fd) })
+	}
+	file := func(path string) {
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, c := range []struct {
 		name, dir string
 		want      bool
 	}{
-		{"control socket", sock, true},
-		{"control pipe", fifo, true},
-		{"plain file", file, false},
+		{"listening control socket", dirWith(socket(true)), true},
+		{"control socket nobody listens on", dirWith(socket(false)), false},
+		{"control socket of a daemon that quit", dirWith(quit), false},
+		{"control pipe with a reader", dirWith(read), true},
+		{"control pipe nobody reads", dirWith(fifo), false},
+		{"plain file", dirWith(file), false},
 		{"empty folder", t.TempDir(), false},
 		{"no folder", filepath.Join(t.TempDir(), "none"), false},
 	} {
@@ -101,12 +143,21 @@ func TestWorkQueues(t *testing.T) {
 }
 
 // TestQueuesEnv: the worker gets 32 hardware queues unless its environment sets a number
-// or an MPS daemon serves it.
+// or an MPS daemon serves it (not one that quit and left its socket behind).
 func TestQueuesEnv(t *testing.T) {
-	mps := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(mps, "control"), 0o600); err != nil {
-		t.Fatalf("mkfifo: %v", err)
+	listen := func() (string, *net.UnixListener) {
+		dir := t.TempDir()
+		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(dir, "control"), Net: "unix"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir, ln
 	}
+	mps, ln := listen()
+	defer ln.Close()
+	quit, gone := listen()
+	gone.SetUnlinkOnClose(false)
+	gone.Close()
 	none := t.TempDir()
 	for _, c := range []struct {
 		name string
@@ -117,6 +168,7 @@ func TestQueuesEnv(t *testing.T) {
 		{"set by the user", map[string]string{"CUDA_MPS_PIPE_DIRECTORY": none, "CUDA_DEVICE_MAX_CONNECTIONS": "4"}, ""},
 		{"unset, under MPS", map[string]string{"CUDA_MPS_PIPE_DIRECTORY": mps}, ""},
 		{"set, under MPS", map[string]string{"CUDA_MPS_PIPE_DIRECTORY": mps, "CUDA_DEVICE_MAX_CONNECTIONS": "8"}, ""},
+		{"unset, the daemon quit", map[string]string{"CUDA_MPS_PIPE_DIRECTORY": quit}, "CUDA_DEVICE_MAX_CONNECTIONS=32"},
 	} {
 		if got := QueuesEnv(func(k string) string { return c.env[k] }); got != c.want {
 			t.Errorf("%s: QueuesEnv = %q, want %q", c.name, got, c.want)
