@@ -9,7 +9,8 @@
 #   other can all run at once) and CUDA_DEVICE_MAX_CONNECTIONS (8 unless already set: MPS's
 #   default work queues let copies stall behind spinning kernels), and sets MPS_MPIRUN (the -x options that pass them to the
 #   ranks) and MPS_STATE (a phrase for the summary). MPS=0 or unset: nothing. Says why and
-#   returns 1 when MPS is bad or the daemon does not start.
+#   returns 1 when MPS is bad, a daemon runs in the folder already (its pid file names a
+#   running process) or the daemon does not start; removes sockets left by one that quit.
 # mps_stop: quits the daemon that mps_start started, if any, waits for it to go and, once
 #   it has, removes its pipe folder (so that mps_start may start another there); call it
 #   from an EXIT trap. A second call does nothing.
@@ -21,7 +22,7 @@ MPS_PID=
 MPS_ARGS=()
 
 mps_start() {
-  local np=$1 gpus=$2 out=$3 share pct dir i
+  local np=$1 gpus=$2 out=$3 share pct dir i pid
   case ${MPS:-0} in
     0) return 0 ;;
     1) ;;
@@ -43,8 +44,19 @@ mps_start() {
   mkdir -p "$dir/pipe" "$dir/log" || return 1
   export CUDA_MPS_PIPE_DIRECTORY=$dir/pipe CUDA_MPS_LOG_DIRECTORY=$dir/log
   if [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ]; then
-    echo "MPS=1: a daemon already listens in $CUDA_MPS_PIPE_DIRECTORY" >&2
-    return 1
+    # A daemon that quit takes its pid file away and leaves its sockets; one that was
+    # killed leaves both, with a pid that no longer runs. Either left only sockets.
+    pid=$(cat "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid" 2>/dev/null)
+    case $pid in
+      '' | *[!0-9]*) ;;
+      *) kill -0 "$pid" 2>/dev/null || pid= ;;
+    esac
+    if [ -n "$pid" ]; then
+      echo "MPS=1: a daemon already listens in $CUDA_MPS_PIPE_DIRECTORY" >&2
+      return 1
+    fi
+    echo "MPS=1: removing the sockets that a daemon no longer running left in $CUDA_MPS_PIPE_DIRECTORY" >&2
+    rm -f "$CUDA_MPS_PIPE_DIRECTORY"/* || return 1
   fi
   MPS_ARGS=("$np" "$gpus" "$out")
   share=$(( (np + gpus - 1) / gpus ))

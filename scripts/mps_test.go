@@ -9,8 +9,8 @@ import (
 )
 
 // fakeMPSControl stands in for nvidia-cuda-mps-control: -d "starts a daemon" (a control
-// pipe and a pid file that names no process), and quit on stdin stops it, leaving the
-// control pipe behind as the real daemon does.
+// pipe and a pid file that names no process), and quit on stdin stops it, removing the
+// pid file and leaving the control pipe behind as the real daemon does (driver 580).
 const fakeMPSControl = `#!/usr/bin/env bash
 if [ "$1" = -d ]; then
   : > "$CUDA_MPS_PIPE_DIRECTORY/control"
@@ -18,12 +18,13 @@ if [ "$1" = -d ]; then
   exit 0
 fi
 read -r cmd
-[ "$cmd" = quit ] && [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ]
+[ "$cmd" = quit ] && [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ] && rm "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid"
 `
 
-// TestMPSStartAfterStop: a second daemon starts in the folder of one that was stopped (the
-// stale control pipe used to make mps_start say a daemon still listened there), and
-// mps_start still refuses a folder whose daemon was not stopped.
+// TestMPSStartAfterStop: a second daemon starts in the folder of one that was stopped,
+// by mps_stop or by hand, or that was killed (the stale control pipe used to make
+// mps_start say a daemon still listened there), and mps_start still refuses a folder
+// whose daemon runs.
 func TestMPSStartAfterStop(t *testing.T) {
 	// A short folder: mps.sh moves the daemon's folders under /tmp when OUT is too deep.
 	root, err := os.MkdirTemp("/tmp", "mps-test")
@@ -50,6 +51,9 @@ func TestMPSStartAfterStop(t *testing.T) {
 	}{
 		{"start, stop, start", `mps_start 4 1 out && mps_stop && mps_start 4 1 out && echo "second: $MPS_STATE"`, "second: MPS on (4 ranks a GPU", false},
 		{"start twice", `mps_start 4 1 out2 && { MPS_PID=; mps_start 4 1 out2; }`, "a daemon already listens", true},
+		{"quit by hand, start", `mps_start 4 1 out3 && echo quit | nvidia-cuda-mps-control && MPS_PID= && mps_start 4 1 out3 && echo "second: $MPS_STATE"`, "second: MPS on (4 ranks a GPU", false},
+		{"killed, start", `mps_start 4 1 out4 && { (exit 0) & wait $!; echo $! > "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid"; } && MPS_PID= && mps_start 4 1 out4 && echo "second: $MPS_STATE"`, "second: MPS on (4 ranks a GPU", false},
+		{"running daemon with a pid", `mps_start 4 1 out5 && { sleep 30 & echo $! > "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid"; } && MPS_PID= && mps_start 4 1 out5; r=$?; kill %1; exit $r`, "a daemon already listens", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
