@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
 // DefaultPipeDir is where MPS clients look for the control daemon when
@@ -34,14 +33,14 @@ func PipeDir(getenv func(string) string) string {
 	return DefaultPipeDir
 }
 
-// MPSOn reports whether an MPS control daemon listens in dir: its control socket (or
-// pipe) is there and answers: the socket takes a connection, or the pipe has a reader. The
-// CUDA driver then makes this process a client of that daemon. A daemon that quits leaves
-// its socket behind, and a client pointed at it runs without MPS, time-sliced; so a socket
-// that refuses the connection (or a pipe nobody reads) means no daemon, and one that
-// cannot be tried otherwise (no permission) counts as a daemon. The connection sends
-// nothing: the daemon (driver 580) logs "User did not send valid credentials" and serves
-// on.
+// MPSOn reports whether an MPS control daemon listens in dir. The CUDA driver then makes
+// this process a client of that daemon. The daemon (driver 580) listens on a Unix socket
+// named control there and leaves it behind when it quits, and a client pointed at such a
+// socket runs without MPS, time-sliced: so a control socket counts only where it takes a
+// connection (refused: no daemon; any other error, such as no permission, counts as one).
+// The connection sends nothing: the daemon logs "User did not send valid credentials" and
+// serves on. A named pipe called control (not seen from driver 580) counts as a daemon
+// whenever it is there.
 func MPSOn(dir string) bool {
 	path := filepath.Join(dir, "control")
 	fi, err := os.Stat(path)
@@ -50,19 +49,13 @@ func MPSOn(dir string) bool {
 	}
 	switch {
 	case fi.Mode()&os.ModeSocket != 0:
-		c, err := net.DialTimeout("unix", path, time.Second)
+		c, err := net.Dial("unix", path)
 		if err != nil {
 			return !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, syscall.ENOENT)
 		}
 		c.Close()
 		return true
 	case fi.Mode()&os.ModeNamedPipe != 0:
-		// Opening a pipe to write without blocking fails with ENXIO when nobody reads it.
-		fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-		if err != nil {
-			return err != syscall.ENXIO && err != syscall.ENOENT
-		}
-		syscall.Close(fd)
 		return true
 	}
 	return false
