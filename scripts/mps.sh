@@ -45,17 +45,21 @@ mps_start() {
   export CUDA_MPS_PIPE_DIRECTORY=$dir/pipe CUDA_MPS_LOG_DIRECTORY=$dir/log
   if [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ]; then
     # A daemon that quit takes its pid file away and leaves its sockets; one that was
-    # killed leaves both, with a pid that no longer runs. Either left only sockets.
+    # killed leaves both, with a pid that no longer runs. A pid file that names no
+    # process id at all is taken for a running daemon.
     pid=$(cat "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid" 2>/dev/null)
     case $pid in
       '' | *[!0-9]*) ;;
-      *) kill -0 "$pid" 2>/dev/null || pid= ;;
+      *) [ -d "/proc/$pid" ] || pid= ;;
     esac
     if [ -n "$pid" ]; then
-      echo "MPS=1: a daemon already listens in $CUDA_MPS_PIPE_DIRECTORY" >&2
+      echo "MPS=1: a daemon already listens in $CUDA_MPS_PIPE_DIRECTORY (pid file: $pid)" >&2
       return 1
     fi
     echo "MPS=1: removing the sockets that a daemon no longer running left in $CUDA_MPS_PIPE_DIRECTORY" >&2
+    if pgrep -x nvidia-cuda-mps-server >/dev/null 2>&1; then
+      echo "MPS=1: an MPS server still runs (pgrep -x nvidia-cuda-mps-server), perhaps that daemon's" >&2
+    fi
     rm -f "$CUDA_MPS_PIPE_DIRECTORY"/* || return 1
   fi
   MPS_ARGS=("$np" "$gpus" "$out")
@@ -69,7 +73,7 @@ mps_start() {
     sleep 0.1
   done
   [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ] ||
-    { echo "MPS=1: the daemon made no control pipe in $CUDA_MPS_PIPE_DIRECTORY within 5 s" >&2; return 1; }
+    { echo "MPS=1: the daemon made no control socket in $CUDA_MPS_PIPE_DIRECTORY within 5 s" >&2; return 1; }
   MPS_PID=$(cat "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid" 2>/dev/null || echo started)
   # MPS's default hardware work queues let a rank's copies and stream writes stall behind
   # its spinning kernels; 8 per client kept every suite running (docs/gpu-testing.md).
@@ -99,8 +103,8 @@ mps_stop() {
       fi
       ;;
   esac
-  # The daemon leaves its control pipe behind, which the next mps_start in this folder
-  # would take for a daemon that still listens.
+  # The daemon leaves its control sockets behind, which the next mps_start in this folder
+  # would have to clear.
   rm -rf "$CUDA_MPS_PIPE_DIRECTORY"
 }
 

@@ -8,23 +8,27 @@ import (
 	"testing"
 )
 
-// fakeMPSControl stands in for nvidia-cuda-mps-control: -d "starts a daemon" (a control
-// pipe and a pid file that names no process), and quit on stdin stops it, removing the
-// pid file and leaving the control pipe behind as the real daemon does (driver 580).
+// fakeMPSControl stands in for nvidia-cuda-mps-control: -d "starts a daemon" (its control
+// files and a pid file that names no process), failing as the real one would where
+// another's files are still there; quit on stdin stops it, removing the pid file and
+// leaving the control files behind as the real daemon does (driver 580: sockets control
+// and control_privileged, file control_lock).
 const fakeMPSControl = `#!/usr/bin/env bash
+d=$CUDA_MPS_PIPE_DIRECTORY
 if [ "$1" = -d ]; then
-  : > "$CUDA_MPS_PIPE_DIRECTORY/control"
-  echo fake > "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid"
+  [ -e "$d/control" ] || [ -e "$d/control_lock" ] || [ -e "$d/control_privileged" ] && exit 1
+  : > "$d/control"; : > "$d/control_lock"; : > "$d/control_privileged"
+  echo fake > "$d/nvidia-cuda-mps-control.pid"
   exit 0
 fi
 read -r cmd
-[ "$cmd" = quit ] && [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ] && rm "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid"
+[ "$cmd" = quit ] && [ -e "$d/control" ] && rm "$d/nvidia-cuda-mps-control.pid"
 `
 
 // TestMPSStartAfterStop: a second daemon starts in the folder of one that was stopped,
-// by mps_stop or by hand, or that was killed (the stale control pipe used to make
-// mps_start say a daemon still listened there), and mps_start still refuses a folder
-// whose daemon runs.
+// by mps_stop or by hand, or that was killed (the control files left behind used to make
+// mps_start say a daemon still listened there: the fake daemon does not start where
+// another's files are left), and mps_start still refuses a folder whose daemon runs.
 func TestMPSStartAfterStop(t *testing.T) {
 	// A short folder: mps.sh moves the daemon's folders under /tmp when OUT is too deep.
 	root, err := os.MkdirTemp("/tmp", "mps-test")
