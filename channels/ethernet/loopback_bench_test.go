@@ -30,7 +30,13 @@ import (
 // duration, e.g. 200us) sets Options.Spin, as the GPU worker's default does; with
 // CHANNELS_BENCH_BUSY=1 the proxy keeps its CPU while idle, as on a machine with CPUs to
 // spare (by default it yields: this build machine may have fewer cores than the two ranks'
-// spinning threads). BenchmarkTCPPingPong is the floor under the signal mode: 8-byte
+// spinning threads). With CHANNELS_BENCH_HOST=1 both ends of every put and the tokens are
+// in host-resident memory (Mesh.ShareHost, HostTokens), as the host-resident algorithms'
+// puts are: put/524288 is then the delivery of one rank's 512 KiB segment of a 1 MiB
+// `hostput` launch with one rank a host. CHANNELS_BENCH_INLINE sets Options.Inline in
+// bytes (both ranks share a host name here, so the default is MaxInline: such a put goes
+// on the control socket; 262144 sends it in pieces over the data sockets, as the GPU
+// worker does with one rank a host). BenchmarkTCPPingPong is the floor under the signal mode: 8-byte
 // messages back and forth on one loopback socket, read as the control receiver reads.
 //
 // Modes (the sub-benchmark's name is mode/size):
@@ -46,7 +52,7 @@ func BenchmarkEthernetLoopback(b *testing.B) {
 		mode string
 		size uint64
 	}{
-		{"signal", 0}, {"put", 8}, {"put", 4 << 10}, {"put", 64 << 10},
+		{"signal", 0}, {"put", 8}, {"put", 4 << 10}, {"put", 64 << 10}, {"put", 512 << 10},
 		{"stream", 1 << 20}, {"stream", 64 << 20}, {"bidir", 1 << 20}, {"bidir", 64 << 20},
 	}
 	for _, c := range cases {
@@ -161,12 +167,23 @@ func newLoopbackRank(rank int, root string, size uint64, sockets int) (*loopback
 	}
 	opts := channels.MeshOptions{Mode: Mode, Timeout: 20 * time.Second, Hostname: host,
 		Proxy: affinity.Placement{Shared: os.Getenv("CHANNELS_BENCH_BUSY") != "1"}}
-	opts.SetTransportOptions(Transport, Options{Sockets: sockets, Spin: spin})
+	var inline uint64
+	if v := os.Getenv("CHANNELS_BENCH_INLINE"); v != "" {
+		if inline, err = strconv.ParseUint(v, 10, 64); err != nil {
+			return nil, fmt.Errorf("CHANNELS_BENCH_INLINE: %w", err)
+		}
+	}
+	opts.SetTransportOptions(Transport, Options{Sockets: sockets, Spin: spin, Inline: inline})
 	if s.M, err = channels.NewMesh(s.G, b, opts); err != nil {
 		b.Close()
 		return nil, err
 	}
-	if err := s.SetUp(false); err != nil {
+	if os.Getenv("CHANNELS_BENCH_HOST") == "1" {
+		err = setUpHost(s, rank)
+	} else {
+		err = s.SetUp(false)
+	}
+	if err != nil {
 		s.M.Close()
 		b.Close()
 		return nil, err
@@ -302,6 +319,22 @@ func relay(in, out *ethSock, first bool, n int) error {
 		err = rerr
 	}
 	return err
+}
+
+// setUpHost is Standin.SetUp with both buffers host-resident and host tokens
+// (CHANNELS_BENCH_HOST).
+func setUpHost(s *channelstest.Standin, rank int) error {
+	dst, err := s.M.ShareHost(s.Bytes)
+	if err != nil {
+		return err
+	}
+	s.DstAll, s.Dst = dst, dst.Ptrs[rank]
+	src, err := s.M.ShareHost(s.Bytes)
+	if err != nil {
+		return err
+	}
+	s.Src = src.Ptrs[rank]
+	return s.ConnectPorts(channels.HostTokens)
 }
 
 // run does n rounds of mode.
