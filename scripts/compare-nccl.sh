@@ -31,7 +31,9 @@
 # next by several times, so one run decides nothing there. Every run's output is kept.
 # Below the table a line counts the sizes where ours is slower, and those from 1 MiB where
 # ours is less than twice as fast; with RUNS above 1 a second line counts them run by run
-# (run k of NCCL against run k of ours, in any run), the test of "in each of K runs".
+# (run k of NCCL against run k of ours, in any run), the test of "in each of K runs", and a
+# third counts the sizes where one program's slowest run took more than twice its fastest
+# (the machine's slow spells: such a cell says little either way).
 # Example: NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build allreduce -b 8 -e 2G -f 2 -G 10
 #          NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build all -b 8 -e 2G -f 4 -r 1
 set -euo pipefail
@@ -132,6 +134,13 @@ compare() {
   # hypercube's redop is blank (12 fields), so the columns after it start one earlier. The
   # first RUNS files are NCCL's, the next RUNS ours; a cell is the median over its runs.
   awk -v runs="$RUNS" -v title="$coll $*${HOSTS:+ across $HOSTS simulated hosts$nccl_hosts}${MPS_PID:+, under MPS}" -v bind="${BIND:-mpirun default}" '
+    # spread is the slowest time of list over its fastest (0 where the fastest is 0).
+    function spread(list,   v, n, i, lo, hi) {
+      n = split(list, v, " ")
+      lo = hi = v[1] + 0
+      for (i = 2; i <= n; i++) { if (v[i] + 0 < lo) lo = v[i] + 0; if (v[i] + 0 > hi) hi = v[i] + 0 }
+      return (lo > 0) ? hi / lo : 0
+    }
     function median(list,   v, n, i, j, t) {
       n = split(list, v, " ")
       for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
@@ -176,9 +185,12 @@ compare() {
         }
         if (low >= 0 && low < 1) slowerAny++
         if (bytes[k] >= 1048576 && low >= 0 && low < 2) under2Any++
+        if (spread(nt[k]) > 2) unsteadyN++
+        if (spread(mt[k]) > 2) unsteadyM++
       }
       printf "# %d sizes: ours slower at %d; from 1 MiB, %d of %d under 2x (out of place)\n", cells, slower + 0, under2 + 0, big + 0
       if (runs > 1) printf "# run by run (run k of NCCL against run k of ours): ours slower in some run at %d sizes; from 1 MiB, %d of %d under 2x in some run\n", slowerAny + 0, under2Any + 0, big + 0
+      if (runs > 1) printf "# unsteady: the slowest run over 2x the fastest at %d sizes of NCCL, %d of ours (out of place)\n", unsteadyN + 0, unsteadyM + 0
     }' "${files_nccl[@]}" "${files_ours[@]}" | tee "$OUT/compare-$tag.txt"
   return $rc
 }

@@ -100,11 +100,17 @@ func TestCompareNCCLMedians(t *testing.T) {
 			"     1048576    float    sum |     120.0      60.0   2.00",
 			"# 1 sizes: ours slower at 0; from 1 MiB, 0 of 1 under 2x (out of place)",
 			"ours slower in some run at 1 sizes; from 1 MiB, 1 of 1 under 2x in some run",
+			"# unsteady: the slowest run over 2x the fastest at 1 sizes of NCCL, 1 of ours",
 		}, nil},
-		// medians 2.5x apart, the second run only 1.67x
+		// medians 2.5x apart, the second run only 1.67x; NCCL's runs 3x apart, ours 1.67x
 		{"two runs, one under 2x", 2, "300 100", "100 60", []string{
 			"from 1 MiB, 0 of 1 under 2x (out of place)",
 			"ours slower in some run at 0 sizes; from 1 MiB, 1 of 1 under 2x in some run",
+			"# unsteady: the slowest run over 2x the fastest at 1 sizes of NCCL, 0 of ours",
+		}, nil},
+		// exactly 2x apart is not over 2x
+		{"runs 2x apart", 2, "100 200", "50 50", []string{
+			"# unsteady: the slowest run over 2x the fastest at 0 sizes of NCCL, 0 of ours",
 		}, nil},
 		// 5.0 and 0.71 run by run; sorted runs would give 1.67 and 2.14
 		{"run k against run k", 2, "300 100", "60 140", []string{
@@ -113,7 +119,7 @@ func TestCompareNCCLMedians(t *testing.T) {
 		{"one run", 1, "100", "125", []string{
 			"|     100.0     125.0   0.80",
 			"ours slower at 1; from 1 MiB, 1 of 1 under 2x",
-		}, []string{"median", "run by run"}},
+		}, []string{"median", "run by run", "unsteady"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
