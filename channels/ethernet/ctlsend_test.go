@@ -32,20 +32,7 @@ func controlQueue(t *testing.T, spin time.Duration) {
 		setEth(&o, func(e *Options) { e.Spin = spin })
 		return o
 	})
-	channelstest.OnRanks(t, 2, func(r int) error {
-		s := ranks[r]
-		dst, err := s.M.ShareHost(s.Bytes)
-		if err != nil {
-			return err
-		}
-		s.DstAll, s.Dst = dst, dst.Ptrs[r]
-		src, err := s.M.ShareHost(s.Bytes)
-		if err != nil {
-			return err
-		}
-		s.Src = src.Ptrs[r]
-		return s.ConnectPorts(channels.HostTokens)
-	})
+	channelstest.OnRanks(t, 2, func(r int) error { return setUpHost(ranks[r], r) })
 	send, recv := ranks[0], ranks[1]
 	src, dst := send.G.Space.Bytes(send.Src, puts*stride), recv.G.Space.Bytes(recv.Dst, puts*stride)
 	want := make([]byte, len(src))

@@ -322,7 +322,7 @@ func relay(in, out *ethSock, first bool, n int) error {
 }
 
 // setUpHost is Standin.SetUp with both buffers host-resident and host tokens
-// (CHANNELS_BENCH_HOST).
+// (CHANNELS_BENCH_HOST, and the control sender's tests).
 func setUpHost(s *channelstest.Standin, rank int) error {
 	dst, err := s.M.ShareHost(s.Bytes)
 	if err != nil {
