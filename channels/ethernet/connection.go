@@ -53,7 +53,7 @@ type ethConn struct {
 	chunk     uint64     // largest piece this side sends (the peer's receive slots hold it)
 	recvChunk uint64     // largest piece the peer may send
 	pieces    uint64     // pieces per data socket of a write, at least (Options.Pieces)
-	inlineMax uint64     // largest host-resident write on the control socket (Options.Inline)
+	inlineMax uint64     // largest host-resident write on the control socket (Options.Inline, checked by resolveOptions)
 	copier    Copier
 	reg       channels.Memories
 	onError   func(error)
@@ -113,7 +113,7 @@ func newEthConn(peer int, socks []net.Conn, chunk, recvChunk uint64, depth, piec
 		closeAll(socks)
 		return nil, fmt.Errorf("%d sockets: a control socket and at least one data socket are needed", len(socks))
 	}
-	c := &ethConn{peer: peer, timeout: timeout, chunk: chunk, recvChunk: recvChunk, pieces: uint64(max(pieces, 1)), inlineMax: min(inline, MaxInline), copier: copier, reg: reg,
+	c := &ethConn{peer: peer, timeout: timeout, chunk: chunk, recvChunk: recvChunk, pieces: uint64(max(pieces, 1)), inlineMax: inline, copier: copier, reg: reg,
 		onError: onError, stop: make(chan struct{}), probes: make(chan uint64, 4)}
 	nd := len(socks) - 1
 	c.sent = make([]uint64, nd)
