@@ -9,6 +9,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allreduce"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/broadcast"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 )
 
@@ -103,8 +104,8 @@ func autoBelow(a *collectives.Algorithm) bool {
 // TestPortStagedSelect: across hosts (one rank per host, two per host, hosts of unequal
 // rank counts, and a network transport inside one host) -k auto picks hostput up to
 // algo.HostStagedAutoMax (railput on hosts of 4 ranks, on hosts of 2 whose ranks share
-// GPUs, sendrecv there only up to 64 KiB, and for reduce-scatter and reduce on hosts of
-// 2), portput at every other size and type, and -k all offers them
+// GPUs, sendrecv there only up to 64 KiB, for reduce-scatter and reduce on hosts of 2,
+// and for broadcast on hosts of 2 from 256 KiB to below 1 MiB), portput at every other size and type, and -k all offers them
 // and nothing that needs one host; on one host connected by CUDA IPC, -k auto picks
 // exactly what it picks without either.
 func TestPortStagedSelect(t *testing.T) {
@@ -157,6 +158,10 @@ func TestPortStagedSelect(t *testing.T) {
 						// sendrecv takes railput on shared GPUs only up to 64 KiB
 						if pc.Name == "sendrecv" && name == "2 hosts of 2, shared GPUs" && size > 64<<10 {
 							want = "hostput"
+						}
+						// broadcast takes railput on hosts of 2 from 256 KiB to below 1 MiB
+						if pc.Name == "broadcast" && rails[name] && size >= broadcast.RailPutAutoMin && size <= broadcast.RailPutAutoMax {
+							want = "railput"
 						}
 					}
 					got, err := collectives.SelectIn(pc.Name, "auto", size, l, dt.Name)
