@@ -30,10 +30,12 @@
 # the median times): across simulated hosts one run's time of a size can differ from the
 # next by several times, so one run decides nothing there. Every run's output is kept.
 # Below the table a line counts the sizes where ours is slower, and those from 1 MiB where
-# ours is less than twice as fast; with RUNS above 1 a second line counts them run by run
-# (run k of NCCL against run k of ours, in any run), the test of "in each of K runs", and a
-# third counts the sizes where one program's slowest run took more than twice its fastest
-# (the machine's slow spells: such a cell says little either way).
+# ours is less than twice as fast (alltoallv's 1 MiB, a few bytes short of it, counts);
+# with RUNS above 1 a second line counts them run by run (run k of NCCL against run k of
+# ours, in any run), the test of "in each of K runs", and a third counts the sizes where one
+# program's slowest run took more than twice its fastest (the machine's slow spells: such a
+# cell says little either way). Where several collectives ran (`all`), the last lines add
+# up those counts over all of them.
 # Example: NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build allreduce -b 8 -e 2G -f 2 -G 10
 #          NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build all -b 8 -e 2G -f 4 -r 1
 set -euo pipefail
@@ -160,6 +162,8 @@ compare() {
       }
     }
     function bus(f, t) { return (t > 0) ? sprintf("%.2f", f / t) : "0" }
+    # mib: 1 MiB, less the few bytes that the sizes of alltoallv fall short of it
+    BEGIN { mib = 1048576 * 0.99 }
     END {
       printf "# %s (binding: %s%s): NCCL vs mscclpp-bench (time ratio = NCCL/ours; > 1: ours faster)\n", title, bind, (runs > 1) ? "; median of " runs " runs each" : ""
       printf "%12s %8s %6s | %9s %9s %6s %8s %8s | %9s %9s %6s | %6s\n", "size", "type", "op", "nccl(us)", "ours(us)", "ratio", "nccl-bus", "ours-bus", "ip-nccl", "ip-ours", "ratio", "#wrong"
@@ -174,7 +178,7 @@ compare() {
         printf "%12s %8s %6s | %9.1f %9.1f %6.2f %8s %8s | %9.1f %9.1f %6.2f | %6d\n", f[1], f[2], f[3], a, b, r, bus(nbf[k], a), bus(mbf[k], b), ai, bi, ri, mw[k]
         cells++
         if (r < 1) slower++
-        if (bytes[k] >= 1048576) { big++; if (r < 2) under2++ }
+        if (bytes[k] >= mib) { big++; if (r < 2) under2++ }
         # run by run: run j of NCCL against run j of ours (where both have the size), the
         # lowest ratio of the runs
         low = -1
@@ -184,7 +188,7 @@ compare() {
           if (low < 0 || q < low) low = q
         }
         if (low >= 0 && low < 1) slowerAny++
-        if (bytes[k] >= 1048576 && low >= 0 && low < 2) under2Any++
+        if (bytes[k] >= mib && low >= 0 && low < 2) under2Any++
         if (spread(nt[k]) > 2) unsteadyN++
         if (spread(mt[k]) > 2) unsteadyM++
       }
@@ -192,10 +196,26 @@ compare() {
       if (runs > 1) printf "# run by run (run k of NCCL against run k of ours): ours slower in some run at %d sizes; from 1 MiB, %d of %d under 2x in some run\n", slowerAny + 0, under2Any + 0, big + 0
       if (runs > 1) printf "# unsteady: the slowest run over 2x the fastest at %d sizes of NCCL, %d of ours (out of place)\n", unsteadyN + 0, unsteadyM + 0
     }' "${files_nccl[@]}" "${files_ours[@]}" | tee "$OUT/compare-$tag.txt"
+  tables+=("$OUT/compare-$tag.txt")
   return $rc
 }
 
+# total: the counts below each table of the collectives that ran, added up.
+total() {
+  awk -v runs="$RUNS" '
+    function num(s) { gsub(/[^0-9]/, "", s); return s + 0 }
+    /^# [0-9]+ sizes: ours slower at/ { colls++; cells += $2; slower += num($7); under2 += $11; big += $13 }
+    /^# run by run/ { match($0, /at [0-9]+ sizes; from 1 MiB, [0-9]+ of/); split(substr($0, RSTART, RLENGTH), f, " "); slowerAny += f[2]; under2Any += f[7] }
+    /^# unsteady/ { match($0, /at [0-9]+ sizes of NCCL, [0-9]+ of ours/); split(substr($0, RSTART, RLENGTH), f, " "); unsteadyN += f[2]; unsteadyM += f[6] }
+    END {
+      printf "# all %d collectives: ours slower at %d of %d sizes; from 1 MiB, %d of %d under 2x (out of place)\n", colls, slower, cells, under2, big
+      if (runs > 1) printf "# all, run by run: ours slower in some run at %d sizes; from 1 MiB, %d of %d under 2x in some run\n", slowerAny, under2Any, big
+      if (runs > 1) printf "# all, unsteady: the slowest run over 2x the fastest at %d sizes of NCCL, %d of ours (out of place)\n", unsteadyN, unsteadyM
+    }' "${tables[@]}"
+}
+
 status=0
+tables=()
 for coll in $colls; do
   if [ "$coll" = hypercube ] && (( NP & (NP - 1) )); then
     echo "# hypercube: left out, it needs a power-of-two rank count (NP=$NP)"
@@ -204,4 +224,5 @@ for coll in $colls; do
   fi
   compare "$coll" "$@" || status=$?
 done
+[ "${#tables[@]}" -gt 1 ] && total
 exit $status

@@ -12,8 +12,9 @@ import (
 )
 
 // fakeMPIRun stands in for mpirun: it logs its arguments, one run a line, to $FAKE_LOG and
-// prints an nccl-tests table of one 1 MiB row whose time is the next of $FAKE_NCCL_TIMES
-// (when the command is an nccl-tests program) or $FAKE_OURS_TIMES (otherwise), a run each.
+// prints an nccl-tests table of one row of $FAKE_BYTES (default 1 MiB) whose time is the
+// next of $FAKE_NCCL_TIMES (when the command is an nccl-tests program) or $FAKE_OURS_TIMES
+// (otherwise), a run each.
 const fakeMPIRun = `#!/usr/bin/env bash
 echo "$*" >> "$FAKE_LOG"
 case "$*" in *_perf*) side=nccl; times=$FAKE_NCCL_TIMES ;; *) side=ours; times=$FAKE_OURS_TIMES ;; esac
@@ -22,7 +23,7 @@ echo $((n + 1)) > "$FAKE_LOG.$side"
 read -r -a t <<< "$times"
 time=${t[$n]}
 echo "# fake $side"
-printf "%12s %12s %8s %6s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n" 1048576 262144 float sum -1 "$time" 1.0 1.0 0 "$time" 1.0 1.0 0
+printf "%12s %12s %8s %6s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n" "${FAKE_BYTES:-1048576}" 262144 float sum -1 "$time" 1.0 1.0 0 "$time" 1.0 1.0 0
 `
 
 // repo copies the scripts compare-nccl.sh uses into a fresh tree, with the front end
@@ -54,7 +55,11 @@ func repo(t *testing.T, gpus int) (root, path string) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	smi := "#!/bin/sh\n" + strings.Repeat("echo GPU\n", gpus)
-	for name, text := range map[string]string{"fake/mpirun": fakeMPIRun, "fake/nvidia-smi": smi, "nt/all_reduce_perf": "#!/bin/sh\n"} {
+	files := map[string]string{"fake/mpirun": fakeMPIRun, "fake/nvidia-smi": smi}
+	for _, p := range ncclPrograms {
+		files["nt/"+p] = "#!/bin/sh\n"
+	}
+	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -62,12 +67,22 @@ func repo(t *testing.T, gpus int) (root, path string) {
 	return root, filepath.Join(root, "fake") + string(os.PathListSeparator) + os.Getenv("PATH")
 }
 
+// ncclPrograms are nccl-tests' programs of the eleven collectives, which repo's nt/ holds.
+var ncclPrograms = []string{"all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "alltoall_perf", "alltoallv_perf",
+	"broadcast_perf", "reduce_perf", "gather_perf", "scatter_perf", "sendrecv_perf", "hypercube_perf"}
+
 // compare runs compare-nccl.sh allreduce in root with env added and returns its output
 // and the stand-in mpirun's log.
 func compare(t *testing.T, root, path string, env ...string) (string, string) {
 	t.Helper()
+	return compareColl(t, root, path, "allreduce", env...)
+}
+
+// compareColl is compare for collective coll (all: every one).
+func compareColl(t *testing.T, root, path, coll string, env ...string) (string, string) {
+	t.Helper()
 	log := filepath.Join(root, "mpirun.log")
-	cmd := exec.Command(filepath.Join(root, "scripts", "compare-nccl.sh"), filepath.Join(root, "nt"), "allreduce", "-b", "1M", "-e", "1M")
+	cmd := exec.Command(filepath.Join(root, "scripts", "compare-nccl.sh"), filepath.Join(root, "nt"), coll, "-b", "1M", "-e", "1M")
 	cmd.Dir = root
 	cmd.Env = append([]string{"PATH=" + path, "FAKE_LOG=" + log, "OUT=" + filepath.Join(root, "out")}, env...)
 	out, err := cmd.CombinedOutput()
@@ -145,6 +160,39 @@ func TestCompareNCCLMedians(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompareNCCLAll: with all, the lines below the last table add up the counts of every
+// collective's table; alltoallv's 1 MiB, 16 bytes short of it, counts as 1 MiB.
+func TestCompareNCCLAll(t *testing.T) {
+	nccl := strings.TrimSpace(strings.Repeat("100 ", 22))
+	// two runs a collective: the first collective 1.67x in both, the second slower in both,
+	// the third 2.5x and 1.25x (median 1.67x), the fourth 5x and 1.67x (its runs 3x apart,
+	// median 2.5x), the others 2.5x
+	ours := "60 60 150 150 40 80 20 60 " + strings.TrimSpace(strings.Repeat("40 ", 14))
+	for _, bytes := range []string{"1048576", "1048560"} {
+		t.Run(bytes, func(t *testing.T) {
+			root, path := repo(t, 2)
+			out, runs := compareColl(t, root, path, "all", "RUNS=2", "FAKE_BYTES="+bytes, "FAKE_NCCL_TIMES="+nccl, "FAKE_OURS_TIMES="+ours)
+			if n := strings.Count(runs, "\n"); n != 44 {
+				t.Fatalf("%d runs, want 44 (two of each program for each of the eleven):\n%s", n, runs)
+			}
+			for _, want := range []string{
+				"# all 11 collectives: ours slower at 1 of 11 sizes; from 1 MiB, 3 of 11 under 2x (out of place)\n",
+				"# all, run by run: ours slower in some run at 1 sizes; from 1 MiB, 4 of 11 under 2x in some run\n",
+				"# all, unsteady: the slowest run over 2x the fastest at 0 sizes of NCCL, 1 of ours (out of place)\n",
+			} {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+		})
+	}
+	// one collective: no total
+	root, path := repo(t, 2)
+	if out, _ := compare(t, root, path, "FAKE_NCCL_TIMES=100", "FAKE_OURS_TIMES=50"); strings.Contains(out, "\n# all ") {
+		t.Errorf("one collective's output holds a total:\n%s", out)
 	}
 }
 
