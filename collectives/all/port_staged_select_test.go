@@ -105,9 +105,9 @@ func autoBelow(a *collectives.Algorithm) bool {
 // rank counts, and a network transport inside one host) -k auto picks hostput up to
 // algo.HostStagedAutoMax (railput on hosts of 4 ranks, on hosts of 2 whose ranks share
 // GPUs, sendrecv there only up to 64 KiB, for reduce-scatter and reduce on hosts of 2,
-// and for broadcast on hosts of 2 from 256 KiB to below 1 MiB), portput at every other size and type, and -k all offers them
-// and nothing that needs one host; on one host connected by CUDA IPC, -k auto picks
-// exactly what it picks without either.
+// and for broadcast on hosts of 2 from 256 KiB to below 1 MiB), portput at every other
+// size and type, and -k all offers them and nothing that needs one host; on one host
+// connected by CUDA IPC, -k auto picks exactly what it picks without either.
 func TestPortStagedSelect(t *testing.T) {
 	across := map[string]collectives.Layout{
 		"2 hosts of 1":          layoutOf(false, "h0", "h1"),
