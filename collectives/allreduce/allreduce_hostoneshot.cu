@@ -4,21 +4,20 @@
 // no CUDA call is on the proxy's or the receiver's path: the proxy sends from host memory,
 // the peer's receiver reads into host memory and stores the token (host tokens).
 //
-// Block 0 copies my input into half (flag & 1) of my host-resident outbox and fences at
-// system scope; thread i then puts (hostSend), with a signal, that outbox half into slot
-// `rank` of half (flag & 1) of peer i's host-resident scratch. Block 0 waits for every
-// peer's slot (awaitCount loads the host token with ld.acquire.sys) and opens the gate for
-// the other blocks; every thread of every block then fences at system scope (hostGate) and
-// reads the peers' slots with ld.global.cv (loadFresh) while it reduces its share of the
-// message (my input from GPU memory, the slots from host memory, in rank order) into my
-// output.
+// Block 0 copies my input into half (flag & 1) of my host-resident outbox and meets at its
+// barrier; thread i then puts (hostSend), with a signal, that outbox half into slot `rank`
+// of half (flag & 1) of peer i's host-resident scratch. Block 0 waits for every peer's
+// slot (awaitCount loads the host token with ld.acquire.sys) and opens the gate for the
+// other blocks (hostGate); every thread of every block then reads the peers' slots with
+// ld.global.cv (loadFresh) while it reduces its share of the message (my input from GPU
+// memory, the slots from host memory, in rank order) into my output.
 //
 // Ordering of the host-memory reads. The peer's receiver (a CPU thread) wrote the slot's
 // bytes with read(2) and then stored the token; x86 keeps the two stores in order. Block
 // 0's acquire load of the token at system scope synchronises with that store; the gate
 // (a release by block 0, an observation plus fence by the other blocks) carries the order
-// to the whole grid, and each thread's __threadfence_system() after it makes its later
-// loads of host memory come after the token. Those loads are ld.global.cv, which refetch
+// to the whole grid: the model is cumulative, so every thread's later loads of host memory
+// come after the token (host_resident_device.cuh). Those loads are ld.global.cv, which refetch
 // system memory rather than trust a cached line: a line of the same half read two
 // launches ago cannot be returned. (The check cannot see a stale read: the inputs are the
 // same every iteration; so this order is kept by construction.)

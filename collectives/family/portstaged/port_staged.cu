@@ -32,7 +32,7 @@
 // of every put in host-resident memory (channels.Mesh.ShareHost), so that no CUDA call
 // is on the proxy's or the receiver's path: block 0 copies each network peer's segment into its
 // slot of this launch's region of my host-resident outbox (one slot for all where every
-// peer gets the same segment), fences at system scope and puts each, with a signal, into
+// peer gets the same segment) and puts each, with a signal, into
 // my slot of the same region of the peer's host-resident scratch (a signal alone for an
 // empty segment). A peer of my host connected by CUDA IPC (a memChans entry with a remote
 // address) gets its segment from block 0 straight into my slot of the same region of its
@@ -42,6 +42,11 @@
 // a warp of its own, while the first warp pushes the triggers); after that gate every
 // block reads its share of their slots with ld.global.cv (copyFresh, reduceHost);
 // host_resident_device.cuh says why no stale line can be read.
+//
+// No thread fences at system scope (host_resident_device.cuh says why): after writing my
+// outbox, the NVLink peers' local or a forward, block 0 meets at its barrier and one thread
+// per peer then pushes the trigger or signals (releases at system scope); after a token's
+// acquire read, the block's barrier or the grid's gate orders the other threads' reads.
 //
 // Regions and credits. Outbox, scratch and local are each cut into depth regions of slots
 // of 2 * slotBytes / depth bytes (the host picks depth 8 where the launch's largest
@@ -484,7 +489,6 @@ struct HostStaged {
         copy(outbox + box + i * stride, in + s.off, s.bytes, threadIdx.x, blockDim.x);
       }
       writeLocal();
-      __threadfence_system();
       __syncthreads();
       if (threadIdx.x < npeers && isLocal(threadIdx.x)) {
         MemoryChannel{mems[threadIdx.x]}.signal();  // release: the block's writes above first
@@ -527,7 +531,6 @@ struct HostStaged {
         if (sameToAll(mode)) break;
       }
       writeLocal();
-      __threadfence_system();
       __syncthreads();
       const uint32_t i = threadIdx.x;
       const bool railPeer = i < npeers && !isLocal(i) && linked(i);
@@ -543,7 +546,6 @@ struct HostStaged {
       }
       // my rail's bundles of this launch, then what they carry for my host's other ranks
       if (railPeer && packed(peerOf(i, rank), myHost, nlocal) > 0) awaitPeer(i, 1);
-      __threadfence_system();
       __syncthreads();
       for (uint32_t h = 0; h < nhosts; h++) {
         if (h == myHost) continue;
@@ -556,7 +558,6 @@ struct HostStaged {
           copyFresh(dst, scratch + railSlot(h) + packed(from, myHost, j), bytes, threadIdx.x, blockDim.x);
         }
       }
-      __threadfence_system();
       __syncthreads();
       if (i < npeers && isLocal(i)) MemoryChannel{mems[i]}.signal();  // release: the block's writes above first
     }
@@ -663,7 +664,6 @@ __device__ void exchangeHostFirst(HostStaged& p) {
         copy(dst, p.in + s.off, s.bytes, threadIdx.x, blockDim.x);
       }
     }
-    __threadfence_system();
     __syncthreads();
     const uint32_t i = threadIdx.x;
     if (i < npeers && p.isLocal(i)) {
@@ -678,7 +678,6 @@ __device__ void exchangeHostFirst(HostStaged& p) {
       auto from = [&](uint32_t j) -> const char* { return j == me ? p.in + s.off : p.local + p.partSlot(j, h); };
       reduceHost<T, Op, false>(p.outbox + p.railBox(box, h), from, p.nlocal, me, 0, s.bytes, p.nranks);
     }
-    __threadfence_system();
     __syncthreads();
     if (i < npeers && !p.isLocal(i) && p.linked(i)) {
       PortChannel c{p.chans[i]};

@@ -4,14 +4,21 @@
 // Over Ethernet the proxy sends a put's bytes straight from a host-resident source, and
 // the peer's receiver reads them straight into a host-resident destination, then stores
 // the token: no copy engine and no stream on either side. The kernels therefore
-//   - write the bytes to send into a host-resident outbox, then __threadfence_system()
-//     before the trigger that names them is pushed (the proxy, a CPU thread, reads them
-//     once it sees the trigger);
+//   - write the bytes to send into a host-resident outbox, then meet at the block's
+//     barrier before one thread pushes the trigger that names them (the proxy, a CPU
+//     thread, reads them once it sees the trigger);
 //   - read received bytes only after the token said they are there (ld.acquire.sys in
-//     awaitCount), a gate inside the grid, and __threadfence_system() in every thread,
-//     and read them with ld.global.cv, which the PTX ISA defines as treating cached lines
-//     of system memory as stale and fetching them again, so no line cached by an earlier
-//     launch is ever read.
+//     awaitCount) and a gate inside the grid, and read them with ld.global.cv, which the
+//     PTX ISA defines as treating cached lines of system memory as stale and fetching them
+//     again, so no line cached by an earlier launch is ever read.
+// No thread fences at system scope: the PTX memory model is cumulative. The trigger's
+// store is a release at system scope, and after the block's barrier it publishes every
+// write the block made before it, not only the pushing thread's; an acquire load of a
+// token at system scope, followed by the block's barrier and the grid's gate (release and
+// acquire inside the GPU), orders every thread's later loads after the receiver's writes.
+// A __threadfence_system() in each of a block's 1024 threads added nothing to that order
+// and cost 3-10 us a launch of host_staged on 2 simulated hosts of 2 (docs/performance.md,
+// "Small launches without system fences").
 #ifndef MSCCLPP_BENCH_HOST_RESIDENT_DEVICE_CUH_
 #define MSCCLPP_BENCH_HOST_RESIDENT_DEVICE_CUH_
 
@@ -54,11 +61,10 @@ MB_DEVICE T loadFresh(const T* p) {
 }
 
 // fillOutbox: the threads of one block copy bytes from src into the host-resident outbox
-// and make them visible to the CPU before any thread of the block goes on (the one that
-// then pushes a trigger naming them included).
+// and meet at the block's barrier: a trigger pushed after it (a release at system scope)
+// makes them visible to the CPU.
 MB_DEVICE void fillOutbox(char* outbox, const char* src, uint64_t bytes) {
   copy(outbox, src, bytes, threadIdx.x, blockDim.x);
-  __threadfence_system();
   __syncthreads();
 }
 
@@ -76,7 +82,6 @@ MB_DEVICE void hostSend(PortChannelHandle* chans, uint32_t npeers, char* outbox,
 // must read it with loadFresh (copyFresh, reduceFresh).
 MB_DEVICE void hostGate(LaunchState* st, uint32_t flag, PortChannelHandle* chans, uint32_t npeers, uint64_t n) {
   portGate(st, flag, chans, npeers, n);
-  __threadfence_system();
 }
 
 // copyFresh copies bytes from host-resident memory src to dst with threads tid of
