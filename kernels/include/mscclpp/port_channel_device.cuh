@@ -33,9 +33,10 @@ struct Fifo {
       *reinterpret_cast<volatile uint64_t*>(tailCache()) = tl;
     }
     ProxyTrigger* slot = reinterpret_cast<ProxyTrigger*>(h.triggers) + (pos & (h.size - 1));
-    // One 16-byte release store at system scope: no first half of the trigger is still on its
-    // way to host memory when the proxy sees the valid bit, and every write this thread made
-    // or saw before (its block's, after a barrier) is visible to the proxy first.
+    // One 16-byte release store at system scope: every write this thread made or saw before
+    // (its block's, after a barrier) is visible to the proxy before either word. PTX lets the
+    // two words land in either order, so each carries a valid bit (handles.h) and the proxy
+    // takes the trigger only once both do.
     asm volatile("st.release.sys.global.v2.u64 [%0], {%1, %2};" ::"l"(slot), "l"(t.fst), "l"(t.snd) : "memory");
     return pos;
   }
