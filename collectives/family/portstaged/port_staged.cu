@@ -425,12 +425,19 @@ struct HostStaged {
   // gate is hostGate (host_resident_device.cuh) with block 0's waits through awaitPeer:
   // the waiter for peer i waits for this launch's signal of peer i only where sends(i)
   // (peer i sends me bytes), and reads nothing where not (broadcast's root reads no token
-  // at all); then block 0 opens the grid's gate and the other blocks wait for it.
+  // at all); then block 0 opens the grid's gate and the other blocks wait for it. A grid
+  // of one block only meets at its barrier: the gate's fence and store cost about 0.4 us
+  // of a small launch (docs/performance.md, "Where a small launch's time goes in the
+  // kernel").
   template <typename Sends>
   __device__ void gate(Sends sends) {
     const uint32_t w = waiter();
     if (blockIdx.x == 0 && threadIdx.x >= w && threadIdx.x - w < nranks - 1 && sends(threadIdx.x - w)) {
       awaitPeer(threadIdx.x - w, 1);
+    }
+    if (gridDim.x == 1) {
+      __syncthreads();  // no other block waits for the gate: the barrier orders the block's reads
+      return;
     }
     hostGate(state, flag, chans, 0, 0);
   }
@@ -504,7 +511,7 @@ struct HostStaged {
     }
     // this launch's signal of each peer that sends me bytes
     gate([&](uint32_t i) { return sendSeg(mode, peerOf(i, rank), rank, unit, total, root, nranks).bytes > 0; });
-    setRegion();  // the other blocks: block 0 recorded it before the gate opened
+    if (blockIdx.x != 0) setRegion();  // block 0 set it in begin and recorded it before the gate opened
   }
 
   // exchangeRail is exchange under rail routing. Block 0, once the linked peers have read
@@ -573,13 +580,15 @@ struct HostStaged {
       }
       return any;
     });
-    setRegion();  // the other blocks: block 0 recorded it before the gate opened
+    if (blockIdx.x != 0) setRegion();  // block 0 set it in begin and recorded it before the gate opened
   }
 
   // finish: the last block advances each linked peer's expected count by the launch's
   // signal.
   __device__ void finish() {
-    if (lastBlock(state) && threadIdx.x < nranks - 1 && linked(threadIdx.x)) {
+    // A grid of one block counts no blocks done: finishLaunch's barrier ends the launch.
+    const bool last = gridDim.x == 1 || lastBlock(state);
+    if (last && threadIdx.x < nranks - 1 && linked(threadIdx.x)) {
       *reinterpret_cast<volatile uint64_t*>(chans[threadIdx.x].sem.expected) += 1;
     }
     finishLaunch(state, flag);
@@ -619,18 +628,40 @@ __device__ void reduceHost(char* out, From from, uint32_t nsrc, uint32_t mine, u
     const T* p = reinterpret_cast<const T*>(from(r) + o);
     return r == mine ? *p : loadFresh(p);
   };
+  // reduceBatch sources are loaded before any is added in, so that their loads (over PCIe
+  // for host-resident ones) are in flight together rather than one after another; the
+  // sum is still taken in rank order.
+  constexpr uint32_t reduceBatch = 4;
   const uint64_t nvec = (align & 15) == 0 ? size / 16 : 0;
   for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
     const uint64_t o = begin + v * 16;
-    int4 acc = word(0, o);
-    for (uint32_t r = 1; r < nsrc; r++) acc = applyWord<T, Op>(acc, word(r, o));
+    int4 acc{}, w[reduceBatch];
+    for (uint32_t r0 = 0; r0 < nsrc; r0 += reduceBatch) {
+#pragma unroll
+      for (uint32_t j = 0; j < reduceBatch; j++) {
+        if (r0 + j < nsrc) w[j] = word(r0 + j, o);
+      }
+#pragma unroll
+      for (uint32_t j = 0; j < reduceBatch; j++) {
+        if (r0 + j < nsrc) acc = r0 + j == 0 ? w[j] : applyWord<T, Op>(acc, w[j]);
+      }
+    }
     *reinterpret_cast<int4*>(out + o) = Finish ? finishWord<T, Op>(acc, nranks) : acc;
   }
   const uint64_t tail = (size - nvec * 16) / sizeof(T);
   for (uint64_t e = threadIdx.x; e < tail; e += blockDim.x) {
     const uint64_t o = begin + nvec * 16 + e * sizeof(T);
-    T acc = elem(0, o);
-    for (uint32_t r = 1; r < nsrc; r++) acc = Apply<T, Op>::f(acc, elem(r, o));
+    T acc{}, w[reduceBatch];
+    for (uint32_t r0 = 0; r0 < nsrc; r0 += reduceBatch) {
+#pragma unroll
+      for (uint32_t j = 0; j < reduceBatch; j++) {
+        if (r0 + j < nsrc) w[j] = elem(r0 + j, o);
+      }
+#pragma unroll
+      for (uint32_t j = 0; j < reduceBatch; j++) {
+        if (r0 + j < nsrc) acc = r0 + j == 0 ? w[j] : Apply<T, Op>::f(acc, w[j]);
+      }
+    }
     *reinterpret_cast<T*>(out + o) = Finish ? finish<T, Op>(acc, nranks) : acc;
   }
 }
@@ -693,7 +724,7 @@ __device__ void exchangeHostFirst(HostStaged& p) {
   // the partial of each rail peer (the local peers were waited for above)
   const bool forMe = sendSeg(p.mode, p.rank, p.rank, p.unit, p.total, p.root, p.nranks).bytes > 0;
   p.gate([&](uint32_t i) { return p.linked(i) && (p.isLocal(i) ? p.toMyRail() : forMe); });
-  p.setRegion();  // the other blocks: block 0 recorded it before the gate opened
+  if (blockIdx.x != 0) p.setRegion();  // block 0 set it in begin and recorded it before the gate opened
 }
 
 // reduceHostFirst is my result after exchangeHostFirst, by the whole grid: my host's
