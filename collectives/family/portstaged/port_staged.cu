@@ -610,6 +610,26 @@ struct HostStaged {
   }
 };
 
+// sumInOrder returns load(0) combined by add with load(1), ..., load(n - 1), in that
+// order, loading sumBatch values before adding any in, so that their loads (over PCIe for
+// host-resident ones) are in flight together rather than one after another.
+constexpr uint32_t sumBatch = 4;
+template <typename V, typename Load, typename Add>
+__device__ __forceinline__ V sumInOrder(uint32_t n, Load load, Add add) {
+  V acc{}, w[sumBatch];
+  for (uint32_t r0 = 0; r0 < n; r0 += sumBatch) {
+#pragma unroll
+    for (uint32_t j = 0; j < sumBatch; j++) {
+      if (r0 + j < n) w[j] = load(r0 + j);
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < sumBatch; j++) {
+      if (r0 + j < n) acc = r0 + j == 0 ? w[j] : add(acc, w[j]);
+    }
+  }
+  return acc;
+}
+
 // reduceHost is reduceSources for nsrc sources in host-resident memory but source mine
 // (my input, in GPU memory), which it reads with loadFresh: 16-byte words where every
 // source and the output are aligned, element by element otherwise (-u) and for the tail.
@@ -628,40 +648,18 @@ __device__ void reduceHost(char* out, From from, uint32_t nsrc, uint32_t mine, u
     const T* p = reinterpret_cast<const T*>(from(r) + o);
     return r == mine ? *p : loadFresh(p);
   };
-  // reduceBatch sources are loaded before any is added in, so that their loads (over PCIe
-  // for host-resident ones) are in flight together rather than one after another; the
-  // sum is still taken in rank order.
-  constexpr uint32_t reduceBatch = 4;
   const uint64_t nvec = (align & 15) == 0 ? size / 16 : 0;
   for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
     const uint64_t o = begin + v * 16;
-    int4 acc{}, w[reduceBatch];
-    for (uint32_t r0 = 0; r0 < nsrc; r0 += reduceBatch) {
-#pragma unroll
-      for (uint32_t j = 0; j < reduceBatch; j++) {
-        if (r0 + j < nsrc) w[j] = word(r0 + j, o);
-      }
-#pragma unroll
-      for (uint32_t j = 0; j < reduceBatch; j++) {
-        if (r0 + j < nsrc) acc = r0 + j == 0 ? w[j] : applyWord<T, Op>(acc, w[j]);
-      }
-    }
+    const int4 acc = sumInOrder<int4>(nsrc, [&](uint32_t r) { return word(r, o); },
+                                      [](int4 a, int4 b) { return applyWord<T, Op>(a, b); });
     *reinterpret_cast<int4*>(out + o) = Finish ? finishWord<T, Op>(acc, nranks) : acc;
   }
   const uint64_t tail = (size - nvec * 16) / sizeof(T);
   for (uint64_t e = threadIdx.x; e < tail; e += blockDim.x) {
     const uint64_t o = begin + nvec * 16 + e * sizeof(T);
-    T acc{}, w[reduceBatch];
-    for (uint32_t r0 = 0; r0 < nsrc; r0 += reduceBatch) {
-#pragma unroll
-      for (uint32_t j = 0; j < reduceBatch; j++) {
-        if (r0 + j < nsrc) w[j] = elem(r0 + j, o);
-      }
-#pragma unroll
-      for (uint32_t j = 0; j < reduceBatch; j++) {
-        if (r0 + j < nsrc) acc = r0 + j == 0 ? w[j] : Apply<T, Op>::f(acc, w[j]);
-      }
-    }
+    const T acc = sumInOrder<T>(nsrc, [&](uint32_t r) { return elem(r, o); },
+                                [](T a, T b) { return Apply<T, Op>::f(a, b); });
     *reinterpret_cast<T*>(out + o) = Finish ? finish<T, Op>(acc, nranks) : acc;
   }
 }
