@@ -106,7 +106,7 @@ __device__ __forceinline__ uint64_t alltoallvBytes(uint32_t from, uint32_t to, u
 
 // sendSeg is the segment of rank from's input that goes to rank to (from == to: what stays
 // on the rank, copied into its own output). unit: the collective's per-rank bytes.
-__device__ Seg sendSeg(uint32_t mode, uint32_t from, uint32_t to, uint64_t unit, uint64_t total, uint32_t root,
+__device__ __noinline__ Seg sendSeg(uint32_t mode, uint32_t from, uint32_t to, uint64_t unit, uint64_t total, uint32_t root,
                        uint32_t nranks) {
   switch (mode) {
     case PS_REDUCESCATTER:
@@ -134,7 +134,7 @@ __device__ Seg sendSeg(uint32_t mode, uint32_t from, uint32_t to, uint64_t unit,
 }
 
 // recvOff is where in rank to's output the segment from rank from goes.
-__device__ uint64_t recvOff(uint32_t mode, uint32_t from, uint32_t to, uint64_t unit, uint64_t total, uint32_t nranks) {
+__device__ __noinline__ uint64_t recvOff(uint32_t mode, uint32_t from, uint32_t to, uint64_t unit, uint64_t total, uint32_t nranks) {
   switch (mode) {
     case PS_ALLTOALL:
     case PS_GATHER:
@@ -280,6 +280,73 @@ __device__ __forceinline__ bool sameToAll(uint32_t mode) {
 // depth).
 constexpr uint32_t hsParts = 8;
 
+// hsTableRanks is how many ranks' lookups a block keeps in shared memory (HSTable).
+constexpr uint32_t hsTableRanks = 64;
+
+// Piece is one copy of a list that copyPieces makes: bytes from src to dst, src read with
+// loadFresh where fresh (a peer's slot).
+struct Piece {
+  char* dst;
+  const char* src;
+  uint64_t bytes;
+  bool fresh;
+};
+
+// HSTable holds what a launch looks up again and again in its loops over peers: each
+// peer's CUDA IPC address (MemoryChannelHandle::remote), rail routing's rank table and
+// the pieces of the copy under way (copyPieces). A block's threads fill it together, so
+// that a loop over the peers waits neither for one load of device memory per peer nor
+// for one peer's bookkeeping after another.
+struct HSTable {
+  uint64_t remote[hsTableRanks];
+  uint32_t ranks[2 * hsTableRanks];
+  Piece pieces[2 * hsTableRanks];
+};
+
+// copyBatch is how many pieces copyPieces loads before it stores any.
+constexpr uint32_t copyBatch = 4;
+
+// copyPieces copies pieces piece(0), ..., piece(n - 1) with thread t of threads, where each
+// is 16-byte aligned and at most one 16-byte word a thread. Thread k of the block works
+// out piece k into the block's table, then thread t loads word t of up to copyBatch pieces
+// before it stores any, so that their loads (over PCIe from host memory, over NVLink or
+// from device memory, each a round trip of about 0.3-2 us) are in flight together rather
+// than one after another. Where some piece does not fit that, it copies nothing and
+// returns false. Every thread of the block calls it; the table is free again after the
+// block's next barrier.
+template <typename PieceOf>
+__device__ bool copyPieces(uint32_t n, PieceOf piece, uint64_t t, uint64_t threads, HSTable& table) {
+  if (n > 2 * hsTableRanks || n > blockDim.x) return false;
+  bool fits = true;
+  if (threadIdx.x < n) {
+    const Piece p = piece(threadIdx.x);
+    table.pieces[threadIdx.x] = p;
+    const uintptr_t bits = reinterpret_cast<uintptr_t>(p.dst) | reinterpret_cast<uintptr_t>(p.src) | p.bytes;
+    fits = p.bytes == 0 || ((bits & 15) == 0 && p.bytes <= 16 * threads);
+  }
+  if (!__syncthreads_and(fits)) return false;
+  const uint64_t at = 16 * t;
+  for (uint32_t k0 = 0; k0 < n; k0 += copyBatch) {
+    int4 w[copyBatch];
+#pragma unroll
+    for (uint32_t j = 0; j < copyBatch; j++) {
+      if (k0 + j >= n) break;
+      const Piece& p = table.pieces[k0 + j];
+      if (at < p.bytes && p.src != p.dst) {
+        const int4* src = reinterpret_cast<const int4*>(p.src + at);
+        w[j] = p.fresh ? loadFresh(src) : *src;
+      }
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < copyBatch; j++) {
+      if (k0 + j >= n) break;
+      const Piece& p = table.pieces[k0 + j];
+      if (at < p.bytes && p.src != p.dst) *reinterpret_cast<int4*>(p.dst + at) = w[j];
+    }
+  }
+  return true;
+}
+
 // HostStaged is one launch of the host-resident schedule.
 struct HostStaged {
   PortChannelHandle* chans;
@@ -300,9 +367,14 @@ struct HostStaged {
 
   uint32_t flag;
   uint64_t stride, region;
+  HSTable* table;           // this block's (start)
+  const uint64_t* remotes;  // each peer's CUDA IPC address in table; null: read mems
+
+  // remoteOf is peer i's address over CUDA IPC (0: a network peer).
+  __device__ uint64_t remoteOf(uint32_t i) const { return remotes != nullptr ? remotes[i] : mems[i].remote; }
 
   // isLocal says peer i is connected by CUDA IPC: it gets its segment over NVLink.
-  __device__ bool isLocal(uint32_t i) const { return mems != nullptr && mems[i].remote != 0; }
+  __device__ bool isLocal(uint32_t i) const { return mems != nullptr && remoteOf(i) != 0; }
 
   // Rail routing: where ranks is set, a rank talks over the network only to its rail (the
   // ranks of its local index on the other hosts), and forwards over NVLink what its rail
@@ -376,12 +448,23 @@ struct HostStaged {
   // for the other blocks and returns the last launch that wrote any of them. That is never
   // the launch before (it wrote at most half the eighths), so no rank waits for a signal
   // its peer sends only after the same wait.
-  __device__ uint32_t claim() const {
+  // It loads every eighth's entry before it compares any: one round trip to device memory
+  // rather than one per eighth.
+  __device__ uint32_t claim(uint32_t& best) const {
     const uint32_t per = hsParts / depth;
-    uint32_t best = 0, last = ~0u;
-    for (uint32_t r = 0; r < depth; r++) {
+    uint32_t w[hsParts];
+#pragma unroll
+    for (uint32_t e = 0; e < hsParts; e++) w[e] = parts[e];
+    uint32_t last = ~0u;
+    best = 0;
+#pragma unroll
+    for (uint32_t r = 0; r < hsParts; r++) {
+      if (r >= depth) break;
       uint32_t m = 0;
-      for (uint32_t e = r * per; e < (r + 1) * per; e++) m = max(m, parts[e]);
+#pragma unroll
+      for (uint32_t e = 0; e < hsParts; e++) {
+        if (e / per == r) m = max(m, w[e]);
+      }
       if (m < last) {
         last = m;
         best = r;
@@ -449,31 +532,49 @@ struct HostStaged {
   // what it last held (peer count last + 1; my expected count is flag - 1) and returns
   // where the region is in my outbox.
   __device__ uint64_t begin() {
-    __shared__ uint32_t last;
-    if (threadIdx.x == 0) last = claim();
+    __shared__ uint32_t last, best;
+    if (threadIdx.x == 0) last = claim(best);
     __syncthreads();
-    setRegion();
+    region = best * nslots() * stride;
     if (last != 0 && threadIdx.x < nranks - 1 && linked(threadIdx.x)) {
       awaitPeer(threadIdx.x, (uint64_t)((int64_t)last + 2 - (int64_t)flag));
     }
     __syncthreads();
-    return parts[hsParts] * (sameToAll(mode) ? 1 : nranks - 1) * stride;
+    return best * (sameToAll(mode) ? 1 : nranks - 1) * stride;
+  }
+
+  // localPiece is my segment for peer i over CUDA IPC, to go straight into my slot of its
+  // local over NVLink (no bytes for a network peer).
+  __device__ Piece localPiece(uint32_t i) const {
+    if (!isLocal(i)) return {nullptr, nullptr, 0, false};
+    const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
+    return {reinterpret_cast<char*>(remoteOf(i)) + slotOff(rank), in + s.off, s.bytes, false};
   }
 
   // writeLocal (block 0): my segment for each peer over CUDA IPC straight into my slot of
   // its local, over NVLink.
   __device__ void writeLocal() {
     for (uint32_t i = 0; i < nranks - 1; i++) {
-      if (!isLocal(i)) continue;
-      const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
-      copy(reinterpret_cast<char*>(mems[i].remote) + slotOff(rank), in + s.off, s.bytes, threadIdx.x, blockDim.x);
+      const Piece p = localPiece(i);
+      copy(p.dst, p.src, p.bytes, threadIdx.x, blockDim.x);
     }
   }
 
-  // start counts the launch and sizes its slots.
+  // start counts the launch, sizes its slots and fills the block's HSTable (every thread
+  // of the block).
   __device__ void start() {
+    __shared__ HSTable shared;
+    table = &shared;
     flag = launchFlag(state);
     stride = 2 * slotBytes / depth;
+    const uint32_t t = threadIdx.x;
+    const bool remotesFit = mems != nullptr && nranks - 1 <= hsTableRanks;
+    const bool ranksFit = ranks != nullptr && nranks <= hsTableRanks;
+    if (remotesFit && t < nranks - 1) shared.remote[t] = mems[t].remote;
+    if (ranksFit && t < 2 * nranks) shared.ranks[t] = ranks[t];
+    __syncthreads();
+    remotes = remotesFit ? shared.remote : nullptr;
+    if (ranksFit) ranks = shared.ranks;
   }
 
   // exchange: once the peers have read what this launch's region last held, my segments
@@ -490,12 +591,19 @@ struct HostStaged {
     if (blockIdx.x == 0) {
       const uint64_t box = begin();
       const uint32_t boxSlots = sameToAll(mode) ? 1 : npeers;
-      for (uint32_t i = 0; i < boxSlots; i++) {
-        if (boxSlots > 1 && isLocal(i)) continue;
-        const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
-        copy(outbox + box + i * stride, in + s.off, s.bytes, threadIdx.x, blockDim.x);
+      // pieces 0 .. boxSlots - 1: my outbox's slots; then each peer's over CUDA IPC
+      auto piece = [&](uint32_t k) -> Piece {
+        if (k >= boxSlots) return localPiece(k - boxSlots);
+        if (boxSlots > 1 && isLocal(k)) return {nullptr, nullptr, 0, false};
+        const Seg s = sendSeg(mode, rank, peerOf(k, rank), unit, total, root, nranks);
+        return {outbox + box + k * stride, in + s.off, s.bytes, false};
+      };
+      if (!copyPieces(boxSlots + npeers, piece, threadIdx.x, blockDim.x, *table)) {
+        for (uint32_t k = 0; k < boxSlots + npeers; k++) {
+          const Piece p = piece(k);
+          copy(p.dst, p.src, p.bytes, threadIdx.x, blockDim.x);
+        }
       }
-      writeLocal();
       __syncthreads();
       if (threadIdx.x < npeers && isLocal(threadIdx.x)) {
         MemoryChannel{mems[threadIdx.x]}.signal();  // release: the block's writes above first
@@ -561,7 +669,7 @@ struct HostStaged {
           const uint32_t to = rankAt(myHost, j);
           const uint64_t bytes = sendSeg(mode, from, to, unit, total, root, nranks).bytes;
           if (to == rank || bytes == 0) continue;
-          char* dst = reinterpret_cast<char*>(mems[to < rank ? to : to - 1].remote) + slotOff(from);
+          char* dst = reinterpret_cast<char*>(remoteOf(to < rank ? to : to - 1)) + slotOff(from);
           copyFresh(dst, scratch + railSlot(h) + packed(from, myHost, j), bytes, threadIdx.x, blockDim.x);
         }
       }
@@ -595,16 +703,22 @@ struct HostStaged {
   }
 
   // copyAll: every segment that reaches my output, by the whole grid; the peers' from my
-  // host-resident scratch.
+  // host-resident scratch. Small aligned segments go through copyPieces, except in place
+  // for all-to-allv, where my own segment moves within my buffer and other segments may
+  // land where it was read from.
   __device__ void copyAll() {
-    for (uint32_t q = 0; q < nranks; q++) {
+    auto piece = [&](uint32_t q) -> Piece {
       const Seg s = sendSeg(mode, q, rank, unit, total, root, nranks);
-      if (s.bytes == 0) continue;
       char* dst = out + recvOff(mode, q, rank, unit, total, nranks);
-      if (q != rank) {
-        copyFresh(dst, slotPtr(q), s.bytes, globalThread(), globalThreads());
-      } else if (in + s.off != dst) {
-        copy(dst, in + s.off, s.bytes, globalThread(), globalThreads());
+      return {dst, q == rank ? in + s.off : slotPtr(q), s.bytes, q != rank};
+    };
+    if (!(in == out && mode == PS_ALLTOALLV) && copyPieces(nranks, piece, globalThread(), globalThreads(), *table)) return;
+    for (uint32_t q = 0; q < nranks; q++) {
+      const Piece p = piece(q);
+      if (p.fresh) {
+        copyFresh(p.dst, p.src, p.bytes, globalThread(), globalThreads());
+      } else if (p.src != p.dst) {
+        copy(p.dst, p.src, p.bytes, globalThread(), globalThreads());
       }
     }
   }
@@ -689,7 +803,7 @@ __device__ void exchangeHostFirst(HostStaged& p) {
       const uint32_t k = p.localOf(peerOf(i, p.rank));
       for (uint32_t h = 0; h < nhosts; h++) {
         const Seg s = sendSeg(p.mode, p.rank, p.rankAt(h, k), p.unit, p.total, p.root, p.nranks);
-        char* dst = reinterpret_cast<char*>(p.mems[i].remote) + p.partSlot(me, h);
+        char* dst = reinterpret_cast<char*>(p.remoteOf(i)) + p.partSlot(me, h);
         copy(dst, p.in + s.off, s.bytes, threadIdx.x, blockDim.x);
       }
     }
