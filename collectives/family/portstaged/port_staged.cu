@@ -40,8 +40,9 @@
 // chans carries that channel's semaphore, so the waits and the counts treat every peer
 // alike. Block 0 then waits only for the peers that send me a segment in this launch (in
 // a warp of its own, while the first warp pushes the triggers); after that gate every
-// block reads its share of their slots with ld.global.cv (copyFresh, reduceHost);
-// host_resident_device.cuh says why no stale line can be read.
+// block reads its share of their slots with ld.global.cv (copyFresh, or copyPieces for
+// small aligned segments; reduceHost); host_resident_device.cuh says why no stale line can
+// be read.
 //
 // No thread fences at system scope (host_resident_device.cuh says why): after writing my
 // outbox, the NVLink peers' local or a forward, block 0 meets at its barrier and one thread
