@@ -61,9 +61,10 @@ kernels: $(FATBINS) stale-fatbins
 stale-fatbins:
 	$(if $(STALE_FATBINS),rm -f $(STALE_FATBINS))
 
-# One rule per .cu file: DIR/NAME.cu -> DIR/fatbin/NAME.fatbin.
+# One rule per .cu file: DIR/NAME.cu -> DIR/fatbin/NAME.fatbin, rebuilt when it, a shared
+# header or a header of its own folder (DIR/*.cuh) changes.
 define fatbin_rule
-$(call fatbin_of,$(1)): $(1) $$(CU_HDRS)
+$(call fatbin_of,$(1)): $(1) $$(CU_HDRS) $$(wildcard $(dir $(1))*.cuh)
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(GENCODE) $$(NVCCFLAGS) -Ikernels/include -fatbin -o $$@ $$<
 endef
