@@ -40,7 +40,7 @@ func NewHostScatter(b *Base, slotBytes uint64) (HostScatter, error) {
 // NewHostSlots is NewHostScatter with an outbox of two halves of outboxSlots slots and a
 // scratch of two halves of scratchSlots slots (the port-staged family's hostput: one
 // outbox slot per peer, one scratch slot per sender; its kernels cut each buffer into 2 or
-// 8 regions of as many smaller slots, port_staged.cu).
+// 8 regions of as many smaller slots, host_staged.cu).
 func NewHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int) (HostScatter, error) {
 	return newHostSlots(b, slotBytes, outboxSlots, scratchSlots, nil)
 }

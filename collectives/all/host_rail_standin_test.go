@@ -14,7 +14,7 @@ import (
 )
 
 // railput (hostput with rail routing) on the CPU: the stand-in hostput kernel with a rank
-// table runs this Go transcription of port_staged.cu's exchangeRail (exchangeHostFirst
+// table runs this Go transcription of host_staged.cu's exchangeRail (exchangeHostFirst
 // for reduce-scatter and reduce), which pushes the same triggers, makes the same copies
 // and counts the same signals (one block; int32 sum).
 
@@ -305,7 +305,7 @@ type hostFirstArgs struct {
 	rankAt                  func(h, j uint64) uint64
 }
 
-// hostFirstLaunch is port_staged.cu's exchangeHostFirst and reduceHostFirst, once the
+// hostFirstLaunch is host_staged.cu's exchangeHostFirst and reduceHostFirst, once the
 // region is claimed and the credits waited for: my segment for each rank of a local
 // peer's rail into my slot for its host in the peer's local, a signal to each local
 // peer; the local peers' segments for my rail reduced, per other host, into my bundle

@@ -19,7 +19,7 @@ import (
 
 // The hostput algorithms of the port-staged family end to end on the CPU, as
 // port_staged_standin_test.go runs portput: ranks on simulated hosts, Ethernet over
-// loopback, the real proxy, and a Go transcription of port_staged.cu's host_staged and
+// loopback, the real proxy, and a Go transcription of host_staged.cu's host_staged and
 // host_staged_reduce (one block; int32 sum) that pushes the same triggers and counts the
 // same signals. The outbox and the scratch are host-resident, so the proxy sends from
 // host memory and the receivers read into it.

@@ -238,11 +238,11 @@ func autoChoices(t *testing.T, coll string) []string {
 
 // TestPortStagedSchedule: for every collective with a hostput (portput's and allgather's and
 // allreduce's), on 2 to 8 ranks, for every type and for sizes from 0 to 1 GiB
-// (powers of two and odd ones), every segment of port_staged.cu's schedule (psSendSeg,
+// (powers of two and odd ones), every segment of port_staged_device.cuh's schedule (psSendSeg,
 // psRecvOff) lies inside the sender's input and the receiver's output, fits a slot, the
 // receiver's segments do not overlap, and a launch's slots fit the big region set up for
 // its size. It checks the Go schedule (psSendSeg, psRecvOff), which the stand-in kernel
-// transcribes; collectives/family/portstaged/port_staged.cu computes the same offsets on
+// transcribes; collectives/family/portstaged/port_staged_device.cuh computes the same offsets on
 // its own, so a drift between the two shows only in the GPU suite.
 func TestPortStagedSchedule(t *testing.T) {
 	sizes := SweepSizes()[:31] // up to 1 GiB

@@ -23,7 +23,7 @@ import (
 // same semaphore counts. The expected outputs are computed here from each collective's
 // definition.
 
-// psSendSeg is port_staged.cu's sendSeg: the segment (offset in the sender's input, bytes)
+// psSendSeg is port_staged_device.cuh's sendSeg: the segment (offset in the sender's input, bytes)
 // of rank from's input that goes to rank to.
 func psSendSeg(mode portstaged.PortStagedMode, from, to, unit, total, root, n uint64) (uint64, uint64) {
 	switch mode {
@@ -58,7 +58,7 @@ func psSendSeg(mode portstaged.PortStagedMode, from, to, unit, total, root, n ui
 	return 0, 0
 }
 
-// psRecvOff is port_staged.cu's recvOff.
+// psRecvOff is port_staged_device.cuh's recvOff.
 func psRecvOff(mode portstaged.PortStagedMode, from, to, unit, total, n uint64) uint64 {
 	switch mode {
 	case portstaged.PSAlltoall, portstaged.PSGather, portstaged.PSAllgather:

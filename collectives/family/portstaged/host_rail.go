@@ -16,7 +16,7 @@ import (
 // NVLink into its rank's GPU-memory scratch. Each pair of hosts then exchanges one message
 // per rail and launch instead of one per pair of ranks (with 2 hosts of 8 ranks, 16
 // network messages a launch instead of 128), and a segment crosses the network once per host, not
-// once per rank. The kernel is hostput's (port_staged.cu, exchangeRail). Reduce-scatter
+// once per rank. The kernel is hostput's (host_staged.cu, exchangeRail). Reduce-scatter
 // and reduce reduce inside the host first (exchangeHostFirst): a host's ranks write their
 // segments for a rail over NVLink to its rank there, which puts one partial result per
 // other host, so the network carries a host's sum once instead of each rank's segment.

@@ -12,7 +12,7 @@ import (
 // scatter, hypercube and allreduce (each registers it from its folder, *_hostput.go;
 // allreduce's is a one shot, PSAllreduce): portput's schedule for small messages
 // through host-resident buffers, as allgather's hostput
-// (port_staged.cu's host_staged), for jobs where some pair talks over a network. The
+// (host_staged.cu), for jobs where some pair talks over a network. The
 // kernel copies the segment each network peer needs into my host-resident outbox and puts
 // it, with a signal, into the peer's host-resident scratch; the receiver reads the slots
 // from host memory. Over Ethernet no CUDA copy is then on the proxy's or the receiver's
@@ -60,7 +60,7 @@ func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust f
 // HostCollectives lists the collectives that registered a hostput, by name.
 func HostCollectives() []Use { return hostUses.sorted() }
 
-// OutboxSlots is how many slots each half of a rank's outbox holds (port_staged.cu's
+// OutboxSlots is how many slots each half of a rank's outbox holds (host_staged.cu's
 // sameToAll): one where every peer gets the same segment of my input, else one per peer.
 func (m PortStagedMode) OutboxSlots(nranks int) int {
 	if m == PSBroadcast || m == PSAllgather || m == PSAllreduce {
@@ -79,13 +79,13 @@ type hostStaged struct {
 	nlocal uint32
 }
 
-// partsBytes is the size of the kernel's parts table (port_staged.cu's HostStaged::parts):
+// partsBytes is the size of the kernel's parts table (host_staged.cu's HostStaged::parts):
 // nine uint32 (the last launch to write each eighth of the buffers, this launch's region)
 // and a word of padding, then a uint64 per peer (its signal count as last read).
 func partsBytes(nranks int) uint64 { return 10*4 + 8*uint64(nranks-1) }
 
 // hostDepth is the regions a launch whose largest segment is slot bytes cuts the buffers
-// into (port_staged.cu's depth): 8 where a slot of an eighth of the buffers holds it, so
+// into (host_staged.cu's depth): 8 where a slot of an eighth of the buffers holds it, so
 // that small launches pipeline up to 7 deep, else 2.
 func hostDepth(slot, slotBytes uint64) uint32 {
 	if slot <= slotBytes/4 {

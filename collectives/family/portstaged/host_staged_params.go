@@ -6,7 +6,7 @@ import (
 )
 
 // HostStagedArgs are the parameters of host_staged and of the host_staged_reduce family
-// (port_staged.cu).
+// (host_staged.cu).
 type HostStagedArgs struct {
 	Chans      device.Ptr // PortChannelHandle[npeers]: my host-resident outbox to the network peers' host-resident scratch
 	MemChans   device.Ptr // MemoryChannelHandle[npeers] into the Local of the peers over CUDA IPC (0: none in the job)

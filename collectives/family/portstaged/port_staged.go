@@ -22,11 +22,11 @@ import (
 // transport inside one), so the choices on one host stay as they were. hypercube's
 // portput delivers the hypercube's result (an all-gather) in one step rather than log2(n).
 
-// PortStagedMode is the collective a port_staged launch runs (port_staged.cu's
-// PS_* values).
+// PortStagedMode is the collective a port_staged or host_staged launch runs
+// (port_staged_device.cuh's PS_* values).
 type PortStagedMode uint32
 
-// The modes: the collective each runs, in port_staged.cu's order.
+// The modes: the collective each runs, in port_staged_device.cuh's order.
 const (
 	PSReduceScatter PortStagedMode = iota
 	PSReduce
@@ -104,7 +104,7 @@ type portAny struct {
 	big, half        uint64
 }
 
-// Slots is how many senders' slots a launch's region holds (port_staged.cu's
+// Slots is how many senders' slots a launch's region holds (port_staged_device.cuh's
 // slotsOf): one where a single rank sends to each.
 func (m PortStagedMode) Slots(nranks int) uint64 {
 	switch m {
