@@ -46,7 +46,7 @@ __device__ void allreduceHostOneShot(PortChannelHandle* chans, char* outbox, con
   hostGate(state, flag, chans, npeers, 1);
   const Range share = split(bytes, gridDim.x, blockIdx.x, 16);
   auto from = [&](uint32_t r) { return r == rank ? in : scratch + half + r * slotBytes; };
-  reduceFresh<T, Op>(out, from, rank, share.begin, share.size(), nranks);
+  reduceHost<T, Op>(out, from, nranks, rank, share.begin, share.size(), nranks);
   if (lastBlock(state) && threadIdx.x < npeers) {
     *reinterpret_cast<volatile uint64_t*>(chans[threadIdx.x].sem.expected) += 1;
   }

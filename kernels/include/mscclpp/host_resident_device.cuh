@@ -79,7 +79,7 @@ MB_DEVICE void hostSend(PortChannelHandle* chans, uint32_t npeers, char* outbox,
 
 // hostGate is portGate for data that the peers' puts landed in host-resident memory: on
 // return every thread of the grid may read what the peers put before their signals, and
-// must read it with loadFresh (copyFresh, reduceFresh).
+// must read it with loadFresh (copyFresh, reduceHost).
 MB_DEVICE void hostGate(LaunchState* st, uint32_t flag, PortChannelHandle* chans, uint32_t npeers, uint64_t n) {
   portGate(st, flag, chans, npeers, n);
 }
@@ -107,11 +107,36 @@ MB_DEVICE void copyFresh(char* dst, const char* src, uint64_t bytes, uint64_t ti
   for (uint64_t i = done + tid; i < bytes; i += nthreads) dst[i] = loadFresh(src + i);
 }
 
-// reduceFresh is reduceSources (port_collective_device.cuh) for sources in host-resident
-// memory, except rank `mine`'s (my input, in GPU memory): the others are read with
-// loadFresh.
-template <typename T, int Op, typename From>
-MB_DEVICE void reduceFresh(char* out, From from, uint32_t mine, uint64_t begin, uint64_t size, uint32_t nranks) {
+// sumInOrder returns load(0) combined by add with load(1), ..., load(n - 1), in that
+// order, loading sumBatch values before adding any in, so that their loads (over PCIe for
+// host-resident ones) are in flight together rather than one after another.
+constexpr uint32_t sumBatch = 4;
+template <typename V, typename Load, typename Add>
+__device__ __forceinline__ V sumInOrder(uint32_t n, Load load, Add add) {
+  V acc{}, w[sumBatch];
+  for (uint32_t r0 = 0; r0 < n; r0 += sumBatch) {
+#pragma unroll
+    for (uint32_t j = 0; j < sumBatch; j++) {
+      if (r0 + j < n) w[j] = load(r0 + j);
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < sumBatch; j++) {
+      if (r0 + j < n) acc = r0 + j == 0 ? w[j] : add(acc, w[j]);
+    }
+  }
+  return acc;
+}
+
+// reduceHost is reduceSources for nsrc sources in host-resident memory but source mine
+// (my input, in GPU memory), which it reads with loadFresh: 16-byte words where every
+// source and the output are aligned, element by element otherwise (-u) and for the tail.
+// Finish applies the operator's last step (average: divide by nranks); a partial result
+// leaves it out.
+template <typename T, int Op, bool Finish = true, typename From>
+__device__ void reduceHost(char* out, From from, uint32_t nsrc, uint32_t mine, uint64_t begin, uint64_t size,
+                           uint32_t nranks) {
+  uintptr_t align = reinterpret_cast<uintptr_t>(out + begin);
+  for (uint32_t r = 0; r < nsrc; r++) align |= reinterpret_cast<uintptr_t>(from(r) + begin);
   auto word = [&](uint32_t r, uint64_t o) {
     const int4* p = reinterpret_cast<const int4*>(from(r) + o);
     return r == mine ? *p : loadFresh(p);
@@ -120,19 +145,19 @@ MB_DEVICE void reduceFresh(char* out, From from, uint32_t mine, uint64_t begin, 
     const T* p = reinterpret_cast<const T*>(from(r) + o);
     return r == mine ? *p : loadFresh(p);
   };
-  const uint64_t nvec = size / 16;
+  const uint64_t nvec = (align & 15) == 0 ? size / 16 : 0;
   for (uint64_t v = threadIdx.x; v < nvec; v += blockDim.x) {
     const uint64_t o = begin + v * 16;
-    int4 acc = word(0, o);
-    for (uint32_t r = 1; r < nranks; r++) acc = applyWord<T, Op>(acc, word(r, o));
-    *reinterpret_cast<int4*>(out + o) = finishWord<T, Op>(acc, nranks);
+    const int4 acc = sumInOrder<int4>(nsrc, [&](uint32_t r) { return word(r, o); },
+                                      [](int4 a, int4 b) { return applyWord<T, Op>(a, b); });
+    *reinterpret_cast<int4*>(out + o) = Finish ? finishWord<T, Op>(acc, nranks) : acc;
   }
   const uint64_t tail = (size - nvec * 16) / sizeof(T);
   for (uint64_t e = threadIdx.x; e < tail; e += blockDim.x) {
     const uint64_t o = begin + nvec * 16 + e * sizeof(T);
-    T acc = elem(0, o);
-    for (uint32_t r = 1; r < nranks; r++) acc = Apply<T, Op>::f(acc, elem(r, o));
-    *reinterpret_cast<T*>(out + o) = finish<T, Op>(acc, nranks);
+    const T acc = sumInOrder<T>(nsrc, [&](uint32_t r) { return elem(r, o); },
+                                [](T a, T b) { return Apply<T, Op>::f(a, b); });
+    *reinterpret_cast<T*>(out + o) = Finish ? finish<T, Op>(acc, nranks) : acc;
   }
 }
 
