@@ -290,10 +290,10 @@ struct HostStaged {
   // gate is hostGate (host_resident_device.cuh) with block 0's waits through awaitPeer:
   // the waiter for peer i waits for this launch's signal of peer i only where sends(i)
   // (peer i sends me bytes), and reads nothing where not (broadcast's root reads no token
-  // at all); then block 0 opens the grid's gate and the other blocks wait for it. A grid
-  // of one block only meets at its barrier: the gate's fence and store cost about 0.4 us
-  // of a small launch (docs/performance.md, "Where a small launch's time goes in the
-  // kernel").
+  // at all); then block 0 opens the grid's gate and the other blocks wait for it and read
+  // this launch's region (setRegion). A grid of one block only meets at its barrier: the
+  // gate's fence and store cost about 0.4 us of a small launch (docs/performance.md,
+  // "Where a small launch's time goes in the kernel").
   template <typename Sends>
   __device__ void gate(Sends sends) {
     const uint32_t w = waiter();
@@ -305,6 +305,7 @@ struct HostStaged {
       return;
     }
     hostGate(state, flag, chans, 0, 0);
+    if (blockIdx.x != 0) setRegion();  // block 0 set it in begin and recorded it before the gate opened
   }
 
   // setRegion places this launch's region (parts[hsParts]) in scratch and local.
@@ -401,7 +402,6 @@ struct HostStaged {
     }
     // this launch's signal of each peer that sends me bytes
     gate([&](uint32_t i) { return sendSeg(mode, peerOf(i, rank), rank, unit, total, root, nranks).bytes > 0; });
-    if (blockIdx.x != 0) setRegion();  // block 0 set it in begin and recorded it before the gate opened
   }
 
   // exchangeRail is exchange under rail routing. Block 0, once the linked peers have read
@@ -470,7 +470,6 @@ struct HostStaged {
       }
       return any;
     });
-    if (blockIdx.x != 0) setRegion();  // block 0 set it in begin and recorded it before the gate opened
   }
 
   // finish: the last block advances each linked peer's expected count by the launch's
@@ -564,7 +563,6 @@ __device__ void exchangeHostFirst(HostStaged& p) {
   // the partial of each rail peer (the local peers were waited for above)
   const bool forMe = sendSeg(p.mode, p.rank, p.rank, p.unit, p.total, p.root, p.nranks).bytes > 0;
   p.gate([&](uint32_t i) { return p.linked(i) && (p.isLocal(i) ? p.toMyRail() : forMe); });
-  if (blockIdx.x != 0) p.setRegion();  // block 0 set it in begin and recorded it before the gate opened
 }
 
 // reduceHostFirst is my result after exchangeHostFirst, by the whole grid: my host's
