@@ -106,8 +106,8 @@ func NewHostStaged(env *collectives.Env, mode PortStagedMode) (collectives.Insta
 }
 
 // newHostStaged sets hostput up, or railput where rail is set, with host-resident slots
-// for rank-pair segments of up to segBytes (0: the largest message, algo.HostStagedMax or
-// the run's largest if smaller).
+// for rank-pair segments of up to segBytes (0: four times the run's largest message, at
+// most algo.HostStagedMax, at least the message).
 func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool, segBytes uint64) (*hostStaged, error) {
 	b, err := algo.NewBase(env)
 	if err != nil {
@@ -118,7 +118,11 @@ func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool, segByte
 		return nil, err
 	}
 	if segBytes == 0 {
+		// Four times the run's largest message, up to HostStagedMax: its launches then
+		// get 8 regions too (hostDepth) where the pinned memory stays within what a run
+		// to HostStagedMax takes, so that a size's time does not depend on -e.
 		segBytes = algo.Limit(algo.HostStagedMax, env.MaxBytes)
+		segBytes = max(segBytes, min(4*segBytes, algo.HostStagedMax))
 	}
 	slot := algo.RoundUp(max(segBytes, 16), 256)
 	if rail {
