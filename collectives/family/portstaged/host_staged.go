@@ -94,6 +94,16 @@ func hostDepth(slot, slotBytes uint64) uint32 {
 	return 2
 }
 
+// hostSegBytes is the rank-pair segment hostput's slots are sized for in a run whose
+// largest message is maxBytes: four times that message, at most algo.HostStagedMax (and
+// never less than the message up to it). The run's largest launches then get 8 regions
+// too (hostDepth) wherever the pinned memory stays within what a run to HostStagedMax
+// takes, so that a size's time does not depend on -e.
+func hostSegBytes(maxBytes int64) uint64 {
+	seg := algo.Limit(algo.HostStagedMax, maxBytes)
+	return max(seg, min(4*seg, algo.HostStagedMax))
+}
+
 // NewHostStaged sets collective mode's hostput up on env: host-resident slots for
 // messages of up to algo.HostStagedMax (or the run's largest, if smaller), whose largest
 // rank-pair segment is at most the message.
@@ -118,11 +128,7 @@ func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool, segByte
 		return nil, err
 	}
 	if segBytes == 0 {
-		// Four times the run's largest message, up to HostStagedMax: its launches then
-		// get 8 regions too (hostDepth) where the pinned memory stays within what a run
-		// to HostStagedMax takes, so that a size's time does not depend on -e.
-		segBytes = algo.Limit(algo.HostStagedMax, env.MaxBytes)
-		segBytes = max(segBytes, min(4*segBytes, algo.HostStagedMax))
+		segBytes = hostSegBytes(env.MaxBytes)
 	}
 	slot := algo.RoundUp(max(segBytes, 16), 256)
 	if rail {
