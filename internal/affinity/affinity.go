@@ -6,6 +6,7 @@
 package affinity
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -129,20 +130,71 @@ func Current() (Set, error) {
 
 // Pin restricts the calling OS thread (lock the goroutine to it first) to the CPUs of s.
 func Pin(s Set) error {
-	if len(s) == 0 {
-		return fmt.Errorf("affinity: no CPU to pin to")
-	}
-	var m unix.CPUSet
-	for _, c := range s {
-		if c >= len(m)*64 {
-			return fmt.Errorf("affinity: CPU %d is beyond what sched_setaffinity takes", c)
-		}
-		m.Set(c)
+	m, err := mask(s)
+	if err != nil {
+		return err
 	}
 	if err := unix.SchedSetaffinity(0, &m); err != nil {
 		return fmt.Errorf("affinity: pin to CPUs %v: %w", s, err)
 	}
 	return nil
+}
+
+// WidenOthers lets every thread of this process, but the calling one, that may run only on
+// the CPUs of from (the rank's binding) run on those of to, and returns how many threads it
+// set. Under mpirun's default binding every thread starts on the rank's one CPU, where its
+// main thread (the caller) spins waiting for the GPU: the Go runtime's threads, which run
+// the goroutines that are not locked to a thread of their own, and the CUDA driver's and
+// MPI's threads. Threads pinned elsewhere (the proxy, the Ethernet helpers) keep their
+// pinning. Threads created later take their creator's CPUs. A thread that ends meanwhile
+// is skipped.
+func WidenOthers(from, to Set) (int, error) {
+	want, err := mask(to)
+	if err != nil {
+		return 0, err
+	}
+	old, err := mask(from)
+	if err != nil {
+		return 0, err
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return 0, fmt.Errorf("affinity: list this process's threads: %w", err)
+	}
+	me, n := unix.Gettid(), 0
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil || tid == me {
+			continue
+		}
+		var m unix.CPUSet
+		if err := unix.SchedGetaffinity(tid, &m); err != nil || m != old {
+			continue // ended since the listing, or pinned elsewhere
+		}
+		if err := unix.SchedSetaffinity(tid, &want); err != nil {
+			if errors.Is(err, unix.ESRCH) {
+				continue
+			}
+			return n, fmt.Errorf("affinity: let thread %d run on CPUs %v: %w", tid, to, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// mask is s as sched_setaffinity takes it.
+func mask(s Set) (unix.CPUSet, error) {
+	var m unix.CPUSet
+	if len(s) == 0 {
+		return m, fmt.Errorf("affinity: no CPU to pin to")
+	}
+	for _, c := range s {
+		if c >= len(m)*64 {
+			return m, fmt.Errorf("affinity: CPU %d is beyond what sched_setaffinity takes", c)
+		}
+		m.Set(c)
+	}
+	return m, nil
 }
 
 // Yield gives the CPU to another runnable thread (sched_yield). Spinning threads that are

@@ -1,8 +1,11 @@
 package affinity
 
 import (
+	"runtime"
 	"slices"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestParseAndString(t *testing.T) {
@@ -91,5 +94,70 @@ func TestCurrentAndPin(t *testing.T) {
 	h := ReadHost("")
 	if len(h.Allowed) == 0 {
 		t.Error("ReadHost found no allowed CPU")
+	}
+}
+
+// TestWidenOthers: of three threads bound to one CPU each, widening those bound to the
+// first CPU widens the other thread on it, not the caller (also on it), nor the thread
+// on the second CPU.
+func TestWidenOthers(t *testing.T) {
+	all, err := Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Skipf("needs 2 CPUs, this thread may use %v", all)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer func() {
+		if err := Pin(all); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	release := make(chan struct{})
+	defer close(release)
+	pinned := func(s Set) int { // a thread of its own, pinned to s, until release
+		tids := make(chan int)
+		go func() {
+			runtime.LockOSThread() // the thread ends with the goroutine
+			if err := Pin(s); err != nil {
+				t.Error(err)
+			}
+			tids <- unix.Gettid()
+			<-release
+		}()
+		return <-tids
+	}
+	first, second := Set{all[0]}, Set{all[1]}
+	same, elsewhere := pinned(first), pinned(second)
+	if err := Pin(first); err != nil {
+		t.Fatal(err)
+	}
+	n, err := WidenOthers(first, all)
+	if err != nil || n < 1 {
+		t.Fatalf("WidenOthers(%v, %v) = %d, %v; want at least 1 thread", first, all, n, err)
+	}
+	for _, tc := range []struct {
+		name string
+		tid  int
+		want Set
+	}{
+		{"the other thread on the first CPU", same, all},
+		{"the thread on the second CPU", elsewhere, second},
+		{"the caller", unix.Gettid(), first},
+	} {
+		var m unix.CPUSet
+		if err := unix.SchedGetaffinity(tc.tid, &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range all {
+			if m.IsSet(c) != tc.want.Contains(c) {
+				t.Errorf("%s: CPU %d allowed %v, want %v (want CPUs %v)", tc.name, c, m.IsSet(c), tc.want.Contains(c), tc.want)
+			}
+		}
+	}
+	if _, err := WidenOthers(first, nil); err == nil {
+		t.Error("WidenOthers to no CPU accepted")
 	}
 }
