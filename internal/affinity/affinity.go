@@ -2,7 +2,8 @@
 // proxy thread runs. mpirun binds each rank to one core by default (Slurm binds too); the
 // proxy that drives port channels spins on its own thread and, sharing that core with the
 // rank's main thread, halves the copy engine's throughput. Plan gives the proxy a CPU that
-// no rank of the host is bound to, when there is one.
+// no rank of the host is bound to, when there is one; Helpers gives the Ethernet sender and
+// receiver threads such CPUs, and WidenOthers lets the rank's other threads use them too.
 package affinity
 
 import (
