@@ -14,6 +14,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"time"
 
 	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
@@ -210,22 +211,21 @@ func Join(ctx context.Context, plan *cli.Plan, version string) (*Job, error) {
 
 // lendHelperCPUs lets the threads of a rank bound to one CPU that are still on it (the Go
 // runtime's, CUDA's, MPI's) run on the Ethernet helpers' CPUs too, where the rank reaches
-// some peer over Ethernet; the main thread (this one, locked in main's init) keeps the
+// some peer over Ethernet. The main thread (this one, locked in main's init) keeps the
 // rank's CPU, and pinned threads keep their pinning (the helpers, and the proxy, which
-// starts later with the first port channels and pins itself then). Confined to the CPU that the main thread keeps busy, those threads made
-// launches of 1 to 4 MiB take 1.3 to 1.9 times as long on 2x H200 as 2 simulated hosts of
-// one rank (docs/performance.md, "The rank's other threads off its CPU").
+// starts later with the first port channels and pins itself then). Confined to the CPU
+// that the main thread keeps busy, those threads made launches of 1 to 4 MiB take 1.3 to
+// 1.9 times as long on 2x H200 as 2 simulated hosts of one rank (docs/performance.md,
+// "The rank's other threads off its CPU").
 func (j *Job) lendHelperCPUs() error {
-	if len(j.helpers) == 0 {
+	overEthernet := slices.ContainsFunc(j.Mesh.Peers(), func(p int) bool {
+		return j.Mesh.PairTransport(j.Rank(), p) == ethernet.Transport
+	})
+	if len(j.helpers) == 0 || !overEthernet {
 		return nil
 	}
-	for _, p := range j.Mesh.Peers() {
-		if j.Mesh.PairTransport(j.Rank(), p) == ethernet.Transport {
-			if _, err := affinity.WidenOthers(j.cpus, affinity.Union(j.cpus, j.helpers)); err != nil {
-				return fmt.Errorf("rank %d: %w", j.Rank(), err)
-			}
-			return nil
-		}
+	if _, err := affinity.WidenOthers(j.cpus, affinity.Union(j.cpus, j.helpers)); err != nil {
+		return fmt.Errorf("rank %d: %w", j.Rank(), err)
 	}
 	return nil
 }
