@@ -46,11 +46,13 @@ func TestDeviceQueueWait(t *testing.T) {
 			g := &errGPU{err: c.err}
 			word := c.done
 			q := &deviceQueue{g: g, done: &word, issued: 3}
+			// The clock starts before the timer: a test descheduled between the two
+			// would otherwise see Wait return "early" by the time it lost.
+			start := time.Now()
 			if c.late > 0 {
 				timer := time.AfterFunc(c.late, func() { atomic.StoreUint64(&word, 3) })
 				defer timer.Stop()
 			}
-			start := time.Now()
 			err := q.Wait(c.timeout)
 			took := time.Since(start)
 			switch {
