@@ -168,7 +168,9 @@ func TestPortInUse(t *testing.T) {
 	defer ln.Close()
 	addr := ln.Addr().String()
 
-	b, _ := New(0, 2, Options{Timeout: time.Second})
+	// A long timeout and a loose bound: reported at once means well before the timeout,
+	// also on a loaded 2-core CI machine.
+	b, _ := New(0, 2, Options{Timeout: 30 * time.Second})
 	defer closeAll(t, b)
 	start := time.Now()
 	err = b.InitializeAddr(context.Background(), addr, "")
@@ -176,8 +178,8 @@ func TestPortInUse(t *testing.T) {
 		t.Fatal("InitializeAddr on a busy port succeeded")
 	}
 	mustContain(t, "error", err.Error(), "root address "+addr+" is already in use")
-	if time.Since(start) > 500*time.Millisecond {
-		t.Error("not reported at once")
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("reported after %v, not at once (timeout 30s)", took)
 	}
 
 	b2, _ := New(0, 2, Options{Timeout: time.Second})
