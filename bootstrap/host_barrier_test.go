@@ -76,7 +76,7 @@ func TestHostBarrierTimeoutNamesRank(t *testing.T) {
 	bs := newJob(t, 3, 10*time.Second, nil)
 	hb := newHostBarriers(t, bs, []string{"h", "h", "h"})
 	for _, h := range hb {
-		h.timeout = 100 * time.Millisecond
+		h.timeout = time.Second // ranks 0 and 1 may start that far apart on a loaded machine
 	}
 	errs := parallel(2, func(r int) error { return hb[r].Wait() })
 	for r, err := range errs {

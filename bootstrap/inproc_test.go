@@ -281,17 +281,17 @@ func TestInitializeAddr(t *testing.T) {
 
 func TestRecvTimeoutNamesPeer(t *testing.T) {
 	checkNoLeaks(t)
-	bs := newJob(t, 2, 300*time.Millisecond, nil)
+	bs := newJob(t, 2, time.Second, nil) // set-up, too, must finish within it
 	start := time.Now()
 	_, err := bs[0].Recv(1, 7)
 	if err == nil || !errors.Is(err, ErrTimeout) {
 		t.Fatalf("got %v, want timeout", err)
 	}
-	re := regexp.MustCompile(`^bootstrap: rank 0: recv from rank 1 \(127\.0\.0\.1:\d+\) tag 7: timed out after 300ms$`)
+	re := regexp.MustCompile(`^bootstrap: rank 0: recv from rank 1 \(127\.0\.0\.1:\d+\) tag 7: timed out after 1s$`)
 	if !re.MatchString(err.Error()) {
 		t.Errorf("error %q does not match %s", err, re)
 	}
-	if d := time.Since(start); d < 250*time.Millisecond || d > 3*time.Second {
+	if d := time.Since(start); d < 900*time.Millisecond || d > 10*time.Second {
 		t.Errorf("timed out after %s", d)
 	}
 }
@@ -320,7 +320,7 @@ func TestPeerCloseFailsRecvPromptly(t *testing.T) {
 			t.Errorf("rank %d: send to closed peer: %v", r, err)
 		}
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 10*time.Second { // promptly: well inside the 20s timeout
 		t.Errorf("took %s", d)
 	}
 }
@@ -421,11 +421,13 @@ func TestAPIMisuse(t *testing.T) {
 // that timed out itself, never itself, and one names the absent rank.
 func TestBarrierTimeoutNamesRankWaitedOn(t *testing.T) {
 	checkNoLeaks(t)
-	named := regexp.MustCompile(`^bootstrap: rank (\d+): barrier #\d+ step \d+: recv from rank (\d+) \(127\.0\.0\.1:\d+\): timed out after 300ms$`)
+	named := regexp.MustCompile(`^bootstrap: rank (\d+): barrier #\d+ step \d+: recv from rank (\d+) \(127\.0\.0\.1:\d+\): timed out after 1s$`)
 	for _, n := range []int{3, 5} {
 		for absent := 0; absent < n; absent++ {
 			t.Run(fmt.Sprintf("%d ranks, rank %d absent", n, absent), func(t *testing.T) {
-				bs := newJob(t, n, 300*time.Millisecond, nil)
+				// 1s: a rank that is there but descheduled that long on a loaded
+				// machine would be named instead of the absent one.
+				bs := newJob(t, n, time.Second, nil)
 				errs := parallel(n, func(r int) error {
 					if r == absent {
 						return nil

@@ -43,9 +43,11 @@ func TestDialPeerChecksAnswer(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ln.Close()
-			// The fake peer reads the dialer's hello, answers, then reports whether the
-			// dialer kept the connection open (a read that times out) or closed it (EOF).
+			// The fake peer reads the dialer's hello, answers, then, once dialPeer has
+			// returned, reports whether the dialer kept the connection open (a read that
+			// times out) or closed it (EOF at once).
 			kept := make(chan bool, 1)
+			returned := make(chan struct{})
 			got := make(chan hello, 1)
 			answer := tt.answer
 			answer.listen = tcpAddrPort(ln.Addr())
@@ -63,12 +65,14 @@ func TestDialPeerChecksAnswer(t *testing.T) {
 					}
 				}
 				writeFrame(c, framePeerHello, 0, encodeHello(answer))
+				<-returned
 				c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 				_, err = c.Read(make([]byte, 1))
 				kept <- err != io.EOF
 			}()
 			addr := tcpAddrPort(ln.Addr())
 			c, err := b.dialPeer(1, addr)
+			close(returned)
 			if c != nil {
 				defer c.Close()
 			}
