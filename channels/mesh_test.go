@@ -44,7 +44,7 @@ func testMeshChannelsPairUp(t *testing.T, deviceTokens bool) {
 	gpus := make([]*channelstest.MemGPU, n)
 	channelstest.OnRanks(t, n, func(r int) error {
 		gpus[r] = channelstest.NewMemGPU(r, space)
-		m, err := channels.NewMesh(gpus[r], bs[r], channels.MeshOptions{Mode: cudaipc.Mode, Timeout: time.Second, Hostname: "node"})
+		m, err := channels.NewMesh(gpus[r], bs[r], channels.MeshOptions{Mode: cudaipc.Mode, Timeout: 20 * time.Second, Hostname: "node"})
 		if err != nil {
 			return err
 		}
@@ -150,7 +150,7 @@ func TestMeshRefusesUnreachablePeer(t *testing.T) {
 			defer wg.Done()
 			g := channelstest.NewMemGPU(r, space)
 			g.NoPeer = true
-			_, errs[r] = channels.NewMesh(g, bs[r], channels.MeshOptions{Mode: cudaipc.Mode, Timeout: time.Second, Hostname: "node"})
+			_, errs[r] = channels.NewMesh(g, bs[r], channels.MeshOptions{Mode: cudaipc.Mode, Timeout: 20 * time.Second, Hostname: "node"})
 		}(r)
 	}
 	wg.Wait()
@@ -165,7 +165,7 @@ func TestMeshRefusesIBWithoutHCA(t *testing.T) {
 	space := channelstest.NewMemSpace()
 	bs := channelstest.NewBoots(t, 2)
 	channelstest.OnRanks(t, 2, func(r int) error {
-		_, err := channels.NewMesh(channelstest.NewMemGPU(r, space), bs[r], channels.MeshOptions{Mode: ib.Mode, Timeout: time.Second, Hostname: "node"})
+		_, err := channels.NewMesh(channelstest.NewMemGPU(r, space), bs[r], channels.MeshOptions{Mode: ib.Mode, Timeout: 20 * time.Second, Hostname: "node"})
 		if !errors.Is(err, ib.ErrNoHCA) {
 			return fmt.Errorf("--transport ib without an InfiniBand layer: %v, want ErrNoHCA", err)
 		}

@@ -21,7 +21,7 @@ func (r *recorder) Fatalf(format string, args ...any) {
 
 func TestRun(t *testing.T) {
 	rec := &recorder{TB: t}
-	Run(rec, time.Second, "quick", func() {})
+	Run(rec, 10*time.Second, "quick", func() {})
 	if rec.msg.Load() != nil {
 		t.Errorf("a quick call failed the test: %v", rec.msg.Load())
 	}
@@ -35,7 +35,7 @@ func TestRun(t *testing.T) {
 
 func TestRanks(t *testing.T) {
 	var calls atomic.Int32
-	errs := Ranks(t, 3, time.Second, func(r int) error {
+	errs := Ranks(t, 3, 10*time.Second, func(r int) error {
 		calls.Add(1)
 		if r == 1 {
 			return errors.New("rank 1 failed")
