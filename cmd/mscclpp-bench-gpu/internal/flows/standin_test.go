@@ -29,7 +29,7 @@ func standinJob(t *testing.T, n int, kernels map[string]devicetest.Kernel) []*Jo
 	prev := runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2*n+2))
 	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
 	space := devicetest.NewSpace(kernels)
-	boots := bootstraptest.Loopback(t, n, 10*time.Second)
+	boots := bootstraptest.Loopback(t, n, 30*time.Second)
 	jobs := make([]*Job, n)
 	devices := make([]results.Device, n)
 	for r := range devices {
