@@ -36,8 +36,8 @@ func TestMissingRank(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	errs := []error{nil, b1.Initialize(context.Background(), id)}
-	errs[0] = <-rootErr
+	rankErr := b1.Initialize(context.Background(), id)
+	errs := []error{<-rootErr, rankErr}
 	elapsed := time.Since(start)
 	re := regexp.MustCompile(`^bootstrap: root 127\.0\.0\.1:\d+: ranks \[2\] did not connect within 2s$`)
 	if errs[0] == nil || !re.MatchString(errs[0].Error()) || !errors.Is(errs[0], ErrTimeout) {
