@@ -32,10 +32,11 @@
 # Below the table a line counts the sizes where ours is slower, and those from 1 MiB where
 # ours is less than twice as fast (alltoallv's 1 MiB, a few bytes short of it, counts);
 # with RUNS above 1 a second line counts them run by run (run k of NCCL against run k of
-# ours, in any run), the test of "in each of K runs", and a third counts the sizes where one
-# program's slowest run took more than twice its fastest (the machine's slow spells: such a
-# cell says little either way). Where several collectives ran (`all`), the last lines add
-# up those counts over all of them.
+# ours, in any run), the test of "in each of K runs", a line `# in some run: ours slower at
+# SIZES; under 2x at SIZES` names those sizes where there are any, and a third counts the
+# sizes where one program's slowest run took more than twice its fastest (the machine's slow
+# spells: such a cell says little either way). Where several collectives ran (`all`), the
+# last lines add up those counts over all of them and name the cells (collective and size).
 # Example: NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build allreduce -b 8 -e 2G -f 2 -G 10
 #          NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build all -b 8 -e 2G -f 4 -r 1
 set -euo pipefail
@@ -187,13 +188,14 @@ compare() {
           q = nrun[k, j] / mrun[k, j]
           if (low < 0 || q < low) low = q
         }
-        if (low >= 0 && low < 1) slowerAny++
-        if (bytes[k] >= mib && low >= 0 && low < 2) under2Any++
+        if (low >= 0 && low < 1) { slowerAny++; slowerAt = slowerAt " " f[1] }
+        if (bytes[k] >= mib && low >= 0 && low < 2) { under2Any++; under2At = under2At " " f[1] }
         if (spread(nt[k]) > 2) unsteadyN++
         if (spread(mt[k]) > 2) unsteadyM++
       }
       printf "# %d sizes: ours slower at %d; from 1 MiB, %d of %d under 2x (out of place)\n", cells, slower + 0, under2 + 0, big + 0
       if (runs > 1) printf "# run by run (run k of NCCL against run k of ours): ours slower in some run at %d sizes; from 1 MiB, %d of %d under 2x in some run\n", slowerAny + 0, under2Any + 0, big + 0
+      if (runs > 1 && slowerAt under2At != "") printf "# in some run: ours slower at%s; under 2x at%s\n", (slowerAt == "") ? " none" : slowerAt, (under2At == "") ? " none" : under2At
       if (runs > 1) printf "# unsteady: the slowest run over 2x the fastest at %d sizes of NCCL, %d of ours (out of place)\n", unsteadyN + 0, unsteadyM + 0
     }' "${files_nccl[@]}" "${files_ours[@]}" | tee "$OUT/compare-$tag.txt"
   tables+=("$OUT/compare-$tag.txt")
@@ -207,10 +209,19 @@ total() {
     /^# [0-9]+ sizes: ours slower at/ { colls++; cells += $2; slower += num($7); under2 += $11; big += $13 }
     /^# run by run/ { match($0, /at [0-9]+ sizes; from 1 MiB, [0-9]+ of/); split(substr($0, RSTART, RLENGTH), f, " "); slowerAny += f[2]; under2Any += f[7] }
     /^# unsteady/ { match($0, /at [0-9]+ sizes of NCCL, [0-9]+ of ours/); split(substr($0, RSTART, RLENGTH), f, " "); unsteadyN += f[2]; unsteadyM += f[6] }
+    # the cells of those counts, named by collective (the first word of its title line)
+    FNR == 1 { coll = $2 }
+    /^# in some run: / {
+      split(substr($0, 16), part, "; under 2x at ")
+      sub(/^ours slower at /, "", part[1])
+      nw = split(part[1], w, " "); for (i = 1; i <= nw; i++) if (w[i] != "none") slowerAt = slowerAt ", " coll " " w[i]
+      nw = split(part[2], w, " "); for (i = 1; i <= nw; i++) if (w[i] != "none") under2At = under2At ", " coll " " w[i]
+    }
     END {
       printf "# all %d collectives: ours slower at %d of %d sizes; from 1 MiB, %d of %d under 2x (out of place)\n", colls, slower, cells, under2, big
       if (runs > 1) printf "# all, run by run: ours slower in some run at %d sizes; from 1 MiB, %d of %d under 2x in some run\n", slowerAny, under2Any, big
       if (runs > 1) printf "# all, unsteady: the slowest run over 2x the fastest at %d sizes of NCCL, %d of ours (out of place)\n", unsteadyN, unsteadyM
+      if (runs > 1 && slowerAt under2At != "") printf "# all, in some run: ours slower at %s; under 2x at %s\n", (slowerAt == "") ? "none" : substr(slowerAt, 3), (under2At == "") ? "none" : substr(under2At, 3)
     }' "${tables[@]}"
 }
 

@@ -99,7 +99,7 @@ func compareColl(t *testing.T, root, path, coll string, env ...string) (string, 
 // TestCompareNCCLMedians: with RUNS=K each program runs K times, in turn, and the table
 // compares the median times, not any one run's; a line counts the sizes slower than NCCL
 // and those from 1 MiB under 2x, and with K above 1 another counts them run by run, run k
-// of NCCL against run k of ours.
+// of NCCL against run k of ours, and one more names those sizes.
 func TestCompareNCCLMedians(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -115,18 +115,20 @@ func TestCompareNCCLMedians(t *testing.T) {
 			"     1048576    float    sum |     120.0      60.0   2.00",
 			"# 1 sizes: ours slower at 0; from 1 MiB, 0 of 1 under 2x (out of place)",
 			"ours slower in some run at 1 sizes; from 1 MiB, 1 of 1 under 2x in some run",
+			"# in some run: ours slower at 1048576; under 2x at 1048576\n",
 			"# unsteady: the slowest run over 2x the fastest at 1 sizes of NCCL, 1 of ours",
 		}, nil},
 		// medians 2.5x apart, the second run only 1.67x; NCCL's runs 3x apart, ours 1.67x
 		{"two runs, one under 2x", 2, "300 100", "100 60", []string{
 			"from 1 MiB, 0 of 1 under 2x (out of place)",
 			"ours slower in some run at 0 sizes; from 1 MiB, 1 of 1 under 2x in some run",
+			"# in some run: ours slower at none; under 2x at 1048576\n",
 			"# unsteady: the slowest run over 2x the fastest at 1 sizes of NCCL, 0 of ours",
 		}, nil},
 		// exactly 2x apart is not over 2x
 		{"runs 2x apart", 2, "100 200", "50 50", []string{
 			"# unsteady: the slowest run over 2x the fastest at 0 sizes of NCCL, 0 of ours",
-		}, nil},
+		}, []string{"# in some run:"}},
 		// 5.0 and 0.71 run by run; sorted runs would give 1.67 and 2.14
 		{"run k against run k", 2, "300 100", "60 140", []string{
 			"ours slower in some run at 1 sizes; from 1 MiB, 1 of 1 under 2x in some run",
@@ -164,7 +166,8 @@ func TestCompareNCCLMedians(t *testing.T) {
 }
 
 // TestCompareNCCLAll: with all, the lines below the last table add up the counts of every
-// collective's table; alltoallv's 1 MiB, 16 bytes short of it, counts as 1 MiB.
+// collective's table and name the cells behind in some run; alltoallv's 1 MiB, 16 bytes
+// short of it, counts as 1 MiB.
 func TestCompareNCCLAll(t *testing.T) {
 	nccl := strings.TrimSpace(strings.Repeat("100 ", 22))
 	// two runs a collective: the first collective 1.67x in both, the second slower in both,
@@ -182,6 +185,7 @@ func TestCompareNCCLAll(t *testing.T) {
 				"# all 11 collectives: ours slower at 1 of 11 sizes; from 1 MiB, 3 of 11 under 2x (out of place)\n",
 				"# all, run by run: ours slower in some run at 1 sizes; from 1 MiB, 4 of 11 under 2x in some run\n",
 				"# all, unsteady: the slowest run over 2x the fastest at 0 sizes of NCCL, 1 of ours (out of place)\n",
+				fmt.Sprintf("# all, in some run: ours slower at allreduce %[1]s; under 2x at allgather %[1]s, allreduce %[1]s, alltoall %[1]s, alltoallv %[1]s\n", bytes),
 			} {
 				if !strings.Contains(out, want) {
 					t.Errorf("output lacks %q:\n%s", want, out)
