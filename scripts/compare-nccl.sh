@@ -212,8 +212,9 @@ total() {
     # the cells of those counts, named by collective (the first word of its title line)
     FNR == 1 { coll = $2 }
     /^# in some run: / {
-      split(substr($0, 16), part, "; under 2x at ")
-      sub(/^ours slower at /, "", part[1])
+      line = $0
+      sub(/^# in some run: ours slower at /, "", line)
+      split(line, part, "; under 2x at ")
       nw = split(part[1], w, " "); for (i = 1; i <= nw; i++) if (w[i] != "none") slowerAt = slowerAt ", " coll " " w[i]
       nw = split(part[2], w, " "); for (i = 1; i <= nw; i++) if (w[i] != "none") under2At = under2At ", " coll " " w[i]
     }
