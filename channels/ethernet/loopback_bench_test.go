@@ -33,7 +33,8 @@ import (
 // spinning threads). With CHANNELS_BENCH_HOST=1 both ends of every put and the tokens are
 // in host-resident memory (Mesh.ShareHost, HostTokens), as the host-resident algorithms'
 // puts are: put/524288 is then the delivery of one rank's 512 KiB segment of a 1 MiB
-// `hostput` launch with one rank a host. CHANNELS_BENCH_INLINE sets Options.Inline in
+// `hostput` launch with one rank a host, and bidir/524288 that of both ranks' segments at
+// once, as the launch exchanges them. CHANNELS_BENCH_INLINE sets Options.Inline in
 // bytes (both ranks share a host name here, so the default is MaxInline: such a put goes
 // on the control socket; 262144 sends it in pieces over the data sockets, as the GPU
 // worker does with one rank a host). BenchmarkTCPPingPong is the floor under the signal mode: 8-byte
@@ -52,8 +53,9 @@ func BenchmarkEthernetLoopback(b *testing.B) {
 		mode string
 		size uint64
 	}{
-		{"signal", 0}, {"put", 8}, {"put", 4 << 10}, {"put", 64 << 10}, {"put", 512 << 10},
-		{"stream", 1 << 20}, {"stream", 64 << 20}, {"bidir", 1 << 20}, {"bidir", 64 << 20},
+		{"signal", 0}, {"put", 8}, {"put", 4 << 10}, {"put", 64 << 10}, {"put", 256 << 10}, {"put", 512 << 10},
+		{"put", 2 << 20}, {"stream", 1 << 20}, {"stream", 64 << 20}, {"bidir", 512 << 10}, {"bidir", 1 << 20},
+		{"bidir", 64 << 20},
 	}
 	for _, c := range cases {
 		b.Run(fmt.Sprintf("%s/%d", c.mode, c.size), func(b *testing.B) { benchLoopback(b, c.mode, c.size) })
