@@ -53,6 +53,7 @@ type ethConn struct {
 	chunk     uint64     // largest piece this side sends (the peer's receive slots hold it)
 	recvChunk uint64     // largest piece the peer may send
 	pieces    uint64     // pieces per data socket of a write, at least (Options.Pieces)
+	spread    uint64     // data sockets a write of pieces under SpreadPiece goes to (0: all; Spread)
 	inlineMax uint64     // largest host-resident write on the control socket (Options.Inline, checked by resolveOptions)
 	copier    Copier
 	reg       channels.Memories
@@ -391,7 +392,8 @@ func (c *ethConn) deal(kind uint8, id uint32, off uint64, src device.Ptr, host u
 	return nil
 }
 
-// pieceSize cuts a write of size bytes for the data sockets: each socket's share in
+// pieceSize cuts a write of size bytes for the data sockets (no more than c.spread of them
+// where its pieces would be under SpreadPiece): each socket's share in
 // c.pieces pieces, so that copies out of GPU memory overlap the socket within a write, but
 // none smaller than half the chunk unless the share itself is (each piece costs a copy, a
 // system call and a wake-up: on 2xH200 across 2 simulated hosts, writes of 16-64 MiB went
@@ -403,6 +405,9 @@ func (c *ethConn) deal(kind uint8, id uint32, off uint64, src device.Ptr, host u
 // 256 KiB head piece per socket first, and pieces copied and sent in 512 KiB parts.
 func (c *ethConn) pieceSize(size uint64) uint64 {
 	nd := uint64(len(c.senders))
+	if c.spread > 0 && c.spread < nd {
+		nd = max(c.spread, min(nd, size/SpreadPiece))
+	}
 	share := (size + nd - 1) / nd
 	piece := (share + c.pieces - 1) / c.pieces
 	if floor := c.chunk / 2; piece < floor {

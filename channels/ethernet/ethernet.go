@@ -378,6 +378,7 @@ func (n *ethNet) connectPeers(me peerInfo, eps map[int]peerInfo, peers []int, g 
 			first = fmt.Errorf("ethernet: rank %d to rank %d: %w", me.rank, r.peer, err)
 			continue
 		}
+		c.spread = uint64(Spread(len(n.opts.CPUs), n.opts.SharedBy, len(peers), n.opts.Spin > 0))
 		conns[r.peer] = c
 	}
 	return conns, first

@@ -10,6 +10,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 )
 
 // TestEthernetPortChannelsMoveEveryByte: two ranks put to each other at once over
@@ -253,6 +254,57 @@ func TestEthPieceSize(t *testing.T) {
 	}
 }
 
+// TestEthPieceSizeSpread: where Spread limits the data sockets, a write whose pieces would
+// be under SpreadPiece goes to that many (or to as many SpreadPiece pieces as it fills),
+// and a large one to every socket as before.
+func TestEthPieceSizeSpread(t *testing.T) {
+	for _, c := range []struct {
+		spread uint64
+		size   uint64
+		want   uint64
+	}{
+		{0, 512 << 10, MinChunk},  // no limit: 8 pieces on 12 sockets
+		{12, 512 << 10, MinChunk}, // a limit of every socket: the same
+		{4, 512 << 10, 128 << 10}, // 4 sockets
+		{4, 1 << 20, 256 << 10},   // 4 sockets of SpreadPiece each
+		{4, 2 << 20, 256 << 10},   // 8 pieces of SpreadPiece: over the limit
+		{4, 4 << 20, 344 << 10},   // every socket, as without the limit
+		{1, 512 << 10, 256 << 10}, // two pieces of SpreadPiece
+		{1, 200 << 10, 200 << 10}, // one piece
+		{4, 64 << 20, 2 << 20},    // large: half-chunk pieces on every socket
+		{2, 300 << 10, 152 << 10}, // halves, rounded up to 4 KiB
+		{3, 100, MinChunk},        // MinChunk floors it
+	} {
+		conn := &ethConn{chunk: 4 << 20, pieces: 4, senders: make([]*ethSender, 12), spread: c.spread}
+		if got := conn.pieceSize(c.size); got != c.want {
+			t.Errorf("spread %d: a %d-byte write in pieces of %d, want %d", c.spread, c.size, got, c.want)
+		}
+	}
+}
+
+// TestSpread: the rank's share of the helper CPUs less its polling threads, per
+// connection, at least 1; no limit without CPUs.
+func TestSpread(t *testing.T) {
+	for _, c := range []struct {
+		cpus, sharedBy, peers int
+		spin                  bool
+		want                  int
+	}{
+		{0, 2, 1, true, 0},   // no CPUs set: every socket
+		{12, 2, 1, true, 4},  // one H200, 16 vCPUs, 2 simulated hosts of one rank
+		{28, 2, 1, true, 12}, // 2xH200, 32 vCPUs, the same layout
+		{12, 2, 1, false, 6}, // no polling threads
+		{8, 4, 2, true, 1},   // 4 ranks on 16 vCPUs, 2 network peers each: at least 1
+		{56, 4, 2, true, 5},  // 4 ranks on 64 vCPUs
+		{12, 0, 1, true, 10}, // SharedBy 0 is 1
+		{5, 1, 0, true, 0},   // no peers
+	} {
+		if got := Spread(c.cpus, c.sharedBy, c.peers, c.spin); got != c.want {
+			t.Errorf("Spread(%d CPUs, shared by %d, %d peers, spin %v) = %d, want %d", c.cpus, c.sharedBy, c.peers, c.spin, got, c.want)
+		}
+	}
+}
+
 // TestEthernetPeersWithDifferentChunks: two ranks whose MSCCLPP_BENCH_ETH_CHUNK differ
 // (each sends pieces no larger than the smaller chunk, which the peer's staging slots
 // hold) put to each other at once, at sizes around both chunks and many times either;
@@ -274,6 +326,33 @@ func TestEthernetPeersWithDifferentChunks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEthernetSpreadExchange: ranks whose helper CPUs are shared by so many ranks that a
+// write goes to one data socket below SpreadPiece pieces (Spread 1) put to each other at
+// once, around and well past SpreadPiece; every byte is checked, and the connection's
+// limit is the one Spread gives.
+func TestEthernetSpreadExchange(t *testing.T) {
+	cpus, err := affinity.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const most = 5<<20 + 3
+	bs := channelstest.NewBoots(t, 2)
+	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 2*most+64, false, func(r int) channels.MeshOptions {
+		o := ethOpts(Mode, "node")
+		setEth(&o, func(e *Options) { e.CPUs, e.SharedBy = cpus, MaxSockets })
+		return o
+	})
+	if got := ranks[0].M.Conns[1].(*ethConn).spread; got != 1 {
+		t.Fatalf("spread %d, want 1", got)
+	}
+	sizes := []uint64{MinChunk + 1, SpreadPiece - 1, SpreadPiece + 1, 512<<10 + 4097, 2<<20 + 1, most}
+	for k, size := range sizes {
+		if err := channelstest.Exchange(ranks, func(r int) channels.Bootstrap { return bs[r] }, k, size, uint64(k%3), 7); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

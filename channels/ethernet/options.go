@@ -42,6 +42,13 @@ type Options struct {
 	// CPUs pins the sender and receiver threads (affinity.Helpers); empty keeps the
 	// rank's binding.
 	CPUs affinity.Set
+	// SharedBy is how many ranks run their sender and receiver threads on CPUs (the ranks
+	// of this machine, where CPUs are those no rank is bound to); 0 is 1. Where CPUs is
+	// set, a write whose pieces would be under SpreadPiece goes to at most Spread data
+	// sockets: each socket wakes a sender thread here and a receiver thread at the peer,
+	// and threads woken beyond the CPUs wait for one, as do the control socket's polling
+	// threads that a signal waits on.
+	SharedBy int
 	// Spin is how long the control socket's receiver tries non-blocking receives for its
 	// next message before it sleeps in read(2), and its sender thread polls its queue
 	// before it sleeps (0: the receiver sleeps at once, and there is no sender thread: the
@@ -62,6 +69,31 @@ const (
 	MaxSpin    = time.Second
 	MaxInline  = 512 << 10 // what a receiver takes on its control socket
 )
+
+// SpreadPiece is the piece size from which a write goes to every data socket whatever
+// Spread says: pieces that large keep their threads busy long enough to pay for waking
+// them. On one H200 with 16 vCPUs as 2 simulated hosts of one rank (12 CPUs left to both
+// ranks' helper threads: Spread 4), a 1 MiB allgather launch (512 KiB writes, in 4
+// pieces of 128 KiB instead of 8 of 64 KiB) took 168-197 us against 245, a 1 MiB
+// reducescatter launch 131-157 against 224-231 (docs/performance.md, "Fewer data
+// sockets for the middle sizes where CPUs are few").
+const SpreadPiece = 256 << 10
+
+// Spread is how many data sockets a write whose pieces would be under SpreadPiece goes to,
+// on each of peers connections of a rank whose helper threads run on cpus CPUs shared by
+// sharedBy ranks: the rank's share of the CPUs, less its polling threads (a control
+// sender and receiver per connection, where spin), split over the connections; at least
+// 1. 0 (every data socket) where cpus is 0.
+func Spread(cpus, sharedBy, peers int, spin bool) int {
+	if cpus == 0 || peers == 0 {
+		return 0
+	}
+	share := cpus / max(sharedBy, 1)
+	if spin {
+		share -= 2 * peers
+	}
+	return max(1, share/peers)
+}
 
 // AloneInline is Options.Inline's default for a rank alone on its host; where its host has
 // other ranks the default is MaxInline (inlineFor). On 2xH100 as 2 simulated hosts of one

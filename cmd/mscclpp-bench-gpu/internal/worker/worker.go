@@ -47,7 +47,8 @@ type Job struct {
 	cpus  affinity.Set       // the CPUs this rank was bound to at start
 	proxy affinity.Placement // where its proxy thread runs
 	// helpers: where its Ethernet sender and receiver threads run (empty: its own CPUs)
-	helpers affinity.Set
+	helpers   affinity.Set
+	hostRanks int // the ranks on this machine, whose helpers run on the same CPUs
 }
 
 // Run is the worker's cli.Runner.
@@ -180,7 +181,7 @@ func Join(ctx context.Context, plan *cli.Plan, version string) (*Job, error) {
 	hca.Verbs = ibverbs.Library{GIDIndex: cfg.Env.IBGIDIndex}
 	meshOpts.SetTransportOptions(ib.Transport, hca)
 	eth := cfg.Env.Ethernet
-	eth.CPUs = j.helpers
+	eth.CPUs, eth.SharedBy = j.helpers, j.hostRanks
 	if !affinity.CanSpin(proxy, j.helpers, j.cpus) {
 		eth.Spin = 0 // no CPU to poll on without taking it from the main thread or the proxy
 	}
@@ -269,6 +270,7 @@ func (j *Job) planProxy() (affinity.Placement, error) {
 	hostCPUs := affinity.ReadHost("")
 	j.proxy = affinity.Plan(host, index, hostCPUs)
 	j.helpers = affinity.Helpers(host, index, hostCPUs)
+	j.hostRanks = len(host)
 	return j.proxy, nil
 }
 
