@@ -356,6 +356,10 @@ func (n *ethNet) connectPeers(me peerInfo, eps map[int]peerInfo, peers []int, g 
 	if runtime.GOMAXPROCS(0) < threads {
 		runtime.GOMAXPROCS(threads)
 	}
+	spin := n.opts.Spin
+	if !Polls(n.opts.MachineCPUs, n.opts.SharedBy, len(peers)) {
+		spin = 0
+	}
 	conns := map[int]channels.Connection{}
 	var first error
 	for range peers {
@@ -373,12 +377,12 @@ func (n *ethNet) connectPeers(me peerInfo, eps map[int]peerInfo, peers []int, g 
 		}
 		n.tune(r.socks)
 		peerFail := func(err error) { onError(fmt.Errorf("ethernet connection to rank %d: %w", r.peer, err)) }
-		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].chunk), n.opts.Chunk, n.opts.Depth, n.opts.Pieces, n.opts.Inline, n.timeout, copier, reg, peerFail, n.opts.CPUs, n.opts.Spin)
+		c, err := newEthConn(r.peer, r.socks, min(n.opts.Chunk, eps[r.peer].chunk), n.opts.Chunk, n.opts.Depth, n.opts.Pieces, n.opts.Inline, n.timeout, copier, reg, peerFail, n.opts.CPUs, spin)
 		if err != nil {
 			first = fmt.Errorf("ethernet: rank %d to rank %d: %w", me.rank, r.peer, err)
 			continue
 		}
-		c.spread = uint64(Spread(len(n.opts.CPUs), n.opts.SharedBy, len(peers), n.opts.Spin > 0))
+		c.spread = uint64(Spread(n.opts.MachineCPUs, n.opts.SharedBy, len(peers), spin > 0))
 		conns[r.peer] = c
 	}
 	return conns, first

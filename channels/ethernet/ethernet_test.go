@@ -10,7 +10,6 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
-	"github.com/mscclpp-bench/mscclpp-bench/internal/affinity"
 )
 
 // TestEthernetPortChannelsMoveEveryByte: two ranks put to each other at once over
@@ -282,25 +281,47 @@ func TestEthPieceSizeSpread(t *testing.T) {
 	}
 }
 
-// TestSpread: the rank's share of the helper CPUs less its polling threads, per
-// connection, at least 1; no limit without CPUs.
+// TestSpread: the rank's share of the machine's helper CPUs less its polling threads, per
+// connection, at least 1; no limit where the CPUs are not known.
 func TestSpread(t *testing.T) {
 	for _, c := range []struct {
 		cpus, sharedBy, peers int
-		spin                  bool
+		poll                  bool
 		want                  int
 	}{
-		{0, 2, 1, true, 0},   // no CPUs set: every socket
+		{0, 2, 1, true, 0},   // not known: every socket
 		{12, 2, 1, true, 4},  // one H200, 16 vCPUs, 2 simulated hosts of one rank
 		{28, 2, 1, true, 12}, // 2xH200, 32 vCPUs, the same layout
 		{12, 2, 1, false, 6}, // no polling threads
-		{8, 4, 2, true, 1},   // 4 ranks on 16 vCPUs, 2 network peers each: at least 1
+		{8, 4, 2, false, 1},  // 4 ranks on 16 vCPUs, 2 network peers each
+		{24, 4, 2, true, 1},  // 4 ranks on 32 vCPUs: at least 1
 		{56, 4, 2, true, 5},  // 4 ranks on 64 vCPUs
 		{12, 0, 1, true, 10}, // SharedBy 0 is 1
 		{5, 1, 0, true, 0},   // no peers
 	} {
-		if got := Spread(c.cpus, c.sharedBy, c.peers, c.spin); got != c.want {
-			t.Errorf("Spread(%d CPUs, shared by %d, %d peers, spin %v) = %d, want %d", c.cpus, c.sharedBy, c.peers, c.spin, got, c.want)
+		if got := Spread(c.cpus, c.sharedBy, c.peers, c.poll); got != c.want {
+			t.Errorf("Spread(%d CPUs, shared by %d, %d peers, poll %v) = %d, want %d", c.cpus, c.sharedBy, c.peers, c.poll, got, c.want)
+		}
+	}
+}
+
+// TestPolls: the control sockets poll where every rank's polling threads (two a
+// connection) fit the machine's helper CPUs, or where those are not known.
+func TestPolls(t *testing.T) {
+	for _, c := range []struct {
+		cpus, sharedBy, peers int
+		want                  bool
+	}{
+		{0, 4, 2, true},   // not known
+		{12, 2, 1, true},  // one H200, 2 simulated hosts of one rank: 4 of 12
+		{8, 4, 2, false},  // one H200, 2 simulated hosts of 2 ranks: 16 of 8
+		{24, 4, 2, true},  // 2xH200, the same layout: 16 of 24
+		{16, 4, 2, true},  // exactly full
+		{15, 4, 2, false}, // one short
+		{1, 0, 1, false},  // SharedBy 0 is 1: 2 of 1
+	} {
+		if got := Polls(c.cpus, c.sharedBy, c.peers); got != c.want {
+			t.Errorf("Polls(%d CPUs, shared by %d, %d peers) = %v, want %v", c.cpus, c.sharedBy, c.peers, got, c.want)
 		}
 	}
 }
@@ -329,24 +350,20 @@ func TestEthernetPeersWithDifferentChunks(t *testing.T) {
 	}
 }
 
-// TestEthernetSpreadExchange: ranks whose helper CPUs are shared by so many ranks that a
-// write goes to one data socket below SpreadPiece pieces (Spread 1) put to each other at
-// once, around and well past SpreadPiece; every byte is checked, and the connection's
-// limit is the one Spread gives.
+// TestEthernetSpreadExchange: ranks whose machine has so few helper CPUs for its ranks
+// that nothing polls (Polls) and a write goes to one data socket below SpreadPiece pieces
+// (Spread 1), though polling was asked for, put to each other at once, around and well
+// past SpreadPiece; every byte is checked.
 func TestEthernetSpreadExchange(t *testing.T) {
-	cpus, err := affinity.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
 	const most = 5<<20 + 3
 	bs := channelstest.NewBoots(t, 2)
 	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 2*most+64, false, func(r int) channels.MeshOptions {
 		o := ethOpts(Mode, "node")
-		setEth(&o, func(e *Options) { e.CPUs, e.SharedBy = cpus, MaxSockets })
+		setEth(&o, func(e *Options) { e.Spin, e.MachineCPUs, e.SharedBy = time.Millisecond, 2, 2 })
 		return o
 	})
-	if got := ranks[0].M.Conns[1].(*ethConn).spread; got != 1 {
-		t.Fatalf("spread %d, want 1", got)
+	if c := ranks[0].M.Conns[1].(*ethConn); c.spread != 1 || c.ctlSend != nil || c.ctl.spin != 0 {
+		t.Fatalf("spread %d, control sender %v, control receiver's spin %v: want 1, none, 0", c.spread, c.ctlSend != nil, c.ctl.spin)
 	}
 	sizes := []uint64{MinChunk + 1, SpreadPiece - 1, SpreadPiece + 1, 512<<10 + 4097, 2<<20 + 1, most}
 	for k, size := range sizes {

@@ -42,12 +42,15 @@ type Options struct {
 	// CPUs pins the sender and receiver threads (affinity.Helpers); empty keeps the
 	// rank's binding.
 	CPUs affinity.Set
-	// SharedBy is how many ranks run their sender and receiver threads on CPUs (the ranks
-	// of this machine, where CPUs are those no rank is bound to); 0 is 1. Where CPUs is
-	// set, a write whose pieces would be under SpreadPiece goes to at most Spread data
-	// sockets: each socket wakes a sender thread here and a receiver thread at the peer,
-	// and threads woken beyond the CPUs wait for one, as do the control socket's polling
-	// threads that a signal waits on.
+	// MachineCPUs is how many CPUs the sender and receiver threads of this machine's ranks
+	// (SharedBy of them) run on, beside those that each rank's main thread and proxy keep
+	// busy; 0: not known. Where it is known, the control sockets poll (Spin) only where
+	// the polling threads of all those ranks fit it (Polls), and a write whose pieces
+	// would be under SpreadPiece goes to at most Spread data sockets: each socket wakes a
+	// sender thread here and a receiver thread at the peer, and threads woken beyond the
+	// CPUs wait for one, as do the polling threads that a signal waits on.
+	MachineCPUs int
+	// SharedBy is how many ranks share MachineCPUs (the ranks of this machine); 0 is 1.
 	SharedBy int
 	// Spin is how long the control socket's receiver tries non-blocking receives for its
 	// next message before it sleeps in read(2), and its sender thread polls its queue
@@ -79,17 +82,28 @@ const (
 // sockets for the middle sizes where CPUs are few").
 const SpreadPiece = 256 << 10
 
+// Polls says whether the control sockets of sharedBy ranks with peers connections each
+// may poll (Options.Spin): their polling threads, a control sender and receiver a
+// connection, fit machineCPUs CPUs (0: not known, yes). On one H200 with 16 vCPUs as 2
+// simulated hosts of 2 ranks, each rank bound to all 16 and 8 of them busy with the
+// ranks' main threads and proxies, 16 polling threads made 64 B - 16 KiB allgather,
+// allreduce, alltoall and sendrecv launches take 75-274 us; none, 42-73 us
+// (docs/performance.md, "Polling threads that outnumber the CPUs").
+func Polls(machineCPUs, sharedBy, peers int) bool {
+	return machineCPUs == 0 || 2*max(sharedBy, 1)*peers <= machineCPUs
+}
+
 // Spread is how many data sockets a write whose pieces would be under SpreadPiece goes to,
-// on each of peers connections of a rank whose helper threads run on cpus CPUs shared by
-// sharedBy ranks: the rank's share of the CPUs, less its polling threads (a control
-// sender and receiver per connection, where spin), split over the connections; at least
-// 1. 0 (every data socket) where cpus is 0.
-func Spread(cpus, sharedBy, peers int, spin bool) int {
-	if cpus == 0 || peers == 0 {
+// on each of peers connections of one of sharedBy ranks whose threads share machineCPUs
+// CPUs: the rank's share of the CPUs, less its polling threads (a control sender and
+// receiver a connection, where poll), split over the connections; at least 1. 0 (every
+// data socket) where machineCPUs is 0.
+func Spread(machineCPUs, sharedBy, peers int, poll bool) int {
+	if machineCPUs == 0 || peers == 0 {
 		return 0
 	}
-	share := cpus / max(sharedBy, 1)
-	if spin {
+	share := machineCPUs / max(sharedBy, 1)
+	if poll {
 		share -= 2 * peers
 	}
 	return max(1, share/peers)

@@ -57,3 +57,23 @@ func TestCanSpin(t *testing.T) {
 		}
 	}
 }
+
+func TestThreadCPUs(t *testing.T) {
+	all16 := mustParse(t, "0-15")
+	tests := []struct {
+		name    string
+		ranks   []Set
+		helpers Set
+		want    int
+	}{
+		{"a CPU a rank: the helpers' CPUs", []Set{{0}, {1}}, mustParse(t, "4-15"), 12},
+		{"4 ranks bound to all 16: less main thread and proxy each", []Set{all16, all16, all16, all16}, nil, 8},
+		{"2 ranks on 0-7 and 8-15", []Set{mustParse(t, "0-7"), mustParse(t, "8-15")}, nil, 12},
+		{"no CPU left: at least 1", []Set{{0}, {1}}, nil, 1},
+	}
+	for _, tt := range tests {
+		if got := ThreadCPUs(tt.ranks, tt.helpers); got != tt.want {
+			t.Errorf("%s: ThreadCPUs = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}

@@ -47,8 +47,10 @@ type Job struct {
 	cpus  affinity.Set       // the CPUs this rank was bound to at start
 	proxy affinity.Placement // where its proxy thread runs
 	// helpers: where its Ethernet sender and receiver threads run (empty: its own CPUs)
-	helpers   affinity.Set
-	hostRanks int // the ranks on this machine, whose helpers run on the same CPUs
+	helpers affinity.Set
+	// threadCPUs is how many CPUs the helpers of this machine's hostRanks ranks share
+	// (affinity.ThreadCPUs)
+	threadCPUs, hostRanks int
 }
 
 // Run is the worker's cli.Runner.
@@ -181,7 +183,7 @@ func Join(ctx context.Context, plan *cli.Plan, version string) (*Job, error) {
 	hca.Verbs = ibverbs.Library{GIDIndex: cfg.Env.IBGIDIndex}
 	meshOpts.SetTransportOptions(ib.Transport, hca)
 	eth := cfg.Env.Ethernet
-	eth.CPUs, eth.SharedBy = j.helpers, j.hostRanks
+	eth.CPUs, eth.MachineCPUs, eth.SharedBy = j.helpers, j.threadCPUs, j.hostRanks
 	if !affinity.CanSpin(proxy, j.helpers, j.cpus) {
 		eth.Spin = 0 // no CPU to poll on without taking it from the main thread or the proxy
 	}
@@ -270,7 +272,7 @@ func (j *Job) planProxy() (affinity.Placement, error) {
 	hostCPUs := affinity.ReadHost("")
 	j.proxy = affinity.Plan(host, index, hostCPUs)
 	j.helpers = affinity.Helpers(host, index, hostCPUs)
-	j.hostRanks = len(host)
+	j.threadCPUs, j.hostRanks = affinity.ThreadCPUs(host, j.helpers), len(host)
 	return j.proxy, nil
 }
 
