@@ -294,7 +294,7 @@ func TestSpread(t *testing.T) {
 		{28, 2, 1, true, 12}, // 2xH200, 32 vCPUs, the same layout
 		{12, 2, 1, false, 6}, // no polling threads
 		{8, 4, 2, false, 1},  // 4 ranks on 16 vCPUs, 2 network peers each
-		{24, 4, 2, true, 1},  // 4 ranks on 32 vCPUs: at least 1
+		{24, 4, 2, true, 1},  // 4 ranks on 32 vCPUs, polling
 		{56, 4, 2, true, 5},  // 4 ranks on 64 vCPUs
 		{12, 0, 1, true, 10}, // SharedBy 0 is 1
 		{5, 1, 0, true, 0},   // no peers

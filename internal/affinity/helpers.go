@@ -45,10 +45,10 @@ func CanSpin(p Placement, helpers, own Set) bool {
 	return len(own) >= 4
 }
 
-// ThreadCPUs is how many CPUs the helper threads of a host's ranks (bound to ranks) run
-// on, beside those that their main threads and proxies keep busy: the helpers' CPUs where
-// there are some (Helpers), else the CPUs the ranks are bound to less two a rank; at
-// least 1.
+// ThreadCPUs is how many CPUs the helper threads of a host's ranks run on, beside those
+// that the ranks' main threads and proxies keep busy (ranks as for Plan): the helpers'
+// CPUs where there are some (Helpers), else the CPUs the ranks are bound to less two a
+// rank; at least 1.
 func ThreadCPUs(ranks []Set, helpers Set) int {
 	if len(helpers) > 0 {
 		return len(helpers)
