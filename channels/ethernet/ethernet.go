@@ -360,6 +360,7 @@ func (n *ethNet) connectPeers(me peerInfo, eps map[int]peerInfo, peers []int, g 
 	if !Polls(n.opts.MachineCPUs, n.opts.SharedBy, len(peers)) {
 		spin = 0
 	}
+	spread := uint64(Spread(n.opts.MachineCPUs, n.opts.SharedBy, len(peers), spin > 0))
 	conns := map[int]channels.Connection{}
 	var first error
 	for range peers {
@@ -382,7 +383,7 @@ func (n *ethNet) connectPeers(me peerInfo, eps map[int]peerInfo, peers []int, g 
 			first = fmt.Errorf("ethernet: rank %d to rank %d: %w", me.rank, r.peer, err)
 			continue
 		}
-		c.spread = uint64(Spread(n.opts.MachineCPUs, n.opts.SharedBy, len(peers), spin > 0))
+		c.spread = spread
 		conns[r.peer] = c
 	}
 	return conns, first
