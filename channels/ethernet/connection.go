@@ -67,6 +67,7 @@ type ethConn struct {
 	ctlSync  bool       // ctlOut holds the staging slot: the proxy sends it itself
 	ctlBufs  [][]byte   // ctlOut as the proxy writes it itself
 	ctlSend  *ctlSender
+	dealt    bool     // pieces went to the data sockets since the last control messages
 	sent     []uint64 // pieces given to each data socket
 	turn     int      // the data socket that gets the next write's first piece
 	sigSeq   uint64
@@ -338,9 +339,10 @@ func (c *ethConn) sendCtl() error {
 		clear(c.ctlOut)
 		c.ctlOut = c.ctlOut[:0]
 		c.ctlSync = false
+		c.dealt = false
 	}()
 	if c.ctlSend != nil && !c.ctlSync {
-		return c.ctlSend.push(c.ctlOut)
+		return c.ctlSend.push(c.ctlOut, c.dealt)
 	}
 	if c.ctlSend != nil {
 		if err := c.ctlSend.drain(); err != nil {
@@ -389,6 +391,7 @@ func (c *ethConn) deal(kind uint8, id uint32, off uint64, src device.Ptr, host u
 		c.sent[k] += (pieces - j + nd - 1) / nd
 	}
 	c.turn = int((uint64(c.turn) + pieces) % nd)
+	c.dealt = true
 	return nil
 }
 

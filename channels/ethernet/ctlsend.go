@@ -22,6 +22,7 @@ type ctlMsg struct {
 	own    []byte
 	iov    [][]byte
 	staged uint64 // host-resident bytes: staged once written
+	bulk   bool   // it follows pieces dealt to the data sockets: the sender sleeps after it
 }
 
 // ctlPart is a piece of a trigger's control messages as the proxy builds them: copied
@@ -43,8 +44,8 @@ type ctlSender struct {
 }
 
 // push queues parts as one message (the proxy's thread, under produce); it waits while
-// the queue is full.
-func (s *ctlSender) push(parts []ctlPart) error {
+// the queue is full. bulk says that the trigger dealt pieces to the data sockets.
+func (s *ctlSender) push(parts []ctlPart, bulk bool) error {
 	c := s.c
 	h := s.head.Load()
 	if h-s.cursor.Load() >= ctlQueueSize {
@@ -57,7 +58,7 @@ func (s *ctlSender) push(parts []ctlPart) error {
 		}
 	}
 	m := &s.queue[h%ctlQueueSize]
-	m.own, m.iov, m.staged = m.own[:0], m.iov[:0], 0
+	m.own, m.iov, m.staged, m.bulk = m.own[:0], m.iov[:0], 0, bulk
 	for _, p := range parts {
 		if p.copy {
 			m.own = append(m.own, p.b...)
@@ -92,15 +93,19 @@ func (s *ctlSender) run() {
 	}
 }
 
+// loop writes the queued messages in order. Once idle it polls the queue for the spin
+// time before it sleeps, unless the last message followed pieces dealt to the data
+// sockets (see Options.Spin).
 func (s *ctlSender) loop() error {
 	c := s.c
+	bulk := false
 	for {
 		idx := s.cursor.Load()
 		if idx == s.head.Load() {
 			if c.Err() != nil || c.stopped() {
 				return nil
 			}
-			if !s.poll(idx) {
+			if bulk || !s.poll(idx) {
 				s.bell.wait(func() bool { return s.head.Load() != idx || c.Err() != nil || c.stopped() }, 20*time.Millisecond)
 			}
 			continue
@@ -110,6 +115,7 @@ func (s *ctlSender) loop() error {
 			return err
 		}
 		c.staged.Add(m.staged)
+		bulk = m.bulk
 		clear(m.iov) // drop the references to host memory
 		s.cursor.Store(idx + 1)
 	}

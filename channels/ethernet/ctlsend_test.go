@@ -79,3 +79,48 @@ func controlQueue(t *testing.T, spin time.Duration) {
 		}
 	}
 }
+
+// TestControlSenderSleepsAfterBulk: after a message that followed pieces dealt to the data
+// sockets the control sender sleeps at once; after any other it polls for its spin time
+// (here 10 s: it must still be awake 100 ms on).
+func TestControlSenderSleepsAfterBulk(t *testing.T) {
+	w, r := sockPair(t)
+	c := &ethConn{peer: 1, timeout: 5 * time.Second, ctl: w, stop: make(chan struct{}),
+		onError: func(err error) { t.Errorf("control sender: %v", err) }}
+	s := &ctlSender{c: c, spin: 10 * time.Second}
+	c.wg.Add(1)
+	go s.run()
+	defer func() {
+		close(c.stop)
+		s.bell.ring()
+		c.wg.Wait()
+	}()
+	sent := func(n uint64) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); s.cursor.Load() < n; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("message %d not sent within 5 s", n)
+			}
+		}
+		if err := r.readFull(make([]byte, 4)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.push([]ctlPart{{[]byte("mark"), true}}, false); err != nil {
+		t.Fatal(err)
+	}
+	sent(1)
+	time.Sleep(100 * time.Millisecond)
+	if n := s.bell.sleepers.Load(); n != 0 {
+		t.Fatal("the sender slept within its spin time after a small message")
+	}
+	if err := s.push([]ctlPart{{[]byte("bulk"), true}}, true); err != nil {
+		t.Fatal(err)
+	}
+	sent(2)
+	for deadline := time.Now().Add(5 * time.Second); s.bell.sleepers.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the sender still polled 5 s after a message that followed data-socket pieces")
+		}
+	}
+}

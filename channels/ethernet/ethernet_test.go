@@ -373,6 +373,47 @@ func TestEthernetSpreadExchange(t *testing.T) {
 	}
 }
 
+// TestEthernetPollingExchange: ranks whose control sockets poll put to each other at once,
+// small writes (on the control socket, where the threads poll after each message) and large
+// ones (on the data sockets, after whose marks they sleep) in turn; every byte is checked.
+func TestEthernetPollingExchange(t *testing.T) {
+	const most = 3<<20 + 5
+	bs := channelstest.NewBoots(t, 2)
+	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 2*most+64, false, func(r int) channels.MeshOptions {
+		o := ethOpts(Mode, "node")
+		setEth(&o, func(e *Options) { e.Spin = time.Millisecond })
+		return o
+	})
+	if c := ranks[0].M.Conns[1].(*ethConn); c.ctlSend == nil || c.ctl.spin != time.Millisecond {
+		t.Fatalf("control sender %v, control receiver's spin %v: want one, 1ms", c.ctlSend != nil, c.ctl.spin)
+	}
+	sizes := []uint64{1, 1<<20 + 1, 7, most, MinChunk - 1, MinChunk + 1, 4096, 2 << 20, 5}
+	for k, size := range sizes {
+		if err := channelstest.Exchange(ranks, func(r int) channels.Bootstrap { return bs[r] }, k, size, uint64(k%3), 7); err != nil {
+			t.Fatalf("%d bytes: %v", size, err)
+		}
+	}
+}
+
+// TestMorePieces: a mark asks for new data-socket pieces when any count exceeds the last
+// mark's (or, for the first mark, is above zero).
+func TestMorePieces(t *testing.T) {
+	for _, tc := range []struct {
+		last, need []uint64
+		want       bool
+	}{
+		{nil, []uint64{0, 0}, false},
+		{nil, []uint64{0, 1}, true},
+		{[]uint64{3, 4}, []uint64{3, 4}, false},
+		{[]uint64{3, 4}, []uint64{4, 4}, true},
+		{[]uint64{3, 4}, []uint64{3, 5}, true},
+	} {
+		if got := morePieces(tc.last, tc.need); got != tc.want {
+			t.Errorf("morePieces(%v, %v) = %v, want %v", tc.last, tc.need, got, tc.want)
+		}
+	}
+}
+
 // TestEthernetWrongByteCountFailsFast: a data message whose header gives a wrong byte count
 // (16 where 64 follow) makes the receiver read data as the next header; it must refuse it,
 // and both ranks' waits, each good for 20 s, must end at once with an error naming the

@@ -30,6 +30,7 @@ type ethReceiver struct {
 	oldest  int // oldest slot whose copy into GPU memory may still run
 	pending int // slots with such copies
 	gotBye  bool
+	need    []uint64 // the control socket: the last mark's piece counts
 }
 
 // markTable applies signals once every data socket has landed the pieces sent before them.
@@ -134,6 +135,11 @@ func (r *ethReceiver) loop() error {
 			for k := range need {
 				need[k] = binary.LittleEndian.Uint64(b[8*k:])
 			}
+			// A mark that waits for new data-socket pieces comes from a large write; the
+			// next message comes after the next one's pieces: sleep for it rather than
+			// poll (Options.Spin).
+			r.sock.sock.rest = morePieces(r.need, need)
+			r.need = need
 			// Writes sent on this socket before the mark land first.
 			if err := r.settle(r.pending); err != nil {
 				return err
@@ -155,6 +161,17 @@ func (r *ethReceiver) loop() error {
 			return fmt.Errorf("unexpected message type %d", hdr[0])
 		}
 	}
+}
+
+// morePieces says whether a mark's piece counts (need) exceed the last mark's (last; nil
+// before the first mark) on any data socket.
+func morePieces(last, need []uint64) bool {
+	for k, n := range need {
+		if last == nil && n > 0 || last != nil && n > last[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // readHost reads a data message straight into host-resident memory: the bytes have
