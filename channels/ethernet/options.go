@@ -64,8 +64,9 @@ type Options struct {
 	// after a mark that waits for new ones, since their next message comes only after the
 	// next write's pieces and polling would hold CPUs that the data sockets' threads need.
 	// On one H200 with 16 vCPUs as 2 simulated hosts of one rank, 1 MiB allgather
-	// launches took 144-149 us against 202-226 polling throughout, 64 B - 64 KiB ones the
-	// same (docs/performance.md, "Control threads that sleep through large writes").
+	// launches took 134-149 us against 182-188 polling throughout, alltoall 125-134
+	// against 183, and 64 B - 64 KiB ones no more (docs/performance.md, "Control threads
+	// that sleep through large writes").
 	Spin time.Duration
 }
 
