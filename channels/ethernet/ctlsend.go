@@ -44,7 +44,8 @@ type ctlSender struct {
 }
 
 // push queues parts as one message (the proxy's thread, under produce); it waits while
-// the queue is full. bulk says that the trigger dealt pieces to the data sockets.
+// the queue is full. bulk says that pieces went to the data sockets since the previous
+// control messages: the sender sleeps after this one rather than poll (Options.Spin).
 func (s *ctlSender) push(parts []ctlPart, bulk bool) error {
 	c := s.c
 	h := s.head.Load()

@@ -81,8 +81,8 @@ func controlQueue(t *testing.T, spin time.Duration) {
 }
 
 // TestControlSenderSleepsAfterBulk: after a message that followed pieces dealt to the data
-// sockets the control sender sleeps at once; after any other it polls for its spin time
-// (here 10 s: it must still be awake 100 ms on).
+// sockets the control sender sleeps at once, and wakes for the next message; after any
+// other it polls for its spin time (here 10 s: it must still be awake 100 ms on).
 func TestControlSenderSleepsAfterBulk(t *testing.T) {
 	w, r := sockPair(t)
 	c := &ethConn{peer: 1, timeout: 5 * time.Second, ctl: w, stop: make(chan struct{}),
@@ -123,4 +123,8 @@ func TestControlSenderSleepsAfterBulk(t *testing.T) {
 			t.Fatal("the sender still polled 5 s after a message that followed data-socket pieces")
 		}
 	}
+	if err := s.push([]ctlPart{{[]byte("wake"), true}}, true); err != nil {
+		t.Fatal(err)
+	}
+	sent(3) // and it sleeps again: the deferred stop ends it at once
 }

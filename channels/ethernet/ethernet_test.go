@@ -374,8 +374,9 @@ func TestEthernetSpreadExchange(t *testing.T) {
 }
 
 // TestEthernetPollingExchange: ranks whose control sockets poll put to each other at once,
-// small writes (on the control socket, where the threads poll after each message) and large
-// ones (on the data sockets, after whose marks they sleep) in turn; every byte is checked.
+// small writes (on the control socket, whose receiver polls after them) and large ones (on
+// the data sockets, after whose marks the control threads sleep) in turn; every byte is
+// checked.
 func TestEthernetPollingExchange(t *testing.T) {
 	const most = 3<<20 + 5
 	bs := channelstest.NewBoots(t, 2)

@@ -60,13 +60,14 @@ type Options struct {
 	// message; polling keeps a receiver that gets signals every few microseconds awake.
 	// Data sockets always sleep: their pieces are large, and there are several per peer.
 	// Nor do the control socket's threads poll in the middle of large writes: the sender
-	// sleeps at once after a trigger that dealt pieces to the data sockets, the receiver
-	// after a mark that waits for new ones, since their next message comes only after the
-	// next write's pieces and polling would hold CPUs that the data sockets' threads need.
-	// On one H200 with 16 vCPUs as 2 simulated hosts of one rank, 1 MiB allgather
-	// launches took 134-149 us against 182-188 polling throughout, alltoall 125-134
-	// against 183, and 64 B - 64 KiB ones no more (docs/performance.md, "Control threads
-	// that sleep through large writes").
+	// sleeps at once after control messages that follow pieces dealt to the data sockets,
+	// the receiver after a mark that waits for new ones (until the next mark), since their
+	// next message comes only after the next write's pieces and polling would hold CPUs
+	// that the data sockets' threads need. On one H200 with 16 vCPUs as 2 simulated hosts
+	// of one rank, 1 MiB allgather launches took 134-149 us against 182-188 polling
+	// throughout and alltoall 125-134 against 183; launches to 256 KiB, whose writes stay
+	// on the control socket there, read within the rounds' spread (docs/performance.md,
+	// "Control threads that sleep through large writes").
 	Spin time.Duration
 }
 

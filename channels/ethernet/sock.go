@@ -114,9 +114,10 @@ func (s *ethSock) readable() bool {
 	}
 }
 
-// read is read(2) on the socket, but with a spin it first tries non-blocking receives for
-// up to that long, so that a thread expecting a message soon takes it without sleeping and
-// being woken (one system call a try, where poll(2) and then read(2) took two).
+// read is read(2) on the socket, but with a spin (and rest unset) it first tries
+// non-blocking receives for up to that long, so that a thread expecting a message soon
+// takes it without sleeping and being woken (one system call a try, where poll(2) and then
+// read(2) took two).
 func (s *ethSock) read(b []byte) (int, error) {
 	if s.spin > 0 && !s.rest {
 		start := time.Now()
