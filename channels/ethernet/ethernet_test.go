@@ -376,7 +376,8 @@ func TestEthernetSpreadExchange(t *testing.T) {
 // TestEthernetPollingExchange: ranks whose control sockets poll put to each other at once,
 // small writes (on the control socket, whose receiver polls after them) and large ones (on
 // the data sockets, after whose marks the control threads sleep) in turn; every byte is
-// checked.
+// checked, and after each round the control receivers rest exactly where the last mark
+// waited for data-socket pieces.
 func TestEthernetPollingExchange(t *testing.T) {
 	const most = 3<<20 + 5
 	bs := channelstest.NewBoots(t, 2)
@@ -392,6 +393,12 @@ func TestEthernetPollingExchange(t *testing.T) {
 	for k, size := range sizes {
 		if err := channelstest.Exchange(ranks, func(r int) channels.Bootstrap { return bs[r] }, k, size, uint64(k%3), 7); err != nil {
 			t.Fatalf("%d bytes: %v", size, err)
+		}
+		for r := range ranks {
+			// the peer's signal was applied after its mark set rest: the round is over
+			if rest, want := ranks[r].M.Conns[1-r].(*ethConn).ctl.rest.Load(), size > MinChunk; rest != want {
+				t.Fatalf("after %d bytes rank %d's control receiver rests: %v, want %v", size, r, rest, want)
+			}
 		}
 	}
 }

@@ -138,7 +138,7 @@ func (r *ethReceiver) loop() error {
 			// A mark that waits for new data-socket pieces comes from a large write; the
 			// next message comes after the next one's pieces: sleep for it rather than
 			// poll (Options.Spin). Until the next mark, small writes are read sleeping too.
-			r.sock.sock.rest = morePieces(r.need, need)
+			r.sock.sock.rest.Store(morePieces(r.need, need))
 			r.need = need
 			// Writes sent on this socket before the mark land first.
 			if err := r.settle(r.pending); err != nil {

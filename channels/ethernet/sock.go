@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -22,7 +23,7 @@ type ethSock struct {
 	f    *os.File
 	fd   int
 	spin time.Duration // how long a read polls for bytes before it blocks
-	rest bool          // reads block at once, spin or not (set by the socket's reader)
+	rest atomic.Bool   // reads block at once, spin or not (set by the socket's reader)
 }
 
 // newEthSock takes c over (c is closed; the socket lives on in the returned file).
@@ -119,7 +120,7 @@ func (s *ethSock) readable() bool {
 // takes it without sleeping and being woken (one system call a try, where poll(2) and then
 // read(2) took two).
 func (s *ethSock) read(b []byte) (int, error) {
-	if s.spin > 0 && !s.rest {
+	if s.spin > 0 && !s.rest.Load() {
 		start := time.Now()
 		for i := 0; ; i++ {
 			// recvfrom(2) with no address: unix.Recvfrom would allocate one per call.
