@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mscclpp-bench/mscclpp-bench/bootstrap"
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/channelstest"
 	"github.com/mscclpp-bench/mscclpp-bench/channels/cudaipc"
@@ -326,6 +327,28 @@ func TestPolls(t *testing.T) {
 	}
 }
 
+// twoEthRanks starts two Ethernet stand-in ranks with room for exchanges of up to most bytes,
+// each rank's options set by set.
+func twoEthRanks(t *testing.T, most uint64, set func(r int, e *Options)) ([]*bootstrap.TCPBootstrap, []*channelstest.Standin) {
+	t.Helper()
+	bs := channelstest.NewBoots(t, 2)
+	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 2*most+64, false, func(r int) channels.MeshOptions {
+		o := ethOpts(Mode, "node")
+		setEth(&o, func(e *Options) { set(r, e) })
+		return o
+	})
+	return bs, ranks
+}
+
+// exchangeRound runs channelstest.Exchange's round k of size bytes (source offset k%3,
+// destination offset 7) and fails the test on any error.
+func exchangeRound(t *testing.T, bs []*bootstrap.TCPBootstrap, ranks []*channelstest.Standin, k int, size uint64) {
+	t.Helper()
+	if err := channelstest.Exchange(ranks, func(r int) channels.Bootstrap { return bs[r] }, k, size, uint64(k%3), 7); err != nil {
+		t.Fatalf("%d bytes: %v", size, err)
+	}
+}
+
 // TestEthernetPeersWithDifferentChunks: two ranks whose MSCCLPP_BENCH_ETH_CHUNK differ
 // (each sends pieces no larger than the smaller chunk, which the peer's staging slots
 // hold) put to each other at once, at sizes around both chunks and many times either;
@@ -334,17 +357,10 @@ func TestEthernetPeersWithDifferentChunks(t *testing.T) {
 	for _, chunks := range [][2]uint64{{MinChunk, 1 << 20}, {1 << 20, MinChunk}, {256 << 10, 4 << 20}} {
 		t.Run(fmt.Sprintf("%d-%d", chunks[0], chunks[1]), func(t *testing.T) {
 			const most = 9<<20 + 3
-			bs := channelstest.NewBoots(t, 2)
-			ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 2*most+64, false, func(r int) channels.MeshOptions {
-				o := ethOpts(Mode, "node")
-				setEth(&o, func(e *Options) { e.Chunk = chunks[r] })
-				return o
-			})
+			bs, ranks := twoEthRanks(t, most, func(r int, e *Options) { e.Chunk = chunks[r] })
 			sizes := []uint64{1, MinChunk - 1, MinChunk + 1, 256<<10 + 4097, 1<<20 + 1, 4<<20 + 5, most}
 			for k, size := range sizes {
-				if err := channelstest.Exchange(ranks, func(r int) channels.Bootstrap { return bs[r] }, k, size, uint64(k%3), 7); err != nil {
-					t.Fatal(err)
-				}
+				exchangeRound(t, bs, ranks, k, size)
 			}
 		})
 	}
@@ -356,20 +372,13 @@ func TestEthernetPeersWithDifferentChunks(t *testing.T) {
 // past SpreadPiece; every byte is checked.
 func TestEthernetSpreadExchange(t *testing.T) {
 	const most = 5<<20 + 3
-	bs := channelstest.NewBoots(t, 2)
-	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 2*most+64, false, func(r int) channels.MeshOptions {
-		o := ethOpts(Mode, "node")
-		setEth(&o, func(e *Options) { e.Spin, e.MachineCPUs, e.SharedBy = time.Millisecond, 2, 2 })
-		return o
-	})
+	bs, ranks := twoEthRanks(t, most, func(_ int, e *Options) { e.Spin, e.MachineCPUs, e.SharedBy = time.Millisecond, 2, 2 })
 	if c := ranks[0].M.Conns[1].(*ethConn); c.spread != 1 || c.ctlSend != nil || c.ctl.spin != 0 {
 		t.Fatalf("spread %d, control sender %v, control receiver's spin %v: want 1, none, 0", c.spread, c.ctlSend != nil, c.ctl.spin)
 	}
 	sizes := []uint64{MinChunk + 1, SpreadPiece - 1, SpreadPiece + 1, 512<<10 + 4097, 2<<20 + 1, most}
 	for k, size := range sizes {
-		if err := channelstest.Exchange(ranks, func(r int) channels.Bootstrap { return bs[r] }, k, size, uint64(k%3), 7); err != nil {
-			t.Fatal(err)
-		}
+		exchangeRound(t, bs, ranks, k, size)
 	}
 }
 
@@ -380,20 +389,13 @@ func TestEthernetSpreadExchange(t *testing.T) {
 // waited for data-socket pieces.
 func TestEthernetPollingExchange(t *testing.T) {
 	const most = 3<<20 + 5
-	bs := channelstest.NewBoots(t, 2)
-	ranks := channelstest.NewStandins(t, channelstest.BootsOf(bs), 2*most+64, false, func(r int) channels.MeshOptions {
-		o := ethOpts(Mode, "node")
-		setEth(&o, func(e *Options) { e.Spin = time.Millisecond })
-		return o
-	})
+	bs, ranks := twoEthRanks(t, most, func(_ int, e *Options) { e.Spin = time.Millisecond })
 	if c := ranks[0].M.Conns[1].(*ethConn); c.ctlSend == nil || c.ctl.spin != time.Millisecond {
 		t.Fatalf("control sender %v, control receiver's spin %v: want one, 1ms", c.ctlSend != nil, c.ctl.spin)
 	}
 	sizes := []uint64{1, 1<<20 + 1, 7, most, MinChunk - 1, MinChunk + 1, 4096, 2 << 20, 5}
 	for k, size := range sizes {
-		if err := channelstest.Exchange(ranks, func(r int) channels.Bootstrap { return bs[r] }, k, size, uint64(k%3), 7); err != nil {
-			t.Fatalf("%d bytes: %v", size, err)
-		}
+		exchangeRound(t, bs, ranks, k, size)
 		for r := range ranks {
 			// the peer's signal was applied after its mark set rest: the round is over
 			if rest, want := ranks[r].M.Conns[1-r].(*ethConn).ctl.rest.Load(), size > MinChunk; rest != want {
