@@ -24,12 +24,16 @@ import (
 // same signals. The outbox and the scratch are host-resident, so the proxy sends from
 // host memory and the receivers read into it.
 
+// hostStagedChunk is host_staged.cu's hsChunk: the most bytes of a segment put at once.
+const hostStagedChunk = 4 << 20
+
 // hostStagedKernel: (chans, mems, outbox, scratch, local, slotBytes, in, out, unit, total,
 // mode, root, rank, nranks, depth, state, parts, ranks, nlocal; ranks set: railput,
 // hostRailLaunch); reduce: the host_staged_reduce family
 // (int32 sum). A peer whose memory-channel entry has a remote address (CUDA IPC, on my
 // host) gets its segment written straight into its local scratch and a memory-channel
-// signal; the others a put from my outbox. It takes the region whose eighths of the
+// signal; the others a put from my outbox (in chunks, as the kernel puts a segment over
+// hsChunk). It takes the region whose eighths of the
 // buffers were written longest ago and, before writing it, waits until every peer has
 // started the launch after the last one that wrote them; it waits for this launch's
 // signal only from the peers that send it bytes. hostStagedReadDelay, if set, runs before a rank reads its slots.
@@ -98,8 +102,15 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 			if boxSlots > 1 {
 				src += uint64(i) * stride
 			}
-			if _, err := c.push(channels.TriggerData|channels.TriggerFlag, slotAt(rank), src, bytes); err != nil {
-				return err
+			// in chunks of hostStagedChunk, the signal with the last
+			for at := uint64(0); at < bytes; at += hostStagedChunk {
+				kind, n := uint32(channels.TriggerData), min(hostStagedChunk, bytes-at)
+				if at+n == bytes {
+					kind |= channels.TriggerFlag
+				}
+				if _, err := c.push(kind, slotAt(rank)+at, src+at, n); err != nil {
+					return err
+				}
 			}
 		}
 		// this launch's signal of the peers that send me bytes (a CUDA IPC peer's entry in

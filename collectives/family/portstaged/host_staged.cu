@@ -9,7 +9,9 @@
 // block 0 copies each network peer's segment into its slot of this launch's region of my
 // host-resident outbox (one slot for all where every peer gets the same segment) and puts
 // each, with a signal, into my slot of the same region of the peer's host-resident scratch
-// (a signal alone for an empty segment). A peer of my host connected by CUDA IPC (a
+// (a signal alone for an empty segment); a segment over hsChunk goes in chunks, each put
+// as soon as block 0 has copied it, the signal with the last (broadcast's hostput takes
+// such messages). A peer of my host connected by CUDA IPC (a
 // memChans entry with a remote address) gets its segment from block 0 straight into my slot
 // of the same region of its GPU-memory scratch (local) over NVLink, then a memory-channel
 // signal; its entry in chans carries that channel's semaphore, so the waits and the counts
@@ -61,6 +63,12 @@ __device__ __forceinline__ bool sameToAll(uint32_t mode) {
 // hsParts is how many parts of the host-resident buffers parts[] tracks (the deepest
 // depth).
 constexpr uint32_t hsParts = 8;
+
+// hsChunk is the most bytes of a peer's segment that block 0 copies into the outbox before
+// it puts them: a segment over it goes in chunks of hsChunk (exchange), so that the network
+// carries one chunk while block 0 copies the next. 4 MiB keeps each chunk's put above the
+// sizes that the Ethernet transport sends on fewer sockets.
+constexpr uint64_t hsChunk = 4ull << 20;
 
 // hsTableRanks is how many ranks' lookups a block keeps in shared memory (HSTable).
 constexpr uint32_t hsTableRanks = 64;
@@ -381,22 +389,42 @@ struct HostStaged {
         const Seg s = sendSeg(mode, rank, peerOf(k, rank), unit, total, root, nranks);
         return {outbox + box + k * stride, in + s.off, s.bytes, false};
       };
-      if (!copyPieces(boxSlots + npeers, piece, threadIdx.x, blockDim.x, *table)) {
+      uint64_t longest = 0;  // the longest segment in my outbox
+      for (uint32_t k = 0; k < boxSlots; k++) longest = max(longest, piece(k).bytes);
+      const uint64_t chunks = longest > hsChunk ? (longest + hsChunk - 1) / hsChunk : 1;
+      if (chunks == 1 && !copyPieces(boxSlots + npeers, piece, threadIdx.x, blockDim.x, *table)) {
         for (uint32_t k = 0; k < boxSlots + npeers; k++) {
           const Piece p = piece(k);
           copy(p.dst, p.src, p.bytes, threadIdx.x, blockDim.x);
         }
       }
-      __syncthreads();
-      if (threadIdx.x < npeers && isLocal(threadIdx.x)) {
-        MemoryChannel{mems[threadIdx.x]}.signal();  // release: the block's writes above first
-      } else if (threadIdx.x < npeers) {
-        PortChannel c{chans[threadIdx.x]};
-        const Seg s = sendSeg(mode, rank, peerOf(threadIdx.x, rank), unit, total, root, nranks);
-        if (s.bytes == 0) {
-          c.signal();
-        } else {
-          c.putWithSignal(slotOff(rank), box + (sameToAll(mode) ? 0 : threadIdx.x) * stride, s.bytes);
+      for (uint64_t r = 0; r < chunks; r++) {
+        const uint64_t at = r * hsChunk;
+        if (chunks > 1) {
+          // chunk r of each outbox slot; the NVLink peers' segments with the last
+          for (uint32_t k = 0; k < boxSlots; k++) {
+            const Piece p = piece(k);
+            if (at < p.bytes) copy(p.dst + at, p.src + at, min(hsChunk, p.bytes - at), threadIdx.x, blockDim.x);
+          }
+          for (uint32_t k = boxSlots; k < boxSlots + npeers && r == chunks - 1; k++) {
+            const Piece p = piece(k);
+            copy(p.dst, p.src, p.bytes, threadIdx.x, blockDim.x);
+          }
+        }
+        __syncthreads();
+        if (threadIdx.x < npeers && isLocal(threadIdx.x)) {
+          if (r == chunks - 1) MemoryChannel{mems[threadIdx.x]}.signal();  // release: the block's writes above first
+        } else if (threadIdx.x < npeers) {
+          PortChannel c{chans[threadIdx.x]};
+          const Seg s = sendSeg(mode, rank, peerOf(threadIdx.x, rank), unit, total, root, nranks);
+          const uint64_t src = box + (sameToAll(mode) ? 0 : threadIdx.x) * stride + at;
+          if (s.bytes == 0 && r == 0) {
+            c.signal();
+          } else if (at < s.bytes && s.bytes - at <= hsChunk) {
+            c.putWithSignal(slotOff(rank) + at, src, s.bytes - at);  // the last chunk: the signal follows every byte
+          } else if (at < s.bytes) {
+            c.put(slotOff(rank) + at, src, hsChunk);
+          }
         }
       }
     }
