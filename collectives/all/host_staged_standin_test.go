@@ -222,6 +222,20 @@ func TestHostStagedAcrossHostsOnStandin(t *testing.T) {
 	}
 }
 
+// TestHostStagedChunksOnStandin: broadcast's hostput, which takes messages over 4 MiB, on 2
+// simulated hosts of one rank and on 2 hosts of 2 (a peer over CUDA IPC beside the
+// network one): segments over hostStagedChunk go as several puts, the signal with the
+// last, and every byte of every output is checked, in and out of place, the root moving.
+func TestHostStagedChunksOnStandin(t *testing.T) {
+	uses := []portstaged.Use{{Name: "broadcast", Mode: portstaged.PSBroadcast}}
+	for _, hosts := range [][]string{{"h0", "h1"}, {"a", "a", "b", "b"}} {
+		t.Run(fmt.Sprintf("hosts %v", hosts), func(t *testing.T) {
+			envs := standinJob(t, hosts, 10<<20, hostStagedKernels())
+			checkStagedSizes(t, envs, len(hosts), "hostput", uses, []int64{9<<20 + 12, 8 << 20, 4<<20 + 4, 100})
+		})
+	}
+}
+
 // TestHostStagedMixedLayoutsOnStandin: every collective's hostput where some hosts have
 // several ranks connected by the stand-in's CUDA IPC (hosts of 2 and 1 ranks, and 2 hosts
 // of 2): the peers of a rank's host through its GPU-memory scratch, the others through

@@ -34,7 +34,8 @@ func TestPortStagedRegistry(t *testing.T) {
 	// and hostput (#7), on two or more ranks where some pair talks over a network, up to
 	// algo.HostStagedMax, in the same collectives and modes and in allgather (whose portput
 	// is its own)
-	// (and allreduce's one shot, #9, automatic only where some host has several ranks)
+	// (and allreduce's one shot, #9, automatic only where some host has several ranks;
+	// broadcast's up to broadcast.HostPutMax, automatic to there with one rank per host)
 	want := append([]portstaged.Use{{Name: "allgather", Mode: portstaged.PSAllgather}}, portstaged.Collectives()...)
 	hostWant := slices.Insert(slices.Clone(want), 1, portstaged.Use{Name: "allreduce", Mode: portstaged.PSAllreduce})
 	if host := portstaged.HostCollectives(); !slices.Equal(host, hostWant) {
@@ -43,16 +44,25 @@ func TestPortStagedRegistry(t *testing.T) {
 	for _, pc := range portstaged.HostCollectives() {
 		number := portstaged.HostStagedNumber
 		autoOK := func(a *collectives.Algorithm) bool { return a.AutoMax == algo.HostStagedAutoMax }
+		maxBytes := int64(algo.HostStagedMax)
 		if pc.Name == "allreduce" { // railput and hier take the larger messages
 			number = allreduce.HostPutNumber
 			autoOK = autoBelow
+		}
+		if pc.Name == "broadcast" {
+			maxBytes = broadcast.HostPutMax
+			autoOK = func(a *collectives.Algorithm) bool {
+				_, alone := a.AutoRange(layoutOf(false, "a", "b"))
+				_, shared := a.AutoRange(layoutOf(false, "a", "a", "b", "b"))
+				return alone == broadcast.HostPutMax && shared == algo.HostStagedAutoMax
+			}
 		}
 		for _, k := range []string{"hostput", fmt.Sprint(number)} {
 			a, err := collectives.Find(pc.Name, k)
 			if err != nil || a.Name != "hostput" || a.Number != number {
 				t.Fatalf("Find(%s, %s) = %v, %v; want hostput (#%d)", pc.Name, k, a, err, number)
 			}
-			if a.MinRanks != 2 || a.MaxBytes != algo.HostStagedMax || !autoOK(a) || a.Types != nil ||
+			if a.MinRanks != 2 || a.MaxBytes != maxBytes || !autoOK(a) || a.Types != nil ||
 				a.Needs != collectives.SomeNetwork || !a.AnyOffset || a.Doc == "" || a.New == nil {
 				t.Errorf("%s hostput: MinRanks %d, MaxBytes %d, AutoMax %d, Types %v, Needs %v, AnyOffset %v, Doc %q",
 					pc.Name, a.MinRanks, a.MaxBytes, a.AutoMax, a.Types, a.Needs, a.AnyOffset, a.Doc)
@@ -132,6 +142,10 @@ func TestPortStagedSelect(t *testing.T) {
 	hostFirst := map[string]bool{"reducescatter": true, "reduce": true}
 	for _, pc := range portstaged.Collectives() {
 		for name, l := range across {
+			hostMax := int64(algo.HostStagedAutoMax) // auto's largest hostput
+			if pc.Name == "broadcast" && l.NetworkOnly() {
+				hostMax = broadcast.HostPutMax
+			}
 			if err := collectives.CheckLayout(pc.Name, "auto", l); err != nil {
 				t.Errorf("CheckLayout(%s, auto, %s): %v", pc.Name, name, err)
 			}
@@ -150,7 +164,7 @@ func TestPortStagedSelect(t *testing.T) {
 			for _, dt := range collectives.Datatypes {
 				for _, size := range SweepSizes() {
 					want := "portput"
-					if size <= algo.HostStagedAutoMax {
+					if size <= hostMax {
 						want = "hostput"
 						if railAuto[name] || rails[name] && hostFirst[pc.Name] {
 							want = "railput"
@@ -178,7 +192,13 @@ func TestPortStagedSelect(t *testing.T) {
 			if rails[name] {
 				host += ",railput"
 			}
-			for size, want := range map[int64]string{algo.HostStagedMax: host, algo.HostStagedMax + 4: "portput"} {
+			sizes := map[int64]string{algo.HostStagedMax: host, algo.HostStagedMax + 4: "portput"}
+			if pc.Name == "broadcast" {
+				sizes[algo.HostStagedMax+4] = "portput,hostput"
+				sizes[broadcast.HostPutMax] = "portput,hostput"
+				sizes[broadcast.HostPutMax+4] = "portput"
+			}
+			for size, want := range sizes {
 				all, err := collectives.SelectIn(pc.Name, "all", size, l, "float")
 				if names := strings.Join(AlgNames(all), ","); err != nil || names != want {
 					t.Errorf("SelectIn(%s, all, %d, %s) = %s, %v; want %s", pc.Name, size, name, names, err, want)

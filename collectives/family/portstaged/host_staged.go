@@ -48,10 +48,17 @@ func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust f
 		Collective: collective, Name: "hostput", Number: HostStagedNumber, Doc: doc, AnyOffset: true,
 		MinRanks: 2, Needs: collectives.SomeNetwork, MaxBytes: algo.HostStagedMax,
 		AutoMin: 0, AutoMax: algo.HostStagedAutoMax, AutoPriority: 12, AutoOn: AcrossNetwork,
-		New: func(env *collectives.Env) (collectives.Instance, error) { return NewHostStaged(env, mode) },
 	}
 	if adjust != nil {
 		adjust(a)
+	}
+	// slots for the record's largest message, as adjust left it
+	a.New = func(env *collectives.Env) (collectives.Instance, error) {
+		h, err := newHostStaged(env, mode, false, hostSegBytes(env.MaxBytes, a.MaxBytes))
+		if h == nil {
+			return nil, err // not a nil *hostStaged in a non-nil Instance
+		}
+		return h, err
 	}
 	collectives.Register(a)
 	hostUses[collective] = mode
@@ -95,12 +102,13 @@ func hostDepth(slot, slotBytes uint64) uint32 {
 }
 
 // hostSegBytes is the rank-pair segment hostput's slots are sized for in a run whose
-// largest message is maxBytes: four times that message, at most algo.HostStagedMax (and
-// never less than the message up to it). The run's largest launches then get 8 regions
-// too (hostDepth) wherever the pinned memory stays within what a run to HostStagedMax
-// takes, so that a size's time does not depend on -e.
-func hostSegBytes(maxBytes int64) uint64 {
-	seg := algo.Limit(algo.HostStagedMax, maxBytes)
+// largest message is maxBytes, for an algorithm that takes messages of up to limit bytes:
+// four times that message, at most algo.HostStagedMax (and never less than the message
+// up to limit). The run's largest launches then get 8 regions too (hostDepth) wherever
+// the pinned memory stays within what a run to HostStagedMax takes, so that a size's time
+// does not depend on -e.
+func hostSegBytes(maxBytes, limit int64) uint64 {
+	seg := algo.Limit(limit, maxBytes)
 	return max(seg, min(4*seg, algo.HostStagedMax))
 }
 
@@ -116,8 +124,7 @@ func NewHostStaged(env *collectives.Env, mode PortStagedMode) (collectives.Insta
 }
 
 // newHostStaged sets hostput up, or railput where rail is set, with host-resident slots
-// for rank-pair segments of up to segBytes (0: four times the run's largest message, at
-// most algo.HostStagedMax, at least the message).
+// for rank-pair segments of up to segBytes (0: hostSegBytes for algo.HostStagedMax).
 func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool, segBytes uint64) (*hostStaged, error) {
 	b, err := algo.NewBase(env)
 	if err != nil {
@@ -128,7 +135,7 @@ func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool, segByte
 		return nil, err
 	}
 	if segBytes == 0 {
-		segBytes = hostSegBytes(env.MaxBytes)
+		segBytes = hostSegBytes(env.MaxBytes, algo.HostStagedMax)
 	}
 	slot := algo.RoundUp(max(segBytes, 16), 256)
 	if rail {
