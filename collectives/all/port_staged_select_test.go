@@ -35,7 +35,7 @@ func TestPortStagedRegistry(t *testing.T) {
 	// algo.HostStagedMax, in the same collectives and modes and in allgather (whose portput
 	// is its own)
 	// (and allreduce's one shot, #9, automatic only where some host has several ranks;
-	// broadcast's up to broadcast.HostPutMax, automatic to there with one rank per host)
+	// broadcast's up to broadcast.HostPutMax, automatic to there)
 	want := append([]portstaged.Use{{Name: "allgather", Mode: portstaged.PSAllgather}}, portstaged.Collectives()...)
 	hostWant := slices.Insert(slices.Clone(want), 1, portstaged.Use{Name: "allreduce", Mode: portstaged.PSAllreduce})
 	if host := portstaged.HostCollectives(); !slices.Equal(host, hostWant) {
@@ -51,11 +51,7 @@ func TestPortStagedRegistry(t *testing.T) {
 		}
 		if pc.Name == "broadcast" {
 			maxBytes = broadcast.HostPutMax
-			autoOK = func(a *collectives.Algorithm) bool {
-				_, alone := a.AutoRange(layoutOf(false, "a", "b"))
-				_, shared := a.AutoRange(layoutOf(false, "a", "a", "b", "b"))
-				return alone == broadcast.HostPutMax && shared == algo.HostStagedAutoMax
-			}
+			autoOK = func(a *collectives.Algorithm) bool { return a.AutoMax == broadcast.HostPutMax }
 		}
 		for _, k := range []string{"hostput", fmt.Sprint(number)} {
 			a, err := collectives.Find(pc.Name, k)
@@ -142,10 +138,6 @@ func TestPortStagedSelect(t *testing.T) {
 	hostFirst := map[string]bool{"reducescatter": true, "reduce": true}
 	for _, pc := range portstaged.Collectives() {
 		for name, l := range across {
-			hostMax := int64(algo.HostStagedAutoMax) // auto's largest hostput
-			if pc.Name == "broadcast" && l.NetworkOnly() {
-				hostMax = broadcast.HostPutMax
-			}
 			if err := collectives.CheckLayout(pc.Name, "auto", l); err != nil {
 				t.Errorf("CheckLayout(%s, auto, %s): %v", pc.Name, name, err)
 			}
@@ -164,7 +156,10 @@ func TestPortStagedSelect(t *testing.T) {
 			for _, dt := range collectives.Datatypes {
 				for _, size := range SweepSizes() {
 					want := "portput"
-					if size <= hostMax {
+					if pc.Name == "broadcast" && size <= broadcast.HostPutMax {
+						want = "hostput" // above the family's sizes too
+					}
+					if size <= algo.HostStagedAutoMax {
 						want = "hostput"
 						if railAuto[name] || rails[name] && hostFirst[pc.Name] {
 							want = "railput"

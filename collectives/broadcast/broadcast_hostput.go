@@ -2,7 +2,6 @@ package broadcast
 
 import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 )
 
@@ -15,28 +14,19 @@ func init() {
 	portstaged.RegisterHostAs("broadcast", portstaged.PSBroadcast,
 		"host-resident buffers between hosts (NVLink to my host's ranks): the root puts its buffer from host memory into every peer's scratch; messages to 64 MiB",
 		func(a *collectives.Algorithm) {
-			a.MaxBytes = HostPutMax
-			a.AutoMax = 0
-			a.AutoSizes = hostPutAuto
+			a.MaxBytes, a.AutoMax = HostPutMax, HostPutMax
 		})
 }
 
-// HostPutMax is the largest message broadcast hostput takes. Its slots are the message
-// itself above 4 MiB, so a rank holds 4 x the run's largest message of pinned host memory,
-// up to 256 MiB (one outbox slot and one scratch slot, two halves each), and on hosts of
-// several ranks as much GPU memory again for its host's peers.
+// HostPutMax is the largest message broadcast hostput takes, and -k auto gives it: every
+// size it takes (where railput does not take it first). Its slots are the message itself
+// above 4 MiB, so a rank holds 4 x the run's largest message of pinned host memory, up to
+// 256 MiB (one outbox slot and one scratch slot, two halves each), and on hosts of several
+// ranks half as much GPU memory again for its host's peers. Measured on one H200 under MPS,
+// 2026-11-29, -k hostput and portput alternating, -b 1M -e 64M -f 2 -n 10 -w 3, two rounds,
+// out of place (docs/performance.md, "broadcast hostput to 64 MiB"): as 2 simulated hosts
+// of one rank, hostput 214-318 µs at 4 MiB against portput's 633-652, 413-422 at 8 MiB
+// against 957-1030, 3533-3702 at 64 MiB against 4357-4931; as 2 hosts of 2, 992-1002 at 8
+// MiB against 1763-1846, 7512-8071 at 64 MiB against 10318-10774. Above 64 MiB portput
+// takes it, whose scratch is in GPU memory.
 const HostPutMax = 64 << 20
-
-// hostPutAuto is the size range where -k auto gives broadcast hostput: every size it takes
-// where no pair uses CUDA IPC, up to the family's automatic largest elsewhere. Measured on
-// one H200 as 2 simulated hosts of one rank under MPS, 2026-11-29, -k hostput and portput
-// alternating, -b 4M -e 64M -f 2 -n 10 -w 3, two rounds, out of place: hostput 289-282 µs
-// at 4 MiB against portput's 700-686, 369-399 at 8 MiB against 1031-988, 901-799 at 16
-// MiB against 1655-1504, 3758-3342 at 64 MiB against 4898-4424 (docs/performance.md,
-// "broadcast hostput to 64 MiB"). Hosts of several ranks were not measured above 4 MiB.
-func hostPutAuto(l collectives.Layout) (min, max int64) {
-	if l.NetworkOnly() {
-		return 0, HostPutMax
-	}
-	return 0, algo.HostStagedAutoMax
-}
