@@ -19,14 +19,15 @@ func init() {
 }
 
 // HostPutMax is the largest message broadcast hostput takes, and -k auto gives it: every
-// size it takes (where railput does not take it first). Its slots are the message itself
-// above 4 MiB, so a rank holds 4 x the run's largest message of pinned host memory, up to
-// 256 MiB (one outbox slot and one scratch slot, two halves each), and on hosts of several
-// ranks half as much GPU memory again for its host's peers. Measured on one H200 under MPS,
-// 2026-11-29, -k hostput and portput alternating, -b 1M -e 64M -f 2 -n 10 -w 3, two rounds,
-// out of place (docs/performance.md, "broadcast hostput to 64 MiB"): as 2 simulated hosts
-// of one rank, hostput 214-318 µs at 4 MiB against portput's 633-652, 413-422 at 8 MiB
-// against 957-1030, 3533-3702 at 64 MiB against 4357-4931; as 2 hosts of 2, 992-1002 at 8
-// MiB against 1763-1846, 7512-8071 at 64 MiB against 10318-10774. Above 64 MiB portput
-// takes it, whose scratch is in GPU memory.
+// size it takes (where railput does not take it first). It has one outbox slot and one
+// scratch slot whatever the ranks (two halves each), four times the run's largest message
+// up to HostPutMax, so a rank holds 16 x -e of pinned host memory, at most 256 MiB, and
+// where some pairs use CUDA IPC 2 x the slot (up to 128 MiB) of GPU memory for its host's
+// peers. Measured on one H200 under MPS, 2026-11-29, -b 1M -e 64M -f 2 -n 10 -w 3, two
+// rounds, out of place, against -k portput in turn (docs/performance.md, "broadcast hostput
+// to 64 MiB"): as 2 simulated hosts of one rank (-k auto), 214-318 µs at 4 MiB against
+// portput's 633-652, 413-422 at 8 MiB against 957-1030, 3533-3702 at 64 MiB against
+// 4357-4931; as 2 hosts of 2 (-k hostput), 992-1002 at 8 MiB against 1763-1846, 7512-8071
+// at 64 MiB against 10318-10774. Other layouts are taken to behave alike, not measured.
+// Above 64 MiB portput takes it, whose scratch is in GPU memory.
 const HostPutMax = 64 << 20

@@ -23,7 +23,7 @@ import (
 // for small segments), so that rooted collectives and rings pipeline across launches
 // rather than meet every peer once per launch. Automatic up to
 // algo.HostStagedAutoMax, above portput's priority; it takes messages of up to
-// algo.HostStagedMax.
+// algo.HostStagedMax (broadcast's to 64 MiB: broadcast.HostPutMax).
 
 // HostStagedNumber is the hostput algorithms' number in every collective (allgather's
 // hostput is #7 too) but allreduce, where RegisterHostAs gives it another.
@@ -42,7 +42,10 @@ func RegisterHost(collective string, mode PortStagedMode, doc string) {
 
 // RegisterHostAs is RegisterHost for a collective whose hostput differs from the family's
 // record in some field (its number, sizes or automatic choice): adjust, if not nil,
-// changes the record before it is registered.
+// changes the record before it is registered. The record's New is set after adjust, with
+// host-resident slots for messages of up to the record's MaxBytes (which must be set: the
+// slots' pinned memory grows with it, hostSegBytes). It panics where adjust left MaxBytes
+// 0, as collectives.Register does on a duplicate.
 func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust func(*collectives.Algorithm)) {
 	a := &collectives.Algorithm{
 		Collective: collective, Name: "hostput", Number: HostStagedNumber, Doc: doc, AnyOffset: true,
@@ -52,7 +55,9 @@ func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust f
 	if adjust != nil {
 		adjust(a)
 	}
-	// slots for the record's largest message, as adjust left it
+	if a.MaxBytes <= 0 {
+		panic(fmt.Sprintf("portstaged: %s hostput without a largest message", collective))
+	}
 	a.New = func(env *collectives.Env) (collectives.Instance, error) {
 		h, err := newHostStaged(env, mode, false, hostSegBytes(env.MaxBytes, a.MaxBytes))
 		if h == nil {
@@ -102,14 +107,14 @@ func hostDepth(slot, slotBytes uint64) uint32 {
 }
 
 // hostSegBytes is the rank-pair segment hostput's slots are sized for in a run whose
-// largest message is maxBytes, for an algorithm that takes messages of up to limit bytes:
-// four times that message, at most algo.HostStagedMax (and never less than the message
-// up to limit). The run's largest launches then get 8 regions too (hostDepth) wherever
-// the pinned memory stays within what a run to HostStagedMax takes, so that a size's time
-// does not depend on -e.
+// largest message is maxBytes, for an algorithm that takes messages of up to limit bytes
+// (> 0): four times that message, at most limit (and never less than the message up to
+// limit). The run's largest launches then get 8 regions too (hostDepth) wherever the
+// pinned memory stays within what a run to limit takes, so that a size's time does not
+// depend on -e.
 func hostSegBytes(maxBytes, limit int64) uint64 {
 	seg := algo.Limit(limit, maxBytes)
-	return max(seg, min(4*seg, algo.HostStagedMax))
+	return max(seg, min(4*seg, uint64(limit)))
 }
 
 // NewHostStaged sets collective mode's hostput up on env: host-resident slots for

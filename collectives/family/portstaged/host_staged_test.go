@@ -7,8 +7,8 @@ import (
 )
 
 // TestHostSegBytes checks hostput's slot sizing: four times the run's largest message up
-// to algo.HostStagedMax, the message itself above it up to the algorithm's limit, and 8
-// regions for that message wherever the slots allow it.
+// to the algorithm's limit (algo.HostStagedMax, or broadcast's 64 MiB), and 8 regions for
+// that message wherever the slots allow it.
 func TestHostSegBytes(t *testing.T) {
 	for _, tc := range []struct {
 		maxBytes, limit int64
@@ -23,8 +23,10 @@ func TestHostSegBytes(t *testing.T) {
 		{4 << 20, algo.HostStagedMax, 4 << 20, 2},
 		{64 << 20, algo.HostStagedMax, 4 << 20, 2},
 		{1 << 20, 64 << 20, 4 << 20, 8},
-		{4 << 20, 64 << 20, 4 << 20, 2},
-		{9<<20 + 12, 64 << 20, 9<<20 + 12, 2},
+		{4 << 20, 64 << 20, 16 << 20, 8},
+		{9<<20 + 12, 64 << 20, 36<<20 + 48, 8},
+		{16 << 20, 64 << 20, 64 << 20, 8},
+		{32 << 20, 64 << 20, 64 << 20, 2},
 		{64 << 20, 64 << 20, 64 << 20, 2},
 		{1 << 30, 64 << 20, 64 << 20, 2},
 	} {
