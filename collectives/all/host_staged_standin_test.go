@@ -32,8 +32,8 @@ const hostStagedChunk = 4 << 20
 // hostRailLaunch); reduce: the host_staged_reduce family
 // (int32 sum). A peer whose memory-channel entry has a remote address (CUDA IPC, on my
 // host) gets its segment written straight into its local scratch and a memory-channel
-// signal; the others a put from my outbox (in chunks, as the kernel puts a segment over
-// hsChunk). It takes the region whose eighths of the
+// signal; the others a put from my outbox (in rounds of a chunk, as the kernel puts a
+// segment over hsChunk). It takes the region whose eighths of the
 // buffers were written longest ago and, before writing it, waits until every peer has
 // started the launch after the last one that wrote them; it waits for this launch's
 // signal only from the peers that send it bytes. hostStagedReadDelay, if set, runs before a rank reads its slots.
@@ -72,43 +72,52 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 			return region + from*stride
 		}
 		// my segments into my outbox (one slot for all where every peer gets the same),
-		// the CUDA IPC peers' straight into their scratch
+		// chunk by chunk where the longest is over hostStagedChunk, each chunk put once
+		// copied, the signal with a segment's last; the CUDA IPC peers' straight into their
+		// scratch with the last round, then their signal (an empty segment: a signal alone
+		// in the first round)
+		seg := func(i uint64) (off, bytes uint64) { return psSendSeg(mode, rank, other(i, rank), unit, total, root, n) }
+		longest := uint64(0)
 		for i := uint64(0); i < boxSlots; i++ {
-			if boxSlots > 1 && isLocal(i) {
-				continue
-			}
-			off, bytes := psSendSeg(mode, rank, other(i, rank), unit, total, root, n)
-			copy(bytesAt(g, outbox+box+i*stride, bytes), bytesAt(g, in+off, bytes))
-		}
-		for i := uint64(0); i < n-1; i++ {
-			if isLocal(i) {
-				off, bytes := psSendSeg(mode, rank, other(i, rank), unit, total, root, n)
-				copy(bytesAt(g, memChans[i].h.Remote+slotAt(rank), bytes), bytesAt(g, in+off, bytes))
+			if boxSlots == 1 || !isLocal(i) {
+				_, bytes := seg(i)
+				longest = max(longest, bytes)
 			}
 		}
-		for i, c := range chans {
-			if isLocal(uint64(i)) {
-				memChans[i].signal()
-				continue
-			}
-			_, bytes := psSendSeg(mode, rank, other(uint64(i), rank), unit, total, root, n)
-			if bytes == 0 {
-				if _, err := c.push(channels.TriggerFlag, 0, 0, 0); err != nil {
-					return err
+		rounds := max(1, (longest+hostStagedChunk-1)/hostStagedChunk)
+		for r := uint64(0); r < rounds; r++ {
+			at, last := r*hostStagedChunk, r == rounds-1
+			for i := uint64(0); i < boxSlots; i++ {
+				if off, bytes := seg(i); (boxSlots == 1 || !isLocal(i)) && at < bytes {
+					size := min(hostStagedChunk, bytes-at)
+					copy(bytesAt(g, outbox+box+i*stride+at, size), bytesAt(g, in+off+at, size))
 				}
-				continue
 			}
-			src := box
-			if boxSlots > 1 {
-				src += uint64(i) * stride
-			}
-			// in chunks of hostStagedChunk, the signal with the last
-			for at := uint64(0); at < bytes; at += hostStagedChunk {
-				kind, n := uint32(channels.TriggerData), min(hostStagedChunk, bytes-at)
-				if at+n == bytes {
-					kind |= channels.TriggerFlag
+			for i := uint64(0); i < n-1 && last; i++ {
+				if off, bytes := seg(i); isLocal(i) {
+					copy(bytesAt(g, memChans[i].h.Remote+slotAt(rank), bytes), bytesAt(g, in+off, bytes))
 				}
-				if _, err := c.push(kind, slotAt(rank)+at, src+at, n); err != nil {
+			}
+			for i, c := range chans {
+				_, bytes := seg(uint64(i))
+				src := box + at
+				if boxSlots > 1 {
+					src += uint64(i) * stride
+				}
+				var err error
+				switch {
+				case isLocal(uint64(i)):
+					if last {
+						memChans[i].signal()
+					}
+				case bytes == 0 && r == 0:
+					_, err = c.push(channels.TriggerFlag, 0, 0, 0)
+				case at < bytes && bytes-at <= hostStagedChunk:
+					_, err = c.push(channels.TriggerData|channels.TriggerFlag, slotAt(rank)+at, src, bytes-at)
+				case at < bytes:
+					_, err = c.push(channels.TriggerData, slotAt(rank)+at, src, hostStagedChunk)
+				}
+				if err != nil {
 					return err
 				}
 			}
@@ -231,7 +240,7 @@ func TestHostStagedChunksOnStandin(t *testing.T) {
 	for _, hosts := range [][]string{{"h0", "h1"}, {"a", "a", "b", "b"}} {
 		t.Run(fmt.Sprintf("hosts %v", hosts), func(t *testing.T) {
 			envs := standinJob(t, hosts, 10<<20, hostStagedKernels())
-			checkStagedSizes(t, envs, len(hosts), "hostput", uses, []int64{9<<20 + 12, 8 << 20, 4<<20 + 4, 100})
+			checkStagedSizes(t, envs, len(hosts), "hostput", uses, []int64{9<<20 + 12, 8 << 20, 4<<20 + 4, 4 << 20, 100})
 		})
 	}
 }

@@ -1,5 +1,5 @@
 // host_staged.cu: the host-resident variant of port_staged.cu's collectives, and of
-// all-gather and all-reduce, for small messages across hosts.
+// all-gather and all-reduce, for small messages across hosts (broadcast's up to 64 MiB).
 //
 // host_staged and host_staged_reduce_* (host side: host_staged.go) are
 // port_staged_device.cuh's schedule (and, for all-reduce, a one-shot one: PS_ALLREDUCE,
@@ -66,8 +66,10 @@ constexpr uint32_t hsParts = 8;
 
 // hsChunk is the most bytes of a peer's segment that block 0 copies into the outbox before
 // it puts them: a segment over it goes in chunks of hsChunk (exchange), so that the network
-// carries one chunk while block 0 copies the next. 4 MiB keeps each chunk's put above the
-// sizes that the Ethernet transport sends on fewer sockets.
+// carries one chunk while block 0 copies the next. 4 MiB is not tuned (no other size was
+// measured): with the Ethernet transport's 12 data sockets (up to 16) its pieces stay at
+// or above ethernet.SpreadPiece, so every chunk but perhaps the last, which may be a few
+// bytes, goes to every data socket.
 constexpr uint64_t hsChunk = 4ull << 20;
 
 // hsTableRanks is how many ranks' lookups a block keeps in shared memory (HSTable).
