@@ -113,8 +113,7 @@ func hostDepth(slot, slotBytes uint64) uint32 {
 // pinned memory stays within what a run to limit takes, so that a size's time does not
 // depend on -e.
 func hostSegBytes(maxBytes, limit int64) uint64 {
-	seg := algo.Limit(limit, maxBytes)
-	return max(seg, min(4*seg, uint64(limit)))
+	return min(4*algo.Limit(limit, maxBytes), uint64(limit)) // never under the message: it is at most limit
 }
 
 // NewHostStaged sets collective mode's hostput up on env: host-resident slots for
