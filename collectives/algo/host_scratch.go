@@ -25,6 +25,12 @@ type HostScatter struct {
 	// which those peers write over NVLink, and MemChans (MemoryChannelHandle[npeers], in
 	// Peers order, zero for a network peer) are the memory channels into their Local.
 	Local, MemChans device.Ptr
+	// Progress (NewHostSlots only; else 0), PortChannelHandle[npeers] in Peers order, is a
+	// second port channel to each network peer, between the same buffers over the same
+	// connection as Chans, whose own semaphore counts the chunks of a long segment that
+	// have landed (the port-staged family's hostput streams them, host_staged.cu). A CUDA
+	// IPC peer's entry names no port channel and a semaphore of zeros, never signalled.
+	Progress device.Ptr
 }
 
 // NewHostScatter makes the host-resident outbox and scratch of slotBytes slots and the
@@ -34,20 +40,20 @@ func NewHostScatter(b *Base, slotBytes uint64) (HostScatter, error) {
 	if l := b.Env.Layout; !l.NetworkOnly() {
 		return HostScatter{}, fmt.Errorf("rank %d: host-resident buffers with a port channel to every peer need %s; this job has %v", b.Env.Rank, collectives.NoIPC, l)
 	}
-	return NewHostSlots(b, slotBytes, 1, b.Env.NRanks)
+	return newHostSlots(b, slotBytes, 1, b.Env.NRanks, nil, false)
 }
 
 // NewHostSlots is NewHostScatter with an outbox of two halves of outboxSlots slots and a
 // scratch of two halves of scratchSlots slots (the port-staged family's hostput: one
 // outbox slot per peer, one scratch slot per sender; its kernels cut each buffer into 2 or
-// 8 regions of as many smaller slots, host_staged.cu).
+// 8 regions of as many smaller slots, host_staged.cu), and the Progress channels.
 func NewHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int) (HostScatter, error) {
-	return newHostSlots(b, slotBytes, outboxSlots, scratchSlots, nil)
+	return newHostSlots(b, slotBytes, outboxSlots, scratchSlots, nil, true)
 }
 
 // newHostSlots is NewHostSlots, with port channels only to the network peers in rail
-// where rail is not nil (NewRailSlots).
-func newHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int, rail []int) (HostScatter, error) {
+// where rail is not nil (NewRailSlots), and Progress only where progress is set.
+func newHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int, rail []int, progress bool) (HostScatter, error) {
 	h := HostScatter{SlotBytes: slotBytes}
 	e := b.Env
 	box := 2 * uint64(outboxSlots) * slotBytes
@@ -62,9 +68,51 @@ func newHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int, rail
 	h.Outbox, h.Scratch = outbox.Ptrs[e.Rank], scratch.Ptrs[e.Rank]
 	if e.Layout.NetworkOnly() && rail == nil {
 		h.Chans, err = b.PortChannelSets(1, scratch, h.Outbox, box, channels.NetworkHostTokens)
+		if err == nil && progress {
+			h.Progress, err = b.PortChannelSets(1, scratch, h.Outbox, box, channels.NetworkHostTokens)
+		}
 		return h, err
 	}
-	return h, h.serveLocal(b, scratch, box, 2*uint64(scratchSlots)*slotBytes, rail)
+	if err := h.serveLocal(b, scratch, box, 2*uint64(scratchSlots)*slotBytes, rail); err != nil {
+		return h, err
+	}
+	if progress {
+		h.Progress, err = progressTo(b, scratch, h.Outbox, box)
+	}
+	return h, err
+}
+
+// progressTo makes HostScatter.Progress where some pairs use CUDA IPC: a port channel to
+// each network peer, an entry naming none with a semaphore of zeros for the others.
+func progressTo(b *Base, scratch *channels.Buffer, outbox device.Ptr, box uint64) (device.Ptr, error) {
+	e := b.Env
+	var network []int
+	for _, p := range e.Mesh.Peers() {
+		if !e.Mesh.PairTransport(e.Rank, p).Maps() {
+			network = append(network, p)
+		}
+	}
+	ports, err := e.Mesh.PortChannelsTo(network, scratch, outbox, box, channels.NetworkHostTokens)
+	if err != nil {
+		return 0, err
+	}
+	zero, err := e.Mesh.Alloc(16)
+	if err != nil {
+		return 0, err
+	}
+	chans := make([]channels.PortChannelHandle, 0, e.NRanks-1)
+	for _, p := range e.Mesh.Peers() {
+		if len(ports) > 0 && int(ports[0].Peer) == p {
+			chans = append(chans, ports[0])
+			ports = ports[1:]
+			continue
+		}
+		chans = append(chans, channels.PortChannelHandle{
+			Sem: channels.HostSemaphoreHandle{Inbound: uint64(zero), Expected: uint64(zero) + 8},
+			ID:  noPortChannel, Peer: uint32(p),
+		})
+	}
+	return e.Mesh.Upload(channels.HandlesBytes(chans))
 }
 
 // NewRailSlots is NewHostSlots for rail routing (the port-staged family's railput): port
@@ -75,7 +123,7 @@ func newHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int, rail
 func NewRailSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int) (HostScatter, error) {
 	l := b.Env.Layout
 	_, local, _ := l.Local(b.Env.Rank)
-	return newHostSlots(b, slotBytes, outboxSlots, scratchSlots, l.Rail(local)) // my rail, me among it
+	return newHostSlots(b, slotBytes, outboxSlots, scratchSlots, l.Rail(local), false) // my rail, me among it
 }
 
 // noPortChannel is the FIFO id in the entry of HostScatter.Chans of a CUDA IPC peer (or,

@@ -28,15 +28,20 @@ import (
 const hostStagedChunk = 4 << 20
 
 // hostStagedKernel: (chans, mems, outbox, scratch, local, slotBytes, in, out, unit, total,
-// mode, root, rank, nranks, depth, state, parts, ranks, nlocal; ranks set: railput,
-// hostRailLaunch); reduce: the host_staged_reduce family
+// mode, root, rank, nranks, depth, state, parts, ranks, nlocal, progress; ranks set:
+// railput, hostRailLaunch); reduce: the host_staged_reduce family
 // (int32 sum). A peer whose memory-channel entry has a remote address (CUDA IPC, on my
 // host) gets its segment written straight into its local scratch and a memory-channel
 // signal; the others a put from my outbox (in rounds of a chunk, as the kernel puts a
-// segment over hsChunk). It takes the region whose eighths of the
+// segment over hsChunk, each chunk but the last signalled on the progress channel). It
+// takes the region whose eighths of the
 // buffers were written longest ago and, before writing it, waits until every peer has
 // started the launch after the last one that wrote them; it waits for this launch's
-// signal only from the peers that send it bytes. hostStagedReadDelay, if set, runs before a rank reads its slots.
+// signal only from the peers that send it bytes, round by round as the kernel's streamed
+// launches do (a network peer's chunk r in round r, by its progress count or, with its
+// last, its launch signal; a CUDA IPC peer's segment in the last round), though it reads
+// the slots only after the last round. hostStagedReadDelay, if set, runs before a rank
+// reads its slots.
 func hostStagedKernel(reduce bool) devicetest.Kernel {
 	return func(g *devicetest.GPU, a []uint64) error {
 		if a[17] != 0 {
@@ -51,6 +56,10 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 			memChans = mems(g, a[1], int(n-1))
 		}
 		isLocal := func(i uint64) bool { return memChans != nil && memChans[i].h.Remote != 0 }
+		var progress []devPort
+		if a[19] != 0 {
+			progress = ports(g, a[19], int(n-1))
+		}
 		flag := uint64(st.Launches) + 1
 		stride := 2 * slot / depth
 		r, last := hostClaim(g, a[16], depth, flag)
@@ -114,6 +123,8 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 					_, err = c.push(channels.TriggerFlag, 0, 0, 0)
 				case at < bytes && bytes-at <= hostStagedChunk:
 					_, err = c.push(channels.TriggerData|channels.TriggerFlag, slotAt(rank)+at, src, bytes-at)
+				case at < bytes && progress != nil:
+					_, err = progress[i].push(channels.TriggerData|channels.TriggerFlag, slotAt(rank)+at, src, hostStagedChunk)
 				case at < bytes:
 					_, err = c.push(channels.TriggerData, slotAt(rank)+at, src, hostStagedChunk)
 				}
@@ -123,36 +134,106 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 			}
 		}
 		// this launch's signal of the peers that send me bytes (a CUDA IPC peer's entry in
-		// chans carries its memory channel's semaphore)
-		for i, c := range chans {
-			if _, bytes := psSendSeg(mode, other(uint64(i), rank), rank, unit, total, root, n); bytes == 0 {
-				continue
-			}
-			if err := awaitPeer(g, a[16], i, c, 1); err != nil {
-				return err
-			}
+		// chans carries its memory channel's semaphore), round by round where streamed
+		recvBytes := func(i int) uint64 {
+			_, bytes := psSendSeg(mode, other(uint64(i), rank), rank, unit, total, root, n)
+			return bytes
 		}
-		if hostStagedReadDelay != nil {
-			hostStagedReadDelay(rank, root, flag, func(q uint64) uint64 {
-				if q > rank {
-					q--
-				}
-				return atomic.LoadUint64(word(g, chans[q].h.Sem.Inbound))
-			})
-		}
-		psReceive(g, mode, reduce, rank, root, n, unit, total, in, out, func(q uint64) uint64 {
-			i := q // q's peer index
+		chunks := func(i int) uint64 { return (recvBytes(i) + hostStagedChunk - 1) / hostStagedChunk }
+		peerIndex := func(q uint64) uint64 {
 			if q > rank {
-				i--
+				return q - 1
 			}
-			if q != rank && isLocal(i) {
+			return q
+		}
+		slotPtr := func(q uint64) uint64 {
+			if q != rank && isLocal(peerIndex(q)) {
 				return local + slotAt(q)
 			}
 			return scratch + slotAt(q)
-		})
+		}
+		stream := streamed(progress != nil, mode, reduce, in == out, n, isLocal, chunks, recvBytes)
+		recvRounds := uint64(1)
+		for i := range chans {
+			if stream && !isLocal(uint64(i)) {
+				recvRounds = max(recvRounds, chunks(i))
+			}
+		}
+		for r := uint64(0); r < recvRounds; r++ {
+			for i, c := range chans {
+				var err error
+				switch k := chunks(i); {
+				case k == 0:
+				case recvRounds == 1 || isLocal(uint64(i)) && r == recvRounds-1 || !isLocal(uint64(i)) && r+1 == k:
+					err = awaitPeer(g, a[16], i, c, 1)
+				case !isLocal(uint64(i)) && r+1 < k:
+					err = progress[i].waitCount(r + 1)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			if r == 0 && hostStagedReadDelay != nil {
+				hostStagedReadDelay(rank, root, flag, func(q uint64) uint64 {
+					if q > rank {
+						q--
+					}
+					return atomic.LoadUint64(word(g, chans[q].h.Sem.Inbound))
+				})
+			}
+			if stream && !reduce {
+				// what round r brought, as copyStreamed copies it
+				for q := uint64(0); q < n; q++ {
+					off, bytes := psSendSeg(mode, q, rank, unit, total, root, n)
+					dst, src, lo, hi := out+psRecvOff(mode, q, rank, unit, total, n), slotPtr(q), uint64(0), bytes
+					switch {
+					case q == rank:
+						src = in + off
+						if r != 0 || src == dst {
+							continue
+						}
+					case isLocal(peerIndex(q)):
+						if r != recvRounds-1 {
+							continue
+						}
+					default:
+						lo = min(r*hostStagedChunk, bytes)
+						hi = min(lo+hostStagedChunk, bytes)
+					}
+					copy(bytesAt(g, dst+lo, hi-lo), bytesAt(g, src+lo, hi-lo))
+				}
+			}
+		}
+		if !stream || reduce {
+			psReceive(g, mode, reduce, rank, root, n, unit, total, in, out, slotPtr)
+		}
+		for i, c := range progress {
+			if k := chunks(i); !isLocal(uint64(i)) && k > 1 {
+				c.advance(k - 1)
+			}
+		}
 		hostFinish(chans, st)
 		return nil
 	}
+}
+
+// streamed is HostStaged::streamed for the stand-in's one block: some network peer sends
+// me a segment of several chunks, and the rounds can be told apart.
+func streamed(progress bool, mode portstaged.PortStagedMode, reduce, inPlace bool, n uint64, isLocal func(uint64) bool, chunks, recvBytes func(int) uint64) bool {
+	if !progress || inPlace && mode == portstaged.PSAlltoallv {
+		return false
+	}
+	several := false
+	for i := 0; i < int(n-1); i++ {
+		if isLocal(uint64(i)) {
+			if reduce && recvBytes(i) > 0 {
+				return false
+			}
+		} else if chunks(i) > 1 {
+			several = true
+		}
+	}
+	return several
 }
 
 // awaitPeer is HostStaged::awaitPeer: peer i's signal count (on channel c) has reached my
@@ -233,8 +314,11 @@ func TestHostStagedAcrossHostsOnStandin(t *testing.T) {
 
 // TestHostStagedChunksOnStandin: broadcast's hostput, which takes messages over 4 MiB, on 2
 // simulated hosts of one rank and on 2 hosts of 2 (a peer over CUDA IPC beside the
-// network one): segments over hostStagedChunk go as several puts, the signal with the
-// last, and every byte of every output is checked, in and out of place, the root moving.
+// network one): segments over hostStagedChunk go as several puts, each but the last
+// signalled on the progress channel and the launch's signal with the last, the receivers
+// copy each chunk once its round has landed, and every byte of every output is checked, in
+// and out of place, the root moving (a progress count not advanced at the launch's end
+// lets the next launch copy chunks before they land: caught).
 func TestHostStagedChunksOnStandin(t *testing.T) {
 	uses := []portstaged.Use{{Name: "broadcast", Mode: portstaged.PSBroadcast}}
 	for _, hosts := range [][]string{{"h0", "h1"}, {"a", "a", "b", "b"}} {

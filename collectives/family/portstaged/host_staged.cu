@@ -42,6 +42,15 @@
 // NVLink peers' scratch before the gate opens, so no block overwrites what a put still
 // reads.
 //
+// Streaming. Each chunk but a segment's last goes with a signal on the pair's progress
+// channel (a second port channel over the same connection, with a semaphore of its own),
+// so that a receiver whose network peers send it segments of several chunks reads them
+// round by round as they land instead of after the whole launch's data: block 1 waits for
+// each round's signals and tells the other blocks, which copy (or reduce) that round's
+// chunks while the network carries the next (streamed, copyStreamed). The launch's one
+// signal per pair, and with it every credit below, is unchanged; the last block advances
+// each progress count by the chunks signalled there.
+//
 // Rail routing (railput, host_rail.go: the rank table ranks set) is the same schedule with
 // the network only along rails: a rank puts one bundle per other host to its rail peer
 // there, which forwards the bundle's segments over NVLink to its host's ranks before it
@@ -71,6 +80,10 @@ constexpr uint32_t hsParts = 8;
 // or above ethernet.SpreadPiece, so every chunk but perhaps the last, which may be a few
 // bytes, goes to every data socket.
 constexpr uint64_t hsChunk = 4ull << 20;
+
+// chunksOf is how many puts a segment of bytes goes in (exchange): one per hsChunk, none for
+// an empty one.
+__device__ __forceinline__ uint64_t chunksOf(uint64_t bytes) { return (bytes + hsChunk - 1) / hsChunk; }
 
 // hsTableRanks is how many ranks' lookups a block keeps in shared memory (HSTable).
 constexpr uint32_t hsTableRanks = 64;
@@ -156,9 +169,12 @@ struct HostStaged {
                     // region, a word of padding and each peer's signal count last seen (seen)
   const uint32_t* ranks;  // rail routing (null: none): ranks by host and local index, then each rank's position
   uint32_t nlocal;        // ranks per host (rail routing)
+  PortChannelHandle* progress;  // a second channel to each network peer, counting chunks (null: rail routing)
 
   uint32_t flag;
   uint64_t stride, region;
+  bool stream = false;      // this launch receives round by round (exchange, streamed)
+  bool reducing = false;    // the host_staged_reduce family (streamed)
   HSTable* table;           // this block's (start)
   const uint64_t* remotes;  // each peer's CUDA IPC address in table; null: read mems
 
@@ -370,10 +386,144 @@ struct HostStaged {
     if (ranksFit) ranks = shared.ranks;
   }
 
+  // recvBytes is what peer i sends me this launch.
+  __device__ uint64_t recvBytes(uint32_t i) const {
+    return sendSeg(mode, peerOf(i, rank), rank, unit, total, root, nranks).bytes;
+  }
+
+  // sendRounds is how many rounds block 0 puts my outbox in (exchange): one per chunk of
+  // the longest segment in it, at least one.
+  __device__ uint64_t sendRounds() const {
+    const uint32_t boxSlots = sameToAll(mode) ? 1 : nranks - 1;
+    uint64_t longest = 0;
+    for (uint32_t k = 0; k < boxSlots; k++) {
+      if (boxSlots == 1 || !isLocal(k)) longest = max(longest, sendSeg(mode, rank, peerOf(k, rank), unit, total, root, nranks).bytes);
+    }
+    return max(chunksOf(longest), (uint64_t)1);
+  }
+
+  // recvRounds is how many rounds a streamed launch receives in: the most chunks a
+  // network peer sends me.
+  __device__ uint64_t recvRounds() const {
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < nranks - 1; i++) {
+      if (!isLocal(i)) n = max(n, chunksOf(recvBytes(i)));
+    }
+    return n;
+  }
+
+  // streamed says this launch reads what the peers send it round by round (copyStreamed,
+  // hostStagedReduce) rather than after one gate: where some network peer sends me a
+  // segment of several chunks, each of which it signals on its progress channel as it puts
+  // it (the last with the launch's signal), the grid has a block besides block 0, and the
+  // rounds can be told apart: not in place for all-to-allv (copyAll), not for a reduction
+  // that a CUDA IPC peer sends bytes into (its whole segment comes with the last round).
+  __device__ bool streamed() const {
+    if (progress == nullptr || rail() || gridDim.x < 2 || (in == out && mode == PS_ALLTOALLV)) return false;
+    if (recvRounds() < 2) return false;
+    for (uint32_t i = 0; reducing && i < nranks - 1; i++) {
+      if (isLocal(i) && recvBytes(i) > 0) return false;
+    }
+    return true;
+  }
+
+  // roundWord is how many rounds of a streamed launch have landed, (flag << 32) + rounds,
+  // as block 1 tells the grid; copiedWord is how many rounds block 0 has copied, alike
+  // (both device memory, after seen).
+  __device__ uint64_t* roundWord() const { return seen() + nranks - 1; }
+  __device__ uint64_t* copiedWord() const { return seen() + nranks; }
+
+  // spinUntil (one thread) waits until *w reaches want, then fences: what was written
+  // before w was set is visible to this block after its next barrier.
+  __device__ void spinUntil(uint64_t* w, uint64_t want) const {
+    SpinGuard g;
+    while (*reinterpret_cast<volatile uint64_t*>(w) < want) {
+      if (g.expired(DEVERR_SEMAPHORE_WAIT, chans[0].peer, chans[0].id)) break;
+    }
+    __threadfence();
+  }
+
+  // publish (one thread) sets *w to v once this block's writes are visible to the grid.
+  __device__ static void publish(uint64_t* w, uint64_t v) {
+    __threadfence();
+    atomicExch(reinterpret_cast<unsigned long long*>(w), static_cast<unsigned long long>(v));
+  }
+
+  // awaitChunk (block 1, thread i) waits until peer i's data of round r of rounds has
+  // landed: chunk r of a network peer's segment (its progress count, or the launch's
+  // signal with its last chunk), a CUDA IPC peer's whole segment in the last round.
+  __device__ void awaitChunk(uint32_t i, uint64_t r, uint64_t rounds) {
+    const uint64_t bytes = recvBytes(i);
+    if (bytes == 0) return;
+    if (isLocal(i)) {
+      if (r == rounds - 1) awaitPeer(i, 1);
+      return;
+    }
+    const uint64_t chunks = chunksOf(bytes);
+    if (r + 1 < chunks) {
+      awaitCount(progress[i], r + 1);
+    } else if (r + 1 == chunks) {
+      awaitPeer(i, 1);
+    }
+  }
+
+  // awaitRound (every block but 0) waits until round r of rounds has landed: block 1's
+  // thread i waits for peer i, then it tells the other blocks (roundWord). It also waits
+  // until block 0 has copied round r of sends rounds (all of them, if fewer). That says
+  // block 0 has claimed this launch's region (the first round then places it, setRegion,
+  // as the gate does), and in place (all-to-all, send-receive) that no block overwrites
+  // what block 0 has yet to copy: a part of my buffer is sent to and received from
+  // network peers in the same round, and where block 0 writes a CUDA IPC peer's segment
+  // in its last round, either nothing comes from the network into that part or block 0
+  // has a single round.
+  __device__ void awaitRound(uint64_t r, uint64_t rounds, uint64_t sends) {
+    const uint64_t base = (uint64_t)flag << 32;
+    if (blockIdx.x == 1) {
+      if (threadIdx.x < nranks - 1) awaitChunk(threadIdx.x, r, rounds);
+      if (threadIdx.x == 0) spinUntil(copiedWord(), base + min(r + 1, sends));
+      __syncthreads();
+      if (threadIdx.x == 0) publish(roundWord(), base + r + 1);
+    } else if (threadIdx.x == 0) {
+      spinUntil(roundWord(), base + r + 1);
+    }
+    __syncthreads();
+    if (r == 0) setRegion();
+  }
+
+  // copyStreamed is copyAll for a streamed launch: blocks 1 on copy each round once it has
+  // landed, chunk r of each network peer's segment in round r, my own segment in the first,
+  // a CUDA IPC peer's in the last. Block 0, which put mine, copies none of it.
+  __device__ void copyStreamed() {
+    if (blockIdx.x == 0) return;
+    const uint64_t rounds = recvRounds(), sends = sendRounds();
+    const uint64_t t = (uint64_t)(blockIdx.x - 1) * blockDim.x + threadIdx.x;
+    const uint64_t threads = (uint64_t)(gridDim.x - 1) * blockDim.x;
+    for (uint64_t r = 0; r < rounds; r++) {
+      awaitRound(r, rounds, sends);
+      for (uint32_t q = 0; q < nranks; q++) {
+        const Seg s = sendSeg(mode, q, rank, unit, total, root, nranks);
+        char* dst = out + recvOff(mode, q, rank, unit, total, nranks);
+        if (q == rank) {
+          if (r == 0 && in + s.off != dst) copy(dst, in + s.off, s.bytes, t, threads);
+          continue;
+        }
+        uint64_t lo = 0, hi = s.bytes;
+        if (isLocal(q < rank ? q : q - 1)) {
+          if (r != rounds - 1) continue;
+        } else {
+          lo = min(r * hsChunk, s.bytes);
+          hi = min(lo + hsChunk, s.bytes);
+        }
+        copyFresh(dst + lo, slotPtr(q) + lo, hi - lo, t, threads);
+      }
+    }
+  }
+
   // exchange: once the peers have read what this launch's region last held, my segments
   // into my outbox and put into the network peers' scratch, written straight into the
-  // scratch of the peers over CUDA IPC; then the data of the peers that send me any here
-  // (on return, for the whole grid, to be read with loadFresh).
+  // scratch of the peers over CUDA IPC; then, unless the launch is streamed, the data of
+  // the peers that send me any here (on return, for the whole grid, to be read with
+  // loadFresh).
   __device__ void exchange() {
     const uint32_t npeers = nranks - 1;
     start();
@@ -381,6 +531,7 @@ struct HostStaged {
       exchangeRail();
       return;
     }
+    stream = streamed();
     if (blockIdx.x == 0) {
       const uint64_t box = begin();
       const uint32_t boxSlots = sameToAll(mode) ? 1 : npeers;
@@ -391,9 +542,7 @@ struct HostStaged {
         const Seg s = sendSeg(mode, rank, peerOf(k, rank), unit, total, root, nranks);
         return {outbox + box + k * stride, in + s.off, s.bytes, false};
       };
-      uint64_t longest = 0;  // the longest segment in my outbox
-      for (uint32_t k = 0; k < boxSlots; k++) longest = max(longest, piece(k).bytes);
-      const uint64_t chunks = longest > hsChunk ? (longest + hsChunk - 1) / hsChunk : 1;
+      const uint64_t chunks = sendRounds();
       if (chunks == 1 && !copyPieces(boxSlots + npeers, piece, threadIdx.x, blockDim.x, *table)) {
         for (uint32_t k = 0; k < boxSlots + npeers; k++) {
           const Piece p = piece(k);
@@ -414,6 +563,7 @@ struct HostStaged {
           }
         }
         __syncthreads();
+        if (stream && threadIdx.x == 0) publish(copiedWord(), ((uint64_t)flag << 32) + r + 1);
         if (threadIdx.x < npeers && isLocal(threadIdx.x)) {
           if (r == chunks - 1) MemoryChannel{mems[threadIdx.x]}.signal();  // release: the block's writes above first
         } else if (threadIdx.x < npeers) {
@@ -424,6 +574,8 @@ struct HostStaged {
             c.signal();
           } else if (at < s.bytes && s.bytes - at <= hsChunk) {
             c.putWithSignal(slotOff(rank) + at, src, s.bytes - at);  // the last chunk: the signal follows every byte
+          } else if (at < s.bytes && progress != nullptr) {
+            PortChannel{progress[threadIdx.x]}.putWithSignal(slotOff(rank) + at, src, hsChunk);  // counted: streamed
           } else if (at < s.bytes) {
             c.put(slotOff(rank) + at, src, hsChunk);
           }
@@ -431,7 +583,7 @@ struct HostStaged {
       }
     }
     // this launch's signal of each peer that sends me bytes
-    gate([&](uint32_t i) { return sendSeg(mode, peerOf(i, rank), rank, unit, total, root, nranks).bytes > 0; });
+    if (!stream) gate([&](uint32_t i) { return recvBytes(i) > 0; });
   }
 
   // exchangeRail is exchange under rail routing. Block 0, once the linked peers have read
@@ -503,12 +655,16 @@ struct HostStaged {
   }
 
   // finish: the last block advances each linked peer's expected count by the launch's
-  // signal.
+  // signal, and a network peer's progress count by the chunks it signalled there (all but
+  // the last of a segment of several, whether or not this launch was streamed).
   __device__ void finish() {
     // A grid of one block counts no blocks done: finishLaunch's barrier ends the launch.
     const bool last = gridDim.x == 1 || lastBlock(state);
-    if (last && threadIdx.x < nranks - 1 && linked(threadIdx.x)) {
-      *reinterpret_cast<volatile uint64_t*>(chans[threadIdx.x].sem.expected) += 1;
+    const uint32_t i = threadIdx.x;
+    if (last && i < nranks - 1 && linked(i)) {
+      *reinterpret_cast<volatile uint64_t*>(chans[i].sem.expected) += 1;
+      const uint64_t chunks = progress != nullptr && !isLocal(i) ? chunksOf(recvBytes(i)) : 0;
+      if (chunks > 1) *reinterpret_cast<volatile uint64_t*>(progress[i].sem.expected) += chunks - 1;
     }
     finishLaunch(state, flag);
   }
@@ -615,16 +771,20 @@ __device__ void reduceHostFirst(HostStaged& p, uint64_t mine, Range share) {
   PortChannelHandle *chans, MemoryChannelHandle *memChans, char *outbox, const char *scratch, const char *local, \
       uint64_t slotBytes, const char *in, char *out, uint64_t unit, uint64_t total, uint32_t mode, uint32_t root, \
       uint32_t rank, uint32_t nranks, uint32_t depth, LaunchState *state, uint32_t *parts, const uint32_t *ranks, \
-      uint32_t nlocal
+      uint32_t nlocal, PortChannelHandle *progress
 #define HS_INIT                                                                                                \
   HostStaged p{chans, memChans, outbox, scratch, local, slotBytes, in, out, unit, total, mode, root, rank, nranks, \
-               depth, state, parts, ranks, nlocal}
+               depth, state, parts, ranks, nlocal, progress}
 
 // host_staged: the collectives that copy, through host-resident buffers.
 extern "C" __global__ void __launch_bounds__(1024) host_staged(HS_PARAMS) {
   HS_INIT;
   p.exchange();
-  p.copyAll();
+  if (p.stream) {
+    p.copyStreamed();
+  } else {
+    p.copyAll();
+  }
   p.finish();
 }
 
@@ -634,12 +794,26 @@ extern "C" __global__ void __launch_bounds__(1024) host_staged(HS_PARAMS) {
 template <typename T, int Op>
 __device__ void hostStagedReduce(HostStaged& p) {
   const bool hostFirst = p.hostFirst();
+  p.reducing = true;
   if (hostFirst) {
     exchangeHostFirst<T, Op>(p);
   } else {
     p.exchange();
   }
-  if (p.mode == PS_REDUCESCATTER || p.mode == PS_ALLREDUCE || p.rank == p.root) {
+  if (p.stream) {
+    // round by round (blocks 1 on): every sender's segment for me is the unit, in chunks
+    if (blockIdx.x != 0) {
+      const uint64_t rounds = p.recvRounds(), sends = p.sendRounds();
+      const uint64_t mine = p.mode == PS_REDUCESCATTER ? p.rank * p.unit : 0;
+      auto from = [&](uint32_t r) { return r == p.rank ? p.in + mine : p.slotPtr(r); };
+      for (uint64_t r = 0; r < rounds; r++) {
+        p.awaitRound(r, rounds, sends);
+        const uint64_t lo = min(r * hsChunk, p.unit), hi = min(lo + hsChunk, p.unit);
+        const Range share = split(hi - lo, gridDim.x - 1, blockIdx.x - 1, 16);
+        reduceHost<T, Op>(p.out, from, p.nranks, p.rank, lo + share.begin, share.size(), p.nranks);
+      }
+    }
+  } else if (p.mode == PS_REDUCESCATTER || p.mode == PS_ALLREDUCE || p.rank == p.root) {
     const uint64_t mine = p.mode == PS_REDUCESCATTER ? p.rank * p.unit : 0;
     const Range share = split(p.unit, gridDim.x, blockIdx.x, 16);
     if (hostFirst) {

@@ -93,8 +93,9 @@ type hostStaged struct {
 
 // partsBytes is the size of the kernel's parts table (host_staged.cu's HostStaged::parts):
 // nine uint32 (the last launch to write each eighth of the buffers, this launch's region)
-// and a word of padding, then a uint64 per peer (its signal count as last read).
-func partsBytes(nranks int) uint64 { return 10*4 + 8*uint64(nranks-1) }
+// and a word of padding, then a uint64 per peer (its signal count as last read), then two
+// uint64 (the chunks of a streamed launch that have landed, and that block 0 has copied).
+func partsBytes(nranks int) uint64 { return 10*4 + 8*uint64(nranks-1) + 16 }
 
 // hostDepth is the regions a launch whose largest segment is slot bytes cuts the buffers
 // into (host_staged.cu's depth): 8 where a slot of an eighth of the buffers holds it, so
@@ -174,5 +175,6 @@ func (a *hostStaged) launchOn(l *collectives.LaunchArgs, in, out device.Ptr, s d
 		In: in, Out: out, Unit: unit, Total: total,
 		Mode: uint32(a.mode), Root: uint32(l.Root), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
 		Depth: hostDepth(slot, a.SlotBytes), State: a.State, Parts: a.parts, Ranks: a.ranks, NLocal: a.nlocal,
+		Progress: a.Progress,
 	})
 }

@@ -25,6 +25,7 @@ type HostStagedArgs struct {
 	Parts      device.Ptr // uint32[9]: per eighth of the buffers, the last launch that wrote it; this launch's region
 	Ranks      device.Ptr // railput: uint32[2*NRanks], the rank at host*NLocal+local, then each rank's host*NLocal+local (0: hostput)
 	NLocal     uint32     // railput: ranks per host
+	Progress   device.Ptr // PortChannelHandle[npeers]: a second channel to each network peer, counting a long segment's chunks (0: railput)
 }
 
 var (
