@@ -59,7 +59,7 @@ func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust f
 		panic(fmt.Sprintf("portstaged: %s hostput without a largest message", collective))
 	}
 	a.New = func(env *collectives.Env) (collectives.Instance, error) {
-		h, err := newHostStaged(env, mode, false, hostSegBytes(env.MaxBytes, a.MaxBytes))
+		h, err := newHostStaged(env, mode, false, hostSegBytes(mode, env.MaxBytes, a.MaxBytes, env.NRanks))
 		if h == nil {
 			return nil, err // not a nil *hostStaged in a non-nil Instance
 		}
@@ -107,14 +107,29 @@ func hostDepth(slot, slotBytes uint64) uint32 {
 	return 2
 }
 
-// hostSegBytes is the rank-pair segment hostput's slots are sized for in a run whose
-// largest message is maxBytes, for an algorithm that takes messages of up to limit bytes
-// (> 0): four times that message, at most limit (and never less than the message up to
-// limit). The run's largest launches then get 8 regions too (hostDepth) wherever the
-// pinned memory stays within what a run to limit takes, so that a size's time does not
-// depend on -e.
-func hostSegBytes(maxBytes, limit int64) uint64 {
-	return min(4*algo.Limit(limit, maxBytes), uint64(limit)) // never under the message: it is at most limit
+// hostSegBytes is the rank-pair segment hostput's slots are sized for in mode on nranks
+// ranks, in a run whose largest message is maxBytes, for an algorithm that takes messages
+// of up to limit bytes (> 0): four times that message's largest segment (pairBytes), at
+// most the segment of a message of limit bytes (and never less than the segment of a
+// message up to limit). The run's largest launches then get 8 regions too (hostDepth)
+// wherever the pinned memory stays within what a run to limit takes, so that a size's
+// time does not depend on -e.
+func hostSegBytes(mode PortStagedMode, maxBytes, limit int64, nranks int) uint64 {
+	seg := func(bytes uint64) uint64 { return mode.pairBytes(bytes, nranks) }
+	return min(4*seg(algo.Limit(limit, maxBytes)), seg(uint64(limit))) // never under the segment: the message is at most limit
+}
+
+// pairBytes is, rounded up to 16 bytes, the most that a rank sends one peer in a launch of
+// mode whose message (the size column) is bytes on nranks ranks (UnitSlot's slot): an
+// nth of it where every rank gets an nth of the message (all-gather, gather, all-to-all,
+// reduce-scatter, scatter), all of it otherwise (all-to-all-v, whose farthest peer gets
+// the most, is bounded by the message).
+func (m PortStagedMode) pairBytes(bytes uint64, nranks int) uint64 {
+	switch m {
+	case PSAllgather, PSGather, PSAlltoall, PSReduceScatter, PSScatter:
+		bytes = (bytes + uint64(nranks) - 1) / uint64(nranks)
+	}
+	return algo.RoundUp(bytes, 16)
 }
 
 // NewHostStaged sets collective mode's hostput up on env: host-resident slots for
@@ -140,7 +155,7 @@ func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool, segByte
 		return nil, err
 	}
 	if segBytes == 0 {
-		segBytes = hostSegBytes(env.MaxBytes, algo.HostStagedMax)
+		segBytes = hostSegBytes(mode, env.MaxBytes, algo.HostStagedMax, env.NRanks)
 	}
 	slot := algo.RoundUp(max(segBytes, 16), 256)
 	if rail {
