@@ -350,14 +350,18 @@ func psReceive(g *devicetest.GPU, mode portstaged.PortStagedMode, reduce bool, r
 				mine = rank * unit
 			}
 			res := bytesAt(g, out, unit)
+			srcs := make([][]byte, n) // each source's whole unit, looked up once
+			for r := range srcs {
+				if uint64(r) == rank {
+					srcs[r] = bytesAt(g, in+mine, unit)
+				} else {
+					srcs[r] = bytesAt(g, slotPtr(uint64(r)), unit)
+				}
+			}
 			for k := uint64(0); k+4 <= unit; k += 4 {
 				var sum int32
-				for r := uint64(0); r < n; r++ {
-					src := slotPtr(r) + k
-					if r == rank {
-						src = in + mine + k
-					}
-					sum += int32(binary.LittleEndian.Uint32(bytesAt(g, src, 4)))
+				for _, src := range srcs {
+					sum += int32(binary.LittleEndian.Uint32(src[k:]))
 				}
 				binary.LittleEndian.PutUint32(res[k:], uint32(sum))
 			}
