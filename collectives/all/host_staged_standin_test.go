@@ -312,19 +312,30 @@ func TestHostStagedAcrossHostsOnStandin(t *testing.T) {
 	}
 }
 
-// TestHostStagedChunksOnStandin: broadcast's hostput, which takes messages over 4 MiB, on 2
-// simulated hosts of one rank and on 2 hosts of 2 (a peer over CUDA IPC beside the
-// network one): segments over hostStagedChunk go as several puts, each but the last
-// signalled on the progress channel and the launch's signal with the last, the receivers
-// copy each chunk once its round has landed, and every byte of every output is checked, in
+// TestHostStagedChunksOnStandin: the hostputs that take messages over 4 MiB (broadcast's,
+// all-gather's, all-to-all's and reduce-scatter's) on 2 simulated hosts of one rank and on
+// 2 hosts of 2 (a peer over CUDA IPC beside the network one): segments over
+// hostStagedChunk go as several puts, each but the last signalled on the progress channel
+// and the launch's signal with the last, the receivers copy each chunk once its round has
+// landed (a reduction after the last round), and every byte of every output is checked, in
 // and out of place, the root moving (a progress count not advanced at the launch's end
-// lets the next launch copy chunks before they land: caught).
+// lets the next launch copy chunks before they land: caught). The sizes give segments of
+// several chunks, of one chunk and a few bytes, and of exactly one chunk on either layout.
 func TestHostStagedChunksOnStandin(t *testing.T) {
-	uses := []portstaged.Use{{Name: "broadcast", Mode: portstaged.PSBroadcast}}
-	for _, hosts := range [][]string{{"h0", "h1"}, {"a", "a", "b", "b"}} {
-		t.Run(fmt.Sprintf("hosts %v", hosts), func(t *testing.T) {
-			envs := standinJob(t, hosts, 10<<20, hostStagedKernels())
-			checkStagedSizes(t, envs, len(hosts), "hostput", uses, []int64{9<<20 + 12, 8 << 20, 4<<20 + 4, 4 << 20, 100})
+	uses := []portstaged.Use{
+		{Name: "broadcast", Mode: portstaged.PSBroadcast}, {Name: "allgather", Mode: portstaged.PSAllgather},
+		{Name: "alltoall", Mode: portstaged.PSAlltoall}, {Name: "reducescatter", Mode: portstaged.PSReduceScatter},
+	}
+	for _, tc := range []struct {
+		hosts []string
+		sizes []int64
+	}{
+		{[]string{"h0", "h1"}, []int64{9<<20 + 16, 8 << 20, 4<<20 + 4, 4 << 20, 100}},
+		{[]string{"a", "a", "b", "b"}, []int64{18<<20 + 32, 16 << 20, 4<<20 + 4, 100}},
+	} {
+		t.Run(fmt.Sprintf("hosts %v", tc.hosts), func(t *testing.T) {
+			envs := standinJob(t, tc.hosts, 20<<20, hostStagedKernels())
+			checkStagedSizes(t, envs, len(tc.hosts), "hostput", uses, tc.sizes)
 		})
 	}
 }

@@ -35,7 +35,9 @@ func TestPortStagedRegistry(t *testing.T) {
 	// algo.HostStagedMax, in the same collectives and modes and in allgather (whose portput
 	// is its own)
 	// (and allreduce's one shot, #9, automatic only where some host has several ranks;
-	// broadcast's up to broadcast.HostPutMax, automatic to there)
+	// broadcast's up to broadcast.HostPutMax, automatic to there; all-gather's, all-to-all's
+	// and reduce-scatter's up to portstaged.StreamedMax, automatic to there where no pair
+	// uses CUDA IPC, else to algo.HostStagedAutoMax)
 	want := append([]portstaged.Use{{Name: "allgather", Mode: portstaged.PSAllgather}}, portstaged.Collectives()...)
 	hostWant := slices.Insert(slices.Clone(want), 1, portstaged.Use{Name: "allreduce", Mode: portstaged.PSAllreduce})
 	if host := portstaged.HostCollectives(); !slices.Equal(host, hostWant) {
@@ -52,6 +54,14 @@ func TestPortStagedRegistry(t *testing.T) {
 		if pc.Name == "broadcast" {
 			maxBytes = broadcast.HostPutMax
 			autoOK = func(a *collectives.Algorithm) bool { return a.AutoMax == broadcast.HostPutMax }
+		}
+		if streamedLarge[pc.Name] {
+			maxBytes = portstaged.StreamedMax
+			autoOK = func(a *collectives.Algorithm) bool {
+				_, one := a.AutoRange(layoutOf(false, "a", "b"))
+				_, two := a.AutoRange(layoutOf(false, "a", "a", "b", "b"))
+				return one == portstaged.StreamedMax && two == algo.HostStagedAutoMax
+			}
 		}
 		for _, k := range []string{"hostput", fmt.Sprint(number)} {
 			a, err := collectives.Find(pc.Name, k)
@@ -107,12 +117,18 @@ func autoBelow(a *collectives.Algorithm) bool {
 	return ok
 }
 
+// streamedLarge are the collectives whose hostput takes messages to
+// portstaged.StreamedMax.
+var streamedLarge = map[string]bool{"allgather": true, "alltoall": true, "reducescatter": true}
+
 // TestPortStagedSelect: across hosts (one rank per host, two per host, hosts of unequal
 // rank counts, and a network transport inside one host) -k auto picks hostput up to
 // algo.HostStagedAutoMax (railput on hosts of 4 ranks, on hosts of 2 whose ranks share
 // GPUs, sendrecv there only up to 64 KiB, for reduce-scatter and reduce on hosts of 2,
-// and for broadcast on hosts of 2 from 256 KiB to below 1 MiB), portput at every other
-// size and type, and -k all offers them and nothing that needs one host; on one host
+// and for broadcast on hosts of 2 from 256 KiB to below 1 MiB; broadcast's up to
+// broadcast.HostPutMax, and all-to-all's and reduce-scatter's up to
+// portstaged.StreamedMax where no pair uses CUDA IPC), portput at every other size and
+// type, and -k all offers them and nothing that needs one host; on one host
 // connected by CUDA IPC, -k auto picks exactly what it picks without either.
 func TestPortStagedSelect(t *testing.T) {
 	across := map[string]collectives.Layout{
@@ -132,6 +148,7 @@ func TestPortStagedSelect(t *testing.T) {
 	across["hosts of 2 and 1, shared GPUs"] = sharedGPUs(layoutOf(false, "h0", "h0", "h1"))
 	across["2 hosts of 1, shared GPUs"] = sharedGPUs(layoutOf(false, "h0", "h1"))
 	rails := map[string]bool{"2 hosts of 2": true, "2 hosts of 2, crossed": true, "2 hosts of 4": true, "2 hosts of 2, shared GPUs": true}
+	noIPC := map[string]bool{"2 hosts of 1": true, "4 hosts of 1": true, "1 host, no IPC": true, "2 hosts of 1, shared GPUs": true}
 	railAuto := map[string]bool{"2 hosts of 4": true, "2 hosts of 2, shared GPUs": true}
 	// reduce-scatter and reduce, whose railput reduces inside the host first, take it on
 	// hosts of 2 ranks too
@@ -158,6 +175,9 @@ func TestPortStagedSelect(t *testing.T) {
 					want := "portput"
 					if pc.Name == "broadcast" && size <= broadcast.HostPutMax {
 						want = "hostput" // above the family's sizes too
+					}
+					if streamedLarge[pc.Name] && noIPC[name] && size <= portstaged.StreamedMax {
+						want = "hostput"
 					}
 					if size <= algo.HostStagedAutoMax {
 						want = "hostput"
@@ -192,6 +212,11 @@ func TestPortStagedSelect(t *testing.T) {
 				sizes[algo.HostStagedMax+4] = "portput,hostput"
 				sizes[broadcast.HostPutMax] = "portput,hostput"
 				sizes[broadcast.HostPutMax+4] = "portput"
+			}
+			if streamedLarge[pc.Name] {
+				sizes[algo.HostStagedMax+4] = "portput,hostput"
+				sizes[portstaged.StreamedMax] = "portput,hostput"
+				sizes[portstaged.StreamedMax+4] = "portput"
 			}
 			for size, want := range sizes {
 				all, err := collectives.SelectIn(pc.Name, "all", size, l, "float")
@@ -314,6 +339,29 @@ func TestPortStagedSchedule(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestAllgatherHostPutSelect: all-gather's hostput, whose portput is its own, is -k auto's
+// choice to portstaged.StreamedMax where no pair uses CUDA IPC, and hier's above 4 MiB
+// where hosts have several ranks.
+func TestAllgatherHostPutSelect(t *testing.T) {
+	for _, tc := range []struct {
+		layout string
+		l      collectives.Layout
+		size   int64
+		want   string
+	}{
+		{"2 hosts of 1", layoutOf(false, "h0", "h1"), 8 << 20, "hostput"},
+		{"2 hosts of 1", layoutOf(false, "h0", "h1"), portstaged.StreamedMax, "hostput"},
+		{"2 hosts of 1", layoutOf(false, "h0", "h1"), portstaged.StreamedMax + 4, "portput"},
+		{"4 hosts of 1", layoutOf(false, "a", "b", "c", "d"), 32 << 20, "hostput"},
+		{"2 hosts of 2", layoutOf(false, "h0", "h0", "h1", "h1"), 8 << 20, "hier"},
+	} {
+		got, err := collectives.SelectIn("allgather", "auto", tc.size, tc.l, "float")
+		if err != nil || len(got) != 1 || got[0].Name != tc.want {
+			t.Errorf("SelectIn(allgather, auto, %d, %s) = %v, %v; want %s", tc.size, tc.layout, AlgNames(got), err, tc.want)
 		}
 	}
 }

@@ -69,6 +69,30 @@ func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust f
 	hostUses[collective] = mode
 }
 
+// StreamedMax is the largest message the hostput of all-gather, all-to-all and
+// reduce-scatter takes (their folders' *_hostput.go say what was measured): a segment over
+// 4 MiB goes in chunks that the receivers copy or reduce as they land (host_staged.cu,
+// "Streaming"). Their slots hold a peer's segment, an nth of the message (pairBytes): an
+// outbox and a scratch of two halves, each of a slot per peer (the outbox of all-gather:
+// one for all), under 256 MiB of pinned host memory a rank at any -e, and the scratch's
+// 128 MiB again in GPU memory where some pairs use CUDA IPC. Send-receive's hostput stays
+// at algo.HostStagedMax: its outbox keeps a slot for every peer, each of the whole message.
+const StreamedMax = 64 << 20
+
+// StreamedAuto is the -k auto range of a hostput that takes messages to StreamedMax: to
+// max where no pair of the job uses CUDA IPC (where it was measured against portput: one
+// rank a host), to algo.HostStagedAutoMax on the other layouts, where portput, railput and
+// the hierarchical algorithms keep the larger messages (hostput was not measured against
+// them there above 4 MiB).
+func StreamedAuto(max int64) func(collectives.Layout) (min, max int64) {
+	return func(l collectives.Layout) (int64, int64) {
+		if l.NetworkOnly() {
+			return 0, max
+		}
+		return 0, algo.HostStagedAutoMax
+	}
+}
+
 // HostCollectives lists the collectives that registered a hostput, by name.
 func HostCollectives() []Use { return hostUses.sorted() }
 
