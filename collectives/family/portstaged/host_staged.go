@@ -21,9 +21,11 @@ import (
 // of a port channel's copy-engine put and proxy round trips. A launch waits only for the
 // peers that send it bytes, and for the credit of the region it reuses (up to 8 regions
 // for small segments), so that rooted collectives and rings pipeline across launches
-// rather than meet every peer once per launch. Automatic up to
-// algo.HostStagedAutoMax, above portput's priority; it takes messages of up to
-// algo.HostStagedMax (broadcast's to 64 MiB: broadcast.HostPutMax).
+// rather than meet every peer once per launch; a segment over 4 MiB goes in chunks that
+// the receiver reads as they land. Automatic up to algo.HostStagedAutoMax, above portput's
+// priority; it takes messages of up to algo.HostStagedMax (broadcast's to 64 MiB:
+// broadcast.HostPutMax; all-gather's, all-to-all's and reduce-scatter's to StreamedMax,
+// automatic to there where no pair uses CUDA IPC).
 
 // HostStagedNumber is the hostput algorithms' number in every collective (allgather's
 // hostput is #7 too) but allreduce, where RegisterHostAs gives it another.
