@@ -313,7 +313,8 @@ func TestHostStagedAcrossHostsOnStandin(t *testing.T) {
 }
 
 // TestHostStagedChunksOnStandin: the hostputs that take messages over 4 MiB (broadcast's,
-// all-gather's, all-to-all's and reduce-scatter's) on 2 simulated hosts of one rank and on
+// all-gather's, all-to-all's, reduce-scatter's, gather's, scatter's and hypercube's) on 2
+// simulated hosts of one rank and on
 // 2 hosts of 2 (a peer over CUDA IPC beside the network one): segments over
 // hostStagedChunk go as several puts, each but the last signalled on the progress channel
 // and the launch's signal with the last, the receivers copy each chunk once its round has
@@ -325,6 +326,8 @@ func TestHostStagedChunksOnStandin(t *testing.T) {
 	uses := []portstaged.Use{
 		{Name: "broadcast", Mode: portstaged.PSBroadcast}, {Name: "allgather", Mode: portstaged.PSAllgather},
 		{Name: "alltoall", Mode: portstaged.PSAlltoall}, {Name: "reducescatter", Mode: portstaged.PSReduceScatter},
+		{Name: "gather", Mode: portstaged.PSGather}, {Name: "scatter", Mode: portstaged.PSScatter},
+		{Name: "hypercube", Mode: portstaged.PSAllgather},
 	}
 	for _, tc := range []struct {
 		hosts []string

@@ -35,9 +35,9 @@ func TestPortStagedRegistry(t *testing.T) {
 	// algo.HostStagedMax, in the same collectives and modes and in allgather (whose portput
 	// is its own)
 	// (and allreduce's one shot, #9, automatic only where some host has several ranks;
-	// broadcast's up to broadcast.HostPutMax, automatic to there; all-gather's, all-to-all's
-	// and reduce-scatter's up to portstaged.StreamedMax, automatic to there where no pair
-	// uses CUDA IPC, else to algo.HostStagedAutoMax)
+	// broadcast's up to broadcast.HostPutMax, automatic to there; those of streamedLarge
+	// up to portstaged.StreamedMax, automatic to there where no pair uses CUDA IPC, else to
+	// algo.HostStagedAutoMax)
 	want := append([]portstaged.Use{{Name: "allgather", Mode: portstaged.PSAllgather}}, portstaged.Collectives()...)
 	hostWant := slices.Insert(slices.Clone(want), 1, portstaged.Use{Name: "allreduce", Mode: portstaged.PSAllreduce})
 	if host := portstaged.HostCollectives(); !slices.Equal(host, hostWant) {
@@ -119,16 +119,15 @@ func autoBelow(a *collectives.Algorithm) bool {
 
 // streamedLarge are the collectives whose hostput takes messages to
 // portstaged.StreamedMax.
-var streamedLarge = map[string]bool{"allgather": true, "alltoall": true, "reducescatter": true}
+var streamedLarge = map[string]bool{"allgather": true, "alltoall": true, "reducescatter": true, "gather": true, "scatter": true, "hypercube": true}
 
 // TestPortStagedSelect: across hosts (one rank per host, two per host, hosts of unequal
 // rank counts, and a network transport inside one host) -k auto picks hostput up to
 // algo.HostStagedAutoMax (railput on hosts of 4 ranks, on hosts of 2 whose ranks share
 // GPUs, sendrecv there only up to 64 KiB, for reduce-scatter and reduce on hosts of 2,
 // and for broadcast on hosts of 2 from 256 KiB to below 1 MiB; broadcast's up to
-// broadcast.HostPutMax, and all-to-all's and reduce-scatter's up to
-// portstaged.StreamedMax where no pair uses CUDA IPC), portput at every other size and
-// type, and -k all offers them and nothing that needs one host; on one host
+// broadcast.HostPutMax, and those of streamedLarge up to portstaged.StreamedMax where no
+// pair uses CUDA IPC), portput at every other size and type, and -k all offers them and nothing that needs one host; on one host
 // connected by CUDA IPC, -k auto picks exactly what it picks without either.
 func TestPortStagedSelect(t *testing.T) {
 	across := map[string]collectives.Layout{

@@ -24,8 +24,8 @@ import (
 // rather than meet every peer once per launch; a segment over 4 MiB goes in chunks that
 // the receiver reads as they land. Automatic up to algo.HostStagedAutoMax, above portput's
 // priority; it takes messages of up to algo.HostStagedMax (broadcast's to 64 MiB:
-// broadcast.HostPutMax; all-gather's, all-to-all's and reduce-scatter's to StreamedMax,
-// automatic to there where no pair uses CUDA IPC).
+// broadcast.HostPutMax; all-gather's, all-to-all's, reduce-scatter's, gather's, scatter's
+// and hypercube's to StreamedMax, automatic to there where no pair uses CUDA IPC).
 
 // HostStagedNumber is the hostput algorithms' number in every collective (allgather's
 // hostput is #7 too) but allreduce, where RegisterHostAs gives it another.
@@ -71,14 +71,15 @@ func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust f
 	hostUses[collective] = mode
 }
 
-// StreamedMax is the largest message the hostput of all-gather, all-to-all and
-// reduce-scatter takes (their folders' *_hostput.go say what was measured): a segment over
-// 4 MiB goes in chunks that the receivers copy or reduce as they land (host_staged.cu,
-// "Streaming"). Their slots hold a peer's segment, an nth of the message (pairBytes): an
-// outbox and a scratch of two halves, each of a slot per peer (the outbox of all-gather:
-// one for all), under 256 MiB of pinned host memory a rank at any -e, and the scratch's
-// 128 MiB again in GPU memory where some pairs use CUDA IPC. Send-receive's hostput stays
-// at algo.HostStagedMax: its outbox keeps a slot for every peer, each of the whole message.
+// StreamedMax is the largest message the hostput of all-gather, all-to-all,
+// reduce-scatter, gather, scatter and hypercube takes (their folders' *_hostput.go say
+// what was measured): a segment over 4 MiB goes in chunks that the receivers copy or
+// reduce as they land (host_staged.cu, "Streaming"). Their slots hold a peer's segment, an
+// nth of the message (pairBytes): an outbox and a scratch of two halves, each of at most a
+// slot per peer, under 256 MiB of pinned host memory a rank at any -e, and the scratch's
+// 128 MiB again in GPU memory where some pairs use CUDA IPC. The hostput of send-receive,
+// reduce and all-to-all-v stays at algo.HostStagedMax: a segment of theirs can be the
+// whole message, and their outbox or scratch keeps a slot for every peer.
 const StreamedMax = 64 << 20
 
 // StreamedAuto is the -k auto range of a hostput that takes messages to StreamedMax: to
