@@ -239,6 +239,21 @@ func TestAllreduceHostRSAGOnStandin(t *testing.T) {
 	}
 }
 
+// TestAllreduceHostRSAGLargeOnStandin: allreduce hostrsag above hostput's one shot (4
+// MiB) on 2 hosts of one rank and on 3: chunks over hostput's 4 MiB put (received in
+// rounds), and counts that do not split into equal chunks, whose largest multiple of the
+// rank count goes through the two stages and the elements left through the one shot, in
+// and out of place, every byte checked.
+func TestAllreduceHostRSAGLargeOnStandin(t *testing.T) {
+	for _, hosts := range [][]string{{"a", "b"}, {"a", "b", "c"}} {
+		t.Run(fmt.Sprintf("hosts %v", hosts), func(t *testing.T) {
+			envs := standinJob(t, hosts, 10<<20, hostStagedKernels())
+			uses := []portstaged.Use{{Name: "allreduce", Mode: portstaged.PSAllreduce}}
+			checkStagedSizes(t, envs, len(hosts), "hostrsag", uses, []int64{9<<20 + 8, 9<<20 + 4, 4<<20 + 4})
+		})
+	}
+}
+
 // checkStagedRSAG runs allreduce's hostrsag or railrsag (name) on the ranks of envs (of a
 // job of n ranks) at counts that split into equal chunks, 16-byte aligned or not, and at
 // counts that do not, and at the sizes in more, every byte checked (checkStaged).

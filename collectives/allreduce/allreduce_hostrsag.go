@@ -11,13 +11,16 @@ import (
 // of that chunk; allreduce_staged_rsag.go), for jobs where some pair talks over a network.
 // With one rank per host a rank sends each peer its chunk of my input and then my reduced
 // chunk, 2/n of the message each, where hostoneshot sends the whole message and portrsag
-// stages every byte through the copy engine at both ends. A count that does not split into
-// equal chunks runs hostput's one shot. Automatic over the sizes of hostRSAGAuto.
+// stages every byte through the copy engine at both ends. Messages to
+// portstaged.StreamedMax: a chunk over 4 MiB goes in rounds that the receivers reduce or
+// copy as they land (host_staged.cu, "Streaming"). A count that does not split into equal
+// chunks runs hostput's one shot to 4 MiB, above it for the few elements left over.
+// Automatic over the sizes of hostRSAGAuto.
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "allreduce", Name: "hostrsag", Number: HostRSAGNumber, AnyOffset: true,
-		Doc:      "reduce-scatter then all-gather through host-resident buffers between hosts (NVLink to my host's ranks); medium messages",
-		MinRanks: 2, Needs: collectives.SomeNetwork, MaxBytes: algo.HostStagedMax,
+		Doc:      "reduce-scatter then all-gather through host-resident buffers between hosts (NVLink to my host's ranks); messages to 64 MiB",
+		MinRanks: 2, Needs: collectives.SomeNetwork, MaxBytes: portstaged.StreamedMax,
 		AutoSizes: hostRSAGAuto, AutoPriority: 11, AutoOn: collectives.Layout.NetworkOnly, // hostoneshot's is 12, portrsag's 20
 		New: NewAllreduceHostRSAG,
 	})
@@ -27,8 +30,8 @@ func init() {
 const HostRSAGNumber = 12
 
 // hostRSAGAuto is the size range where -k auto gives allreduce hostrsag where no pair
-// uses CUDA IPC: above hostoneshot's largest automatic message, to the family's largest,
-// on a power-of-two rank count. On other counts the sweep's power-of-two sizes never split
+// uses CUDA IPC: above hostoneshot's largest automatic message, to the family's largest
+// automatic one, on a power-of-two rank count. On other counts the sweep's power-of-two sizes never split
 // into equal chunks, so hostrsag would run hostput's one shot, which sends the whole
 // message to every peer (about 8 MiB a rank at 4 MiB on 3 hosts, where portrsag sends 5.3).
 func hostRSAGAuto(l collectives.Layout) (min, max int64) {
@@ -48,14 +51,21 @@ const hostRSAGAutoMin = algo.HostAllreduceMax + 1
 
 // NewAllreduceHostRSAG sets allreduce's hostrsag algorithm up on env.
 func NewAllreduceHostRSAG(env *collectives.Env) (collectives.Instance, error) {
-	return newStagedRSAG(env, hostStage, portstaged.NewHostStaged)
+	return newStagedRSAG(env, hostStage, hostWhole)
+}
+
+// hostWhole is hostrsag's one shot: hostput's, with slots for messages to
+// algo.HostStagedMax.
+func hostWhole(env *collectives.Env, mode portstaged.PortStagedMode) (*portstaged.Stage, error) {
+	return portstaged.NewHostStage(env, mode, 0)
 }
 
 // hostStage is a hostput stage of hostrsag: a launch's segments are chunks of the message,
 // a rank count's share of at most the largest message, so its host-resident slots are
 // that large instead of the whole message (each of the two stages and the one shot holds
-// two halves of outbox and scratch slots in pinned host memory).
+// two halves of outbox and scratch slots in pinned host memory: at -e 64 MiB under 256
+// MiB a stage on any rank count).
 func hostStage(env *collectives.Env, mode portstaged.PortStagedMode) (*portstaged.Stage, error) {
 	n := uint64(env.NRanks)
-	return portstaged.NewHostStage(env, mode, (algo.Limit(algo.HostStagedMax, env.MaxBytes)+n-1)/n)
+	return portstaged.NewHostStage(env, mode, (algo.Limit(portstaged.StreamedMax, env.MaxBytes)+n-1)/n)
 }

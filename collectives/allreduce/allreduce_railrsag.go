@@ -50,5 +50,5 @@ func railRSAGAuto(l collectives.Layout) (min, max int64) {
 
 // NewAllreduceRailRSAG sets allreduce's railrsag algorithm up on env.
 func NewAllreduceRailRSAG(env *collectives.Env) (collectives.Instance, error) {
-	return newStagedRSAG(env, portstaged.NewRailStage, portstaged.NewHostRail)
+	return newStagedRSAG(env, portstaged.NewRailStage, portstaged.NewRailStage)
 }

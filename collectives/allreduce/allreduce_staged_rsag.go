@@ -4,24 +4,26 @@ import (
 	"errors"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
 )
 
 // stagedRSAG is the instance of hostrsag and railrsag: the port-staged family's
 // reduce-scatter into my chunk of the output, then its all-gather of that chunk, two
-// launches on the stream; a count that does not split into equal chunks runs the family's
-// one shot (whole).
+// launches on the stream. A count that does not split into equal chunks runs the family's
+// one shot (whole) to algo.HostStagedMax; above it (hostrsag's larger messages) the two
+// launches take the count's largest multiple of the rank count and the one shot the
+// elements left, fewer than the rank count.
 type stagedRSAG struct {
-	env    *collectives.Env
-	rs, ag *portstaged.Stage
-	whole  collectives.Instance
+	env           *collectives.Env
+	rs, ag, whole *portstaged.Stage
 }
 
 // newStagedRSAG sets the two stages up with stage (hostrsag's hostStage, railrsag's
-// portstaged.NewRailStage) and the one shot with whole.
-func newStagedRSAG(env *collectives.Env, stage func(*collectives.Env, portstaged.PortStagedMode) (*portstaged.Stage, error),
-	whole func(*collectives.Env, portstaged.PortStagedMode) (collectives.Instance, error)) (collectives.Instance, error) {
+// portstaged.NewRailStage) and the one shot with whole, for messages to
+// algo.HostStagedMax.
+func newStagedRSAG(env *collectives.Env, stage, whole func(*collectives.Env, portstaged.PortStagedMode) (*portstaged.Stage, error)) (collectives.Instance, error) {
 	a := &stagedRSAG{env: env}
 	var err error
 	if a.rs, err = stage(env, portstaged.PSReduceScatter); err != nil {
@@ -37,24 +39,35 @@ func newStagedRSAG(env *collectives.Env, stage func(*collectives.Env, portstaged
 }
 
 // Launch reduces my chunk of every rank's input into my chunk of my output, then gathers
-// every rank's chunk into my output (in place: my chunk is its input).
+// every rank's chunk into my output (in place: my chunk is its input); elements left over
+// by the chunks go through the one shot.
 func (a *stagedRSAG) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	e := a.env
 	n := int64(e.NRanks)
-	if l.Count%n != 0 {
-		return a.whole.Launch(l, s)
+	in, out := e.InPtr(l, e.Rank), e.OutPtr(l, e.Rank)
+	left := l.Count % n
+	if left != 0 && l.SendBytes <= algo.HostStagedMax {
+		return a.whole.LaunchOn(l, in, out, s)
 	}
-	chunk := l.SendBytes / uint64(n)
-	out := e.OutPtr(l, e.Rank)
+	bytes := l.SendBytes
+	if left != 0 {
+		bytes -= uint64(left) * (l.SendBytes / uint64(l.Count))
+	}
+	chunk := bytes / uint64(n)
 	mine := out.Add(uint64(e.Rank) * chunk)
 	rs := *l
-	rs.RecvBytes = chunk
-	if err := a.rs.LaunchOn(&rs, e.InPtr(l, e.Rank), mine, s); err != nil {
+	rs.Count, rs.SendBytes, rs.RecvBytes = l.Count-left, bytes, chunk
+	if err := a.rs.LaunchOn(&rs, in, mine, s); err != nil {
 		return err
 	}
-	ag := *l
-	ag.SendBytes = chunk
-	return a.ag.LaunchOn(&ag, mine, out, s)
+	ag := rs
+	ag.SendBytes, ag.RecvBytes = chunk, bytes
+	if err := a.ag.LaunchOn(&ag, mine, out, s); err != nil || left == 0 {
+		return err
+	}
+	tail := *l
+	tail.Count, tail.SendBytes, tail.RecvBytes = left, l.SendBytes-bytes, l.SendBytes-bytes
+	return a.whole.LaunchOn(&tail, in.Add(bytes), out.Add(bytes), s)
 }
 
 func (a *stagedRSAG) Close() error {

@@ -12,7 +12,8 @@ type Stage struct{ a *hostStaged }
 
 // NewHostStage sets mode's hostput up on env as a Stage (env's layout:
 // collectives.SomeNetwork) whose launches carry rank-pair segments of at most segBytes:
-// its host-resident slots are that large (a launch with a larger segment fails).
+// its host-resident slots are that large (a launch with a larger segment fails); 0 sizes
+// them for mode's messages to algo.HostStagedMax, as NewHostStaged does.
 func NewHostStage(env *collectives.Env, mode PortStagedMode, segBytes uint64) (*Stage, error) {
 	return newStage(newHostStaged(env, mode, false, segBytes))
 }
