@@ -177,33 +177,34 @@ func TestSelectTwoHosts(t *testing.T) {
 }
 
 // TestSelectHierarchical: which algorithms -k auto and -k all offer on each layout, auto's
-// pick at 8 B, 64 KiB, 1, 2 and 4 MiB and 256 MiB for allgather and allreduce. The
+// pick at 8 B, 64 KiB, 1, 2, 4, 64 and 256 MiB for allgather and allreduce. The
 // hierarchical and rail algorithms win only across hosts of several ranks each (CUDA IPC
 // inside): allgather railput up to the family's 4 MiB, hier above; allreduce on hosts of 2
 // hostput up to 32 KiB, railput to 512 KiB, railrsag to 4 MiB, hier above, on hosts of 4
 // railput up to 64 KiB, hier above. With one rank per host, under --transport ethernet inside a host (no CUDA
 // IPC) and with uneven hosts neither fits, and the host-resident algorithms (hostput,
 // hostoneshot, and where no pair uses CUDA IPC on a power-of-two rank count hostrsag above
-// 1 MiB to 4 MiB) win up to their
-// limits, the flat port ones above; on one host the NVLink
-// algorithms win ("" below: a one-host algorithm).
+// 1 MiB) win up to their limits (hostput and hostrsag to 64 MiB where no pair uses CUDA
+// IPC, to 4 MiB elsewhere), the flat port ones above; on one host the NVLink algorithms win
+// ("" below: a one-host algorithm).
 func TestSelectHierarchical(t *testing.T) {
-	sizes := []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 256 << 20}
+	sizes := []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 64 << 20, 256 << 20}
 	var (
-		railGather  = [6]string{"railput", "railput", "railput", "railput", "railput", "hier"}
-		hostGather  = [6]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput"}
-		railReduce  = [6]string{"hostput", "railput", "railrsag", "railrsag", "railrsag", "hier"}
-		oneShot     = [6]string{"hostoneshot", "hostoneshot", "hostoneshot", "hostrsag", "hostrsag", "portrsag"}
+		railGather  = [7]string{"railput", "railput", "railput", "railput", "railput", "hier", "hier"}
+		hostGather  = [7]string{"hostput", "hostput", "hostput", "hostput", "hostput", "hostput", "portput"} // no pair over CUDA IPC
+		ipcGather   = [7]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput", "portput"}
+		railReduce  = [7]string{"hostput", "railput", "railrsag", "railrsag", "railrsag", "hier", "hier"}
+		oneShot     = [7]string{"hostoneshot", "hostoneshot", "hostoneshot", "hostrsag", "hostrsag", "hostrsag", "portrsag"}
 		hierGather  = "portput,hier,hostput,railput"
 		hierReduce  = "portrsag,hier,portoneshot,hostput,railput,railrsag,hostrsag"
-		noneOneHost = [6]string{}
+		noneOneHost = [7]string{}
 	)
 	tests := []struct {
 		name      string
 		l         collectives.Layout
 		hier      bool      // Layout.Hierarchical
-		gather    [6]string // allgather auto at sizes
-		reduce    [6]string // allreduce auto at sizes
+		gather    [7]string // allgather auto at sizes
+		reduce    [7]string // allreduce auto at sizes
 		allGather string    // -k all's port, hier and host algorithms, in number order
 		allReduce string
 	}{
@@ -213,23 +214,23 @@ func TestSelectHierarchical(t *testing.T) {
 		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, railGather, railReduce, hierGather, hierReduce},
 		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, railGather, railReduce, hierGather, hierReduce},
 		{"2 hosts of 4", layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), true,
-			railGather, [6]string{"railput", "railput", "hier", "hier", "hier", "hier"}, hierGather, hierReduce},
+			railGather, [7]string{"railput", "railput", "hier", "hier", "hier", "hier", "hier"}, hierGather, hierReduce},
 		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, hostGather, oneShot, "portput,hostput", "portrsag,portoneshot,hostoneshot,hostput,hostrsag"},
 		// hostrsag only on a power-of-two rank count (3 ranks: portrsag above 1 MiB)
 		{"3 hosts of 1", layoutOf(false, "a", "b", "c"), false, hostGather,
-			[6]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag"}, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
+			[7]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag", "portrsag"}, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
 		{"uneven hosts", layoutOf(false, "a", "a", "b"), true,
-			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
+			ipcGather, [7]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
 		{"uneven hosts of 4 and 3", layoutOf(false, "a", "a", "a", "a", "b", "b", "b"), true,
-			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
+			ipcGather, [7]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
 		// ranks sharing GPUs: rail routing from the smallest size (portstaged.RailAuto)
 		{"2 hosts of 2, shared GPUs", sharedGPUs(layoutOf(false, "a", "a", "b", "b")), true,
-			railGather, [6]string{"railput", "railput", "railrsag", "railrsag", "railrsag", "hier"}, hierGather, hierReduce},
+			railGather, [7]string{"railput", "railput", "railrsag", "railrsag", "railrsag", "hier", "hier"}, hierGather, hierReduce},
 		{"2 hosts of 4, shared GPUs", sharedGPUs(layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b")), true,
-			railGather, [6]string{"railput", "railput", "hier", "hier", "hier", "hier"}, hierGather, hierReduce},
+			railGather, [7]string{"railput", "railput", "hier", "hier", "hier", "hier", "hier"}, hierGather, hierReduce},
 		{"2 hosts of 1, shared GPUs", sharedGPUs(layoutOf(false, "a", "b")), false, hostGather, oneShot, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
 		{"uneven hosts, shared GPUs", sharedGPUs(layoutOf(false, "a", "a", "b")), true,
-			hostGather, [6]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
+			ipcGather, [7]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
 	}
 	for _, tt := range tests {
 		if got := tt.l.Hierarchical(); got != tt.hier {
@@ -237,7 +238,7 @@ func TestSelectHierarchical(t *testing.T) {
 		}
 		for _, c := range []struct {
 			coll string
-			auto [6]string
+			auto [7]string
 			all  string
 		}{
 			{"allgather", tt.gather, tt.allGather},

@@ -30,15 +30,21 @@ func init() {
 const HostRSAGNumber = 12
 
 // hostRSAGAuto is the size range where -k auto gives allreduce hostrsag where no pair
-// uses CUDA IPC: above hostoneshot's largest automatic message, to the family's largest
-// automatic one, on a power-of-two rank count. On other counts the sweep's power-of-two sizes never split
+// uses CUDA IPC: above hostoneshot's largest automatic message, to its largest, on a
+// power-of-two rank count. On other counts the sweep's power-of-two sizes never split
 // into equal chunks, so hostrsag would run hostput's one shot, which sends the whole
 // message to every peer (about 8 MiB a rank at 4 MiB on 3 hosts, where portrsag sends 5.3).
+// Above 4 MiB, measured on one H200 as 2 simulated hosts of one rank under MPS,
+// 2026-11-29, -k hostrsag and -k portrsag in turn, -b 4M -e 64M -f 2 -n 10 -w 3, two
+// rounds: hostrsag took less time at every size, in and out of place (out of place 1499
+// and 1529 µs at 8 MiB against 1654 and 1733, 2333 and 2259 at 16 MiB against 2628 and
+// 2549, 3553 and 3751 at 32 MiB against 4165 and 3979, 6680 and 7491 at 64 MiB against
+// 8110 and 7698; docs/performance.md, "allreduce hostrsag to 64 MiB").
 func hostRSAGAuto(l collectives.Layout) (min, max int64) {
 	if n := l.NRanks(); n&(n-1) != 0 {
 		return 0, 0
 	}
-	return hostRSAGAutoMin, algo.HostStagedAutoMax
+	return hostRSAGAutoMin, portstaged.StreamedMax
 }
 
 // hostRSAGAutoMin is the smallest message -k auto gives allreduce hostrsag. Measured on
