@@ -83,14 +83,14 @@ func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust f
 const StreamedMax = 64 << 20
 
 // StreamedAuto is the -k auto range of a hostput that takes messages to StreamedMax: to
-// max where no pair of the job uses CUDA IPC (where it was measured against portput: one
+// limit where no pair of the job uses CUDA IPC (where it was measured against portput: one
 // rank a host), to algo.HostStagedAutoMax on the other layouts, where portput, railput and
 // the hierarchical algorithms keep the larger messages (hostput was not measured against
 // them there above 4 MiB).
-func StreamedAuto(max int64) func(collectives.Layout) (min, max int64) {
+func StreamedAuto(limit int64) func(collectives.Layout) (min, max int64) {
 	return func(l collectives.Layout) (int64, int64) {
 		if l.NetworkOnly() {
-			return 0, max
+			return 0, limit
 		}
 		return 0, algo.HostStagedAutoMax
 	}
