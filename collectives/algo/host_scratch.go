@@ -86,17 +86,11 @@ func newHostSlots(b *Base, slotBytes uint64, outboxSlots, scratchSlots int, rail
 // each network peer, an entry naming none with a semaphore of zeros for the others.
 func progressTo(b *Base, scratch *channels.Buffer, outbox device.Ptr, box uint64) (device.Ptr, error) {
 	e := b.Env
-	var network []int
-	for _, p := range e.Mesh.Peers() {
-		if !e.Mesh.PairTransport(e.Rank, p).Maps() {
-			network = append(network, p)
-		}
-	}
-	ports, err := e.Mesh.PortChannelsTo(network, scratch, outbox, box, channels.NetworkHostTokens)
+	ports, err := e.Mesh.PortChannelsTo(networkPeers(e, nil), scratch, outbox, box, channels.NetworkHostTokens)
 	if err != nil {
 		return 0, err
 	}
-	zero, err := e.Mesh.Alloc(16)
+	zero, err := zeroSemaphore(e)
 	if err != nil {
 		return 0, err
 	}
@@ -107,12 +101,34 @@ func progressTo(b *Base, scratch *channels.Buffer, outbox device.Ptr, box uint64
 			ports = ports[1:]
 			continue
 		}
-		chans = append(chans, channels.PortChannelHandle{
-			Sem: channels.HostSemaphoreHandle{Inbound: uint64(zero), Expected: uint64(zero) + 8},
-			ID:  noPortChannel, Peer: uint32(p),
-		})
+		chans = append(chans, placeholder(p, zero))
 	}
 	return e.Mesh.Upload(channels.HandlesBytes(chans))
+}
+
+// networkPeers lists my peers that do not use CUDA IPC, in the mesh's order (only those in
+// rail where rail is not nil).
+func networkPeers(e *collectives.Env, rail []int) []int {
+	var network []int
+	for _, p := range e.Mesh.Peers() {
+		if !e.Mesh.PairTransport(e.Rank, p).Maps() && (rail == nil || slices.Contains(rail, p)) {
+			network = append(network, p)
+		}
+	}
+	return network
+}
+
+// zeroSemaphore allocates the semaphore of a placeholder entry that is never signalled:
+// two words of zeros (inbound token and expected count).
+func zeroSemaphore(e *collectives.Env) (channels.HostSemaphoreHandle, error) {
+	zero, err := e.Mesh.Alloc(16)
+	return channels.HostSemaphoreHandle{Inbound: uint64(zero), Expected: uint64(zero) + 8}, err
+}
+
+// placeholder is the Chans entry of peer p where no port channel goes: a FIFO id naming
+// none (noPortChannel) and the semaphore sem.
+func placeholder(p int, sem channels.HostSemaphoreHandle) channels.PortChannelHandle {
+	return channels.PortChannelHandle{Sem: sem, ID: noPortChannel, Peer: uint32(p)}
 }
 
 // NewRailSlots is NewHostSlots for rail routing (the port-staged family's railput): port
@@ -141,15 +157,13 @@ const noPortChannel = 1<<16 - 1
 // the same order, whatever its peers.
 func (h *HostScatter) serveLocal(b *Base, scratch *channels.Buffer, box, localBytes uint64, rail []int) error {
 	e := b.Env
-	var local, network []int
+	var local []int
 	for _, p := range e.Mesh.Peers() {
-		switch {
-		case e.Mesh.PairTransport(e.Rank, p).Maps():
+		if e.Mesh.PairTransport(e.Rank, p).Maps() {
 			local = append(local, p)
-		case rail == nil || slices.Contains(rail, p):
-			network = append(network, p)
 		}
 	}
+	network := networkPeers(e, rail)
 	ports, err := e.Mesh.PortChannelsTo(network, scratch, h.Outbox, box, channels.NetworkHostTokens)
 	if err != nil {
 		return err
@@ -162,10 +176,10 @@ func (h *HostScatter) serveLocal(b *Base, scratch *channels.Buffer, box, localBy
 	if err != nil {
 		return err
 	}
-	// the semaphore of the peers neither in local nor in network: two zero words
-	var zero device.Ptr
+	// the semaphore of the peers neither in local nor in network
+	var zero channels.HostSemaphoreHandle
 	if len(local)+len(network) < e.NRanks-1 {
-		if zero, err = e.Mesh.Alloc(16); err != nil {
+		if zero, err = zeroSemaphore(e); err != nil {
 			return err
 		}
 	}
@@ -174,10 +188,7 @@ func (h *HostScatter) serveLocal(b *Base, scratch *channels.Buffer, box, localBy
 	for _, p := range e.Mesh.Peers() {
 		if len(ports) == 0 || int(ports[0].Peer) != p {
 			if len(mems) == 0 || int(mems[0].Peer) != p {
-				chans = append(chans, channels.PortChannelHandle{
-					Sem: channels.HostSemaphoreHandle{Inbound: uint64(zero), Expected: uint64(zero) + 8},
-					ID:  noPortChannel, Peer: uint32(p),
-				})
+				chans = append(chans, placeholder(p, zero))
 				memAll = append(memAll, channels.MemoryChannelHandle{Peer: uint32(p)})
 				continue
 			}
@@ -185,10 +196,7 @@ func (h *HostScatter) serveLocal(b *Base, scratch *channels.Buffer, box, localBy
 		if len(mems) > 0 && int(mems[0].Peer) == p {
 			m := mems[0]
 			mems = mems[1:]
-			chans = append(chans, channels.PortChannelHandle{
-				Sem: channels.HostSemaphoreHandle{Inbound: m.Sem.Inbound, Expected: m.Sem.Expected},
-				ID:  noPortChannel, Peer: uint32(p),
-			})
+			chans = append(chans, placeholder(p, channels.HostSemaphoreHandle{Inbound: m.Sem.Inbound, Expected: m.Sem.Expected}))
 			memAll = append(memAll, m)
 			continue
 		}
