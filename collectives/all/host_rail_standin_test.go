@@ -39,7 +39,7 @@ func hostRailLaunch(g *devicetest.GPU, a []uint64, reduce bool) error {
 	isLocal := func(i uint64) bool { return memChans[i].h.Remote != 0 }
 	linked := func(i uint64) bool { return isLocal(i) || localOf(other(i, rank)) == localOf(rank) }
 	myHost, nhosts := hostOf(rank), n/nlocal
-	sameToAll := mode.OutboxSlots(int(n)) == 1
+	sameToAll := mode.OutboxSlots(int(n), true) == 1
 	seg := func(from, to uint64) (uint64, uint64) { return psSendSeg(mode, from, to, unit, total, root, n) }
 	// packed: where host h's rank of local index j is in from's bundle for host h; j =
 	// nlocal: the bundle's bytes
@@ -71,7 +71,7 @@ func hostRailLaunch(g *devicetest.GPU, a []uint64, reduce bool) error {
 			}
 		}
 	}
-	box := r * uint64(mode.OutboxSlots(int(n))) * stride
+	box := r * uint64(mode.OutboxSlots(int(n), true)) * stride
 	region := r * n * stride
 	slotAt := func(from uint64) uint64 { return region + from*stride }
 	railSlot := func(h uint64) uint64 { return region + h*nlocal*stride }

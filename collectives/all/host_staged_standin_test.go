@@ -70,7 +70,19 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 				}
 			}
 		}
-		boxSlots := uint64(mode.OutboxSlots(int(n)))
+		boxSlots := uint64(mode.OutboxSlots(int(n), false))
+		sameToAll := mode == portstaged.PSBroadcast || mode == portstaged.PSAllgather || mode == portstaged.PSAllreduce
+		// boxPeer: the peer whose segment outbox slot k holds (send-receive's one slot: the
+		// next rank's)
+		boxPeer := func(k uint64) uint64 {
+			if mode != portstaged.PSSendRecv {
+				return k
+			}
+			if to := (rank + 1) % n; to > rank {
+				return to - 1
+			}
+			return 0 // the last rank's next is rank 0
+		}
 		box := r * boxSlots * stride
 		slots := mode.Slots(int(n))
 		region := r * slots * stride
@@ -87,8 +99,8 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 		// in the first round)
 		seg := func(i uint64) (off, bytes uint64) { return psSendSeg(mode, rank, other(i, rank), unit, total, root, n) }
 		longest := uint64(0)
-		for i := uint64(0); i < boxSlots; i++ {
-			if boxSlots == 1 || !isLocal(i) {
+		for k := uint64(0); k < boxSlots; k++ {
+			if i := boxPeer(k); sameToAll || !isLocal(i) {
 				_, bytes := seg(i)
 				longest = max(longest, bytes)
 			}
@@ -96,10 +108,10 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 		rounds := max(1, (longest+hostStagedChunk-1)/hostStagedChunk)
 		for r := uint64(0); r < rounds; r++ {
 			at, last := r*hostStagedChunk, r == rounds-1
-			for i := uint64(0); i < boxSlots; i++ {
-				if off, bytes := seg(i); (boxSlots == 1 || !isLocal(i)) && at < bytes {
+			for k := uint64(0); k < boxSlots; k++ {
+				if off, bytes := seg(boxPeer(k)); (sameToAll || !isLocal(boxPeer(k))) && at < bytes {
 					size := min(hostStagedChunk, bytes-at)
-					copy(bytesAt(g, outbox+box+i*stride+at, size), bytesAt(g, in+off+at, size))
+					copy(bytesAt(g, outbox+box+k*stride+at, size), bytesAt(g, in+off+at, size))
 				}
 			}
 			for i := uint64(0); i < n-1 && last; i++ {
@@ -313,9 +325,10 @@ func TestHostStagedAcrossHostsOnStandin(t *testing.T) {
 }
 
 // TestHostStagedChunksOnStandin: the hostputs that take messages over 4 MiB (broadcast's,
-// all-gather's, all-to-all's, reduce-scatter's, gather's, scatter's and hypercube's) on 2
-// simulated hosts of one rank and on
-// 2 hosts of 2 (a peer over CUDA IPC beside the network one): segments over
+// all-gather's, all-to-all's, reduce-scatter's, gather's, scatter's, hypercube's and
+// send-receive's, whose one outbox slot holds the next rank's segment) on 2 simulated
+// hosts of one rank and on 2 hosts of 2 (a peer over CUDA IPC beside the network one,
+// send-receive's next rank on the same host or not): segments over
 // hostStagedChunk go as several puts, each but the last signalled on the progress channel
 // and the launch's signal with the last, the receivers copy each chunk once its round has
 // landed (a reduction after the last round), and every byte of every output is checked, in
@@ -327,7 +340,7 @@ func TestHostStagedChunksOnStandin(t *testing.T) {
 		{Name: "broadcast", Mode: portstaged.PSBroadcast}, {Name: "allgather", Mode: portstaged.PSAllgather},
 		{Name: "alltoall", Mode: portstaged.PSAlltoall}, {Name: "reducescatter", Mode: portstaged.PSReduceScatter},
 		{Name: "gather", Mode: portstaged.PSGather}, {Name: "scatter", Mode: portstaged.PSScatter},
-		{Name: "hypercube", Mode: portstaged.PSAllgather},
+		{Name: "hypercube", Mode: portstaged.PSAllgather}, {Name: "sendrecv", Mode: portstaged.PSSendRecv},
 	}
 	for _, tc := range []struct {
 		hosts []string

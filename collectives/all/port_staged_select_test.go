@@ -119,7 +119,7 @@ func autoBelow(a *collectives.Algorithm) bool {
 
 // streamedLarge are the collectives whose hostput takes messages to
 // portstaged.StreamedMax.
-var streamedLarge = map[string]bool{"allgather": true, "alltoall": true, "reducescatter": true, "gather": true, "scatter": true, "hypercube": true}
+var streamedLarge = map[string]bool{"allgather": true, "alltoall": true, "reducescatter": true, "gather": true, "scatter": true, "hypercube": true, "sendrecv": true}
 
 // TestPortStagedSelect: across hosts (one rank per host, two per host, hosts of unequal
 // rank counts, and a network transport inside one host) -k auto picks hostput up to

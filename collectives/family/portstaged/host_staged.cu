@@ -7,7 +7,8 @@
 // network transport, with both ends of every put in host-resident memory
 // (channels.Mesh.ShareHost), so that no CUDA call is on the proxy's or the receiver's path:
 // block 0 copies each network peer's segment into its slot of this launch's region of my
-// host-resident outbox (one slot for all where every peer gets the same segment) and puts
+// host-resident outbox (one slot for all where every peer gets the same segment, and for
+// send-receive's one receiver) and puts
 // each, with a signal, into my slot of the same region of the peer's host-resident scratch
 // (a signal alone for an empty segment); a segment over hsChunk goes in chunks, each put
 // as soon as block 0 has copied it, the signal with the last (broadcast's hostput takes
@@ -337,6 +338,24 @@ struct HostStaged {
   // setRegion places this launch's region (parts[hsParts]) in scratch and local.
   __device__ void setRegion() { region = *reinterpret_cast<volatile uint32_t*>(&parts[hsParts]) * nslots() * stride; }
 
+  // boxSlots is how many slots a region of my outbox holds: one where every peer gets the
+  // same segment of my input, or (send-receive, but under rail routing) where one peer
+  // alone gets any; else one per peer.
+  __device__ uint32_t boxSlots() const {
+    return sameToAll(mode) || (mode == PS_SENDRECV && !rail()) ? 1 : nranks - 1;
+  }
+
+  // boxPeer is the peer whose segment outbox slot k holds (send-receive's one slot: the
+  // next rank's).
+  __device__ uint32_t boxPeer(uint32_t k) const {
+    if (mode != PS_SENDRECV || rail()) return k;
+    const uint32_t to = (rank + 1) % nranks;
+    return to < rank ? to : to - 1;
+  }
+
+  // boxOf is the outbox slot that holds my segment for peer i.
+  __device__ uint32_t boxOf(uint32_t i) const { return boxSlots() == 1 ? 0 : i; }
+
   // begin (block 0): claims this launch's region, waits until every linked peer has read
   // what it last held (peer count last + 1; my expected count is flag - 1) and returns
   // where the region is in my outbox.
@@ -349,7 +368,7 @@ struct HostStaged {
       awaitPeer(threadIdx.x, (uint64_t)((int64_t)last + 2 - (int64_t)flag));
     }
     __syncthreads();
-    return best * (sameToAll(mode) ? 1 : nranks - 1) * stride;
+    return best * boxSlots() * stride;
   }
 
   // localPiece is my segment for peer i over CUDA IPC, to go straight into my slot of its
@@ -394,10 +413,10 @@ struct HostStaged {
   // sendRounds is how many rounds block 0 puts my outbox in (exchange): one per chunk of
   // the longest segment in it, at least one.
   __device__ uint64_t sendRounds() const {
-    const uint32_t boxSlots = sameToAll(mode) ? 1 : nranks - 1;
     uint64_t longest = 0;
-    for (uint32_t k = 0; k < boxSlots; k++) {
-      if (boxSlots == 1 || !isLocal(k)) longest = max(longest, sendSeg(mode, rank, peerOf(k, rank), unit, total, root, nranks).bytes);
+    for (uint32_t k = 0; k < boxSlots(); k++) {
+      const uint32_t i = boxPeer(k);
+      if (sameToAll(mode) || !isLocal(i)) longest = max(longest, sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks).bytes);
     }
     return max(chunksOf(longest), (uint64_t)1);
   }
@@ -519,13 +538,87 @@ struct HostStaged {
     }
   }
 
+  // outPiece is piece k of what block 0 writes out of my input in region box: my outbox's
+  // nbox slots (0 .. nbox - 1), then each peer's over CUDA IPC.
+  __device__ Piece outPiece(uint64_t box, uint32_t nbox, uint32_t k) const {
+    if (k >= nbox) return localPiece(k - nbox);
+    const uint32_t i = boxPeer(k);
+    if (!sameToAll(mode) && isLocal(i)) return {nullptr, nullptr, 0, false};
+    const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
+    return {outbox + box + k * stride, in + s.off, s.bytes, false};
+  }
+
+  // sendWhole (block 0) writes my segments of a launch whose segments are each a chunk at
+  // most: into my outbox and the CUDA IPC peers' scratch, then one put with the launch's
+  // signal to each network peer (a signal alone for an empty segment).
+  __device__ void sendWhole(uint64_t box) {
+    const uint32_t npeers = nranks - 1, nbox = boxSlots();
+    auto piece = [&](uint32_t k) { return outPiece(box, nbox, k); };
+    if (!copyPieces(nbox + npeers, piece, threadIdx.x, blockDim.x, *table)) {
+      for (uint32_t k = 0; k < nbox + npeers; k++) {
+        const Piece p = piece(k);
+        copy(p.dst, p.src, p.bytes, threadIdx.x, blockDim.x);
+      }
+    }
+    __syncthreads();
+    if (stream && threadIdx.x == 0) publish(copiedWord(), ((uint64_t)flag << 32) + 1);
+    if (threadIdx.x < npeers && isLocal(threadIdx.x)) {
+      MemoryChannel{mems[threadIdx.x]}.signal();  // release: the block's writes above first
+    } else if (threadIdx.x < npeers) {
+      PortChannel c{chans[threadIdx.x]};
+      const Seg s = sendSeg(mode, rank, peerOf(threadIdx.x, rank), unit, total, root, nranks);
+      if (s.bytes == 0) {
+        c.signal();
+      } else {
+        c.putWithSignal(slotOff(rank), box + boxOf(threadIdx.x) * stride, s.bytes);
+      }
+    }
+  }
+
+  // sendChunked (block 0) is sendWhole for a launch with a segment over a chunk: each
+  // outbox slot chunk by chunk, each chunk put once copied (all but a segment's last with a
+  // signal on the progress channel, the last with the launch's signal), the CUDA IPC peers'
+  // segments with the last round.
+  __device__ void sendChunked(uint64_t box) {
+    const uint32_t npeers = nranks - 1, nbox = boxSlots();
+    const uint64_t chunks = sendRounds();
+    for (uint64_t r = 0; r < chunks; r++) {
+      const uint64_t at = r * hsChunk;
+      for (uint32_t k = 0; k < nbox; k++) {
+        const Piece p = outPiece(box, nbox, k);
+        if (at < p.bytes) copy(p.dst + at, p.src + at, min(hsChunk, p.bytes - at), threadIdx.x, blockDim.x);
+      }
+      for (uint32_t k = nbox; k < nbox + npeers && r == chunks - 1; k++) {
+        const Piece p = outPiece(box, nbox, k);
+        copy(p.dst, p.src, p.bytes, threadIdx.x, blockDim.x);
+      }
+      __syncthreads();
+      if (stream && threadIdx.x == 0) publish(copiedWord(), ((uint64_t)flag << 32) + r + 1);
+      if (threadIdx.x < npeers && isLocal(threadIdx.x)) {
+        if (r == chunks - 1) MemoryChannel{mems[threadIdx.x]}.signal();  // release: the block's writes above first
+      } else if (threadIdx.x < npeers) {
+        PortChannel c{chans[threadIdx.x]};
+        const Seg s = sendSeg(mode, rank, peerOf(threadIdx.x, rank), unit, total, root, nranks);
+        const uint64_t src = box + boxOf(threadIdx.x) * stride + at;
+        if (s.bytes == 0 && r == 0) {
+          c.signal();
+        } else if (at < s.bytes && s.bytes - at <= hsChunk) {
+          c.putWithSignal(slotOff(rank) + at, src, s.bytes - at);  // the last chunk: the signal follows every byte
+        } else if (at < s.bytes && progress != nullptr) {
+          PortChannel{progress[threadIdx.x]}.putWithSignal(slotOff(rank) + at, src, hsChunk);  // counted: streamed
+        } else if (at < s.bytes) {
+          c.put(slotOff(rank) + at, src, hsChunk);
+        }
+      }
+    }
+  }
+
   // exchange: once the peers have read what this launch's region last held, my segments
   // into my outbox and put into the network peers' scratch, written straight into the
   // scratch of the peers over CUDA IPC; then, unless the launch is streamed, the data of
   // the peers that send me any here (on return, for the whole grid, to be read with
   // loadFresh).
   __device__ void exchange() {
-    const uint32_t npeers = nranks - 1;
     start();
     if (rail()) {
       exchangeRail();
@@ -534,52 +627,10 @@ struct HostStaged {
     stream = streamed();
     if (blockIdx.x == 0) {
       const uint64_t box = begin();
-      const uint32_t boxSlots = sameToAll(mode) ? 1 : npeers;
-      // pieces 0 .. boxSlots - 1: my outbox's slots; then each peer's over CUDA IPC
-      auto piece = [&](uint32_t k) -> Piece {
-        if (k >= boxSlots) return localPiece(k - boxSlots);
-        if (boxSlots > 1 && isLocal(k)) return {nullptr, nullptr, 0, false};
-        const Seg s = sendSeg(mode, rank, peerOf(k, rank), unit, total, root, nranks);
-        return {outbox + box + k * stride, in + s.off, s.bytes, false};
-      };
-      const uint64_t chunks = sendRounds();
-      if (chunks == 1 && !copyPieces(boxSlots + npeers, piece, threadIdx.x, blockDim.x, *table)) {
-        for (uint32_t k = 0; k < boxSlots + npeers; k++) {
-          const Piece p = piece(k);
-          copy(p.dst, p.src, p.bytes, threadIdx.x, blockDim.x);
-        }
-      }
-      for (uint64_t r = 0; r < chunks; r++) {
-        const uint64_t at = r * hsChunk;
-        if (chunks > 1) {
-          // chunk r of each outbox slot; the NVLink peers' segments with the last
-          for (uint32_t k = 0; k < boxSlots; k++) {
-            const Piece p = piece(k);
-            if (at < p.bytes) copy(p.dst + at, p.src + at, min(hsChunk, p.bytes - at), threadIdx.x, blockDim.x);
-          }
-          for (uint32_t k = boxSlots; k < boxSlots + npeers && r == chunks - 1; k++) {
-            const Piece p = piece(k);
-            copy(p.dst, p.src, p.bytes, threadIdx.x, blockDim.x);
-          }
-        }
-        __syncthreads();
-        if (stream && threadIdx.x == 0) publish(copiedWord(), ((uint64_t)flag << 32) + r + 1);
-        if (threadIdx.x < npeers && isLocal(threadIdx.x)) {
-          if (r == chunks - 1) MemoryChannel{mems[threadIdx.x]}.signal();  // release: the block's writes above first
-        } else if (threadIdx.x < npeers) {
-          PortChannel c{chans[threadIdx.x]};
-          const Seg s = sendSeg(mode, rank, peerOf(threadIdx.x, rank), unit, total, root, nranks);
-          const uint64_t src = box + (sameToAll(mode) ? 0 : threadIdx.x) * stride + at;
-          if (s.bytes == 0 && r == 0) {
-            c.signal();
-          } else if (at < s.bytes && s.bytes - at <= hsChunk) {
-            c.putWithSignal(slotOff(rank) + at, src, s.bytes - at);  // the last chunk: the signal follows every byte
-          } else if (at < s.bytes && progress != nullptr) {
-            PortChannel{progress[threadIdx.x]}.putWithSignal(slotOff(rank) + at, src, hsChunk);  // counted: streamed
-          } else if (at < s.bytes) {
-            c.put(slotOff(rank) + at, src, hsChunk);
-          }
-        }
+      if (sendRounds() > 1) {
+        sendChunked(box);
+      } else {
+        sendWhole(box);
       }
     }
     // this launch's signal of each peer that sends me bytes
@@ -788,6 +839,21 @@ extern "C" __global__ void __launch_bounds__(1024) host_staged(HS_PARAMS) {
   p.finish();
 }
 
+// reduceStreamed (blocks 1 on) is a streamed launch's reduction, round by round: every
+// sender's segment for me is the unit, in chunks.
+template <typename T, int Op>
+__device__ void reduceStreamed(HostStaged& p) {
+  const uint64_t rounds = p.recvRounds(), sends = p.sendRounds();
+  const uint64_t mine = p.mode == PS_REDUCESCATTER ? p.rank * p.unit : 0;
+  auto from = [&](uint32_t r) { return r == p.rank ? p.in + mine : p.slotPtr(r); };
+  for (uint64_t r = 0; r < rounds; r++) {
+    p.awaitRound(r, rounds, sends);
+    const uint64_t lo = min(r * hsChunk, p.unit), hi = min(lo + hsChunk, p.unit);
+    const Range share = split(hi - lo, gridDim.x - 1, blockIdx.x - 1, 16);
+    reduceHost<T, Op>(p.out, from, p.nranks, p.rank, lo + share.begin, share.size(), p.nranks);
+  }
+}
+
 // host_staged_reduce_<type>_<op>: reduce-scatter, reduce and all-reduce through
 // host-resident buffers, in rank order (all-reduce: every rank reduces every rank's whole
 // input, so every rank's result is the same to the bit).
@@ -801,18 +867,7 @@ __device__ void hostStagedReduce(HostStaged& p) {
     p.exchange();
   }
   if (p.stream) {
-    // round by round (blocks 1 on): every sender's segment for me is the unit, in chunks
-    if (blockIdx.x != 0) {
-      const uint64_t rounds = p.recvRounds(), sends = p.sendRounds();
-      const uint64_t mine = p.mode == PS_REDUCESCATTER ? p.rank * p.unit : 0;
-      auto from = [&](uint32_t r) { return r == p.rank ? p.in + mine : p.slotPtr(r); };
-      for (uint64_t r = 0; r < rounds; r++) {
-        p.awaitRound(r, rounds, sends);
-        const uint64_t lo = min(r * hsChunk, p.unit), hi = min(lo + hsChunk, p.unit);
-        const Range share = split(hi - lo, gridDim.x - 1, blockIdx.x - 1, 16);
-        reduceHost<T, Op>(p.out, from, p.nranks, p.rank, lo + share.begin, share.size(), p.nranks);
-      }
-    }
+    if (blockIdx.x != 0) reduceStreamed<T, Op>(p);
   } else if (p.mode == PS_REDUCESCATTER || p.mode == PS_ALLREDUCE || p.rank == p.root) {
     const uint64_t mine = p.mode == PS_REDUCESCATTER ? p.rank * p.unit : 0;
     const Range share = split(p.unit, gridDim.x, blockIdx.x, 16);

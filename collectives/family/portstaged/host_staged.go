@@ -100,9 +100,11 @@ func StreamedAuto(limit int64) func(collectives.Layout) (min, max int64) {
 func HostCollectives() []Use { return hostUses.sorted() }
 
 // OutboxSlots is how many slots each half of a rank's outbox holds (host_staged.cu's
-// sameToAll): one where every peer gets the same segment of my input, else one per peer.
-func (m PortStagedMode) OutboxSlots(nranks int) int {
-	if m == PSBroadcast || m == PSAllgather || m == PSAllreduce {
+// boxSlots), under rail routing if rail: one where every peer gets the same segment of my
+// input, and for send-receive's one receiver but under rail routing (whose outbox holds a
+// bundle for each host); else one per peer.
+func (m PortStagedMode) OutboxSlots(nranks int, rail bool) int {
+	if m == PSBroadcast || m == PSAllgather || m == PSAllreduce || m == PSSendRecv && !rail {
 		return 1
 	}
 	return nranks - 1
@@ -186,9 +188,9 @@ func newHostStaged(env *collectives.Env, mode PortStagedMode, rail bool, segByte
 	}
 	slot := algo.RoundUp(max(segBytes, 16), 256)
 	if rail {
-		a.HostScatter, err = algo.NewRailSlots(b, slot, mode.OutboxSlots(env.NRanks), env.NRanks)
+		a.HostScatter, err = algo.NewRailSlots(b, slot, mode.OutboxSlots(env.NRanks, true), env.NRanks)
 	} else {
-		a.HostScatter, err = algo.NewHostSlots(b, slot, mode.OutboxSlots(env.NRanks), int(mode.Slots(env.NRanks)))
+		a.HostScatter, err = algo.NewHostSlots(b, slot, mode.OutboxSlots(env.NRanks, false), int(mode.Slots(env.NRanks)))
 	}
 	if err != nil {
 		return nil, err
