@@ -11,6 +11,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allreduce"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/broadcast"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/sendrecv"
 )
 
 // TestPortStagedRegistry: every collective that registers the port-staged family has
@@ -36,7 +37,7 @@ func TestPortStagedRegistry(t *testing.T) {
 	// is its own)
 	// (and allreduce's one shot, #9, automatic only where some host has several ranks;
 	// broadcast's up to broadcast.HostPutMax, automatic to there; those of streamedLarge
-	// up to portstaged.StreamedMax, automatic to there where no pair uses CUDA IPC, else to
+	// up to portstaged.StreamedMax, automatic to streamedAutoMax where no pair uses CUDA IPC, else to
 	// algo.HostStagedAutoMax)
 	want := append([]portstaged.Use{{Name: "allgather", Mode: portstaged.PSAllgather}}, portstaged.Collectives()...)
 	hostWant := slices.Insert(slices.Clone(want), 1, portstaged.Use{Name: "allreduce", Mode: portstaged.PSAllreduce})
@@ -60,7 +61,7 @@ func TestPortStagedRegistry(t *testing.T) {
 			autoOK = func(a *collectives.Algorithm) bool {
 				_, one := a.AutoRange(layoutOf(false, "a", "b"))
 				_, two := a.AutoRange(layoutOf(false, "a", "a", "b", "b"))
-				return one == portstaged.StreamedMax && two == algo.HostStagedAutoMax
+				return one == streamedAutoMax(pc.Name) && two == algo.HostStagedAutoMax
 			}
 		}
 		for _, k := range []string{"hostput", fmt.Sprint(number)} {
@@ -121,13 +122,22 @@ func autoBelow(a *collectives.Algorithm) bool {
 // portstaged.StreamedMax.
 var streamedLarge = map[string]bool{"allgather": true, "alltoall": true, "reducescatter": true, "gather": true, "scatter": true, "hypercube": true, "sendrecv": true}
 
+// streamedAutoMax is the largest message -k auto gives collective name's hostput (one of
+// streamedLarge) where no pair uses CUDA IPC.
+func streamedAutoMax(name string) int64 {
+	if name == "sendrecv" {
+		return sendrecv.HostPutAutoMax
+	}
+	return portstaged.StreamedMax
+}
+
 // TestPortStagedSelect: across hosts (one rank per host, two per host, hosts of unequal
 // rank counts, and a network transport inside one host) -k auto picks hostput up to
 // algo.HostStagedAutoMax (railput on hosts of 4 ranks, on hosts of 2 whose ranks share
 // GPUs, sendrecv there only up to 64 KiB, for reduce-scatter and reduce on hosts of 2,
 // and for broadcast on hosts of 2 from 256 KiB to below 1 MiB; broadcast's up to
-// broadcast.HostPutMax, and those of streamedLarge up to portstaged.StreamedMax where no
-// pair uses CUDA IPC), portput at every other size and type, and -k all offers them and nothing that needs one host; on one host
+// broadcast.HostPutMax, and those of streamedLarge up to streamedAutoMax where no pair
+// uses CUDA IPC), portput at every other size and type, and -k all offers them and nothing that needs one host; on one host
 // connected by CUDA IPC, -k auto picks exactly what it picks without either.
 func TestPortStagedSelect(t *testing.T) {
 	across := map[string]collectives.Layout{
@@ -175,7 +185,7 @@ func TestPortStagedSelect(t *testing.T) {
 					if pc.Name == "broadcast" && size <= broadcast.HostPutMax {
 						want = "hostput" // above the family's sizes too
 					}
-					if streamedLarge[pc.Name] && noIPC[name] && size <= portstaged.StreamedMax {
+					if streamedLarge[pc.Name] && noIPC[name] && size <= streamedAutoMax(pc.Name) {
 						want = "hostput"
 					}
 					if size <= algo.HostStagedAutoMax {

@@ -10,11 +10,21 @@ import (
 // portstaged.StreamedMax between ranks over a network transport, the ranks of one host
 // over NVLink. Its outbox holds one slot a region (the next rank's segment is the only
 // one); a segment over 4 MiB goes in chunks that the receiver copies as they land (where
-// it comes over the network).
+// it comes over the network). -k auto takes it to HostPutAutoMax where no pair uses CUDA
+// IPC.
 func init() {
 	portstaged.RegisterHostAs("sendrecv", portstaged.PSSendRecv,
 		"host-resident buffers between hosts (NVLink to my host's ranks): put my buffer from host memory into the next rank's scratch; messages to 64 MiB",
 		func(a *collectives.Algorithm) {
-			a.MaxBytes, a.AutoSizes = portstaged.StreamedMax, portstaged.StreamedAuto(portstaged.StreamedMax)
+			a.MaxBytes, a.AutoSizes = portstaged.StreamedMax, portstaged.StreamedAuto(HostPutAutoMax)
 		})
 }
+
+// HostPutAutoMax is the largest message -k auto gives sendrecv hostput where no pair uses
+// CUDA IPC (portput above). Measured on one H200 as 2 simulated hosts of one rank under
+// MPS, 2026-11-29, -k hostput and -k portput in turn, -n 10 -w 3, five rounds (two of -b 4M
+// -e 64M -f 2, three of -b 16M -e 64M -f 2), out of place: hostput took less time at 16
+// MiB in four rounds of five (2039-2679 µs against 2464-2695) and at 32 MiB in all five
+// (3688-4928 against 4536-5446), but at 64 MiB it read 8033-9648 against 8145-9625,
+// less in two rounds of five (docs/performance.md, "sendrecv hostput to 64 MiB").
+const HostPutAutoMax = 32 << 20
