@@ -24,8 +24,9 @@ import (
 // rather than meet every peer once per launch; a segment over 4 MiB goes in chunks that
 // the receiver reads as they land. Automatic up to algo.HostStagedAutoMax, above portput's
 // priority; it takes messages of up to algo.HostStagedMax (broadcast's to 64 MiB:
-// broadcast.HostPutMax; all-gather's, all-to-all's, reduce-scatter's, gather's, scatter's
-// and hypercube's to StreamedMax, automatic to there where no pair uses CUDA IPC).
+// broadcast.HostPutMax; all-gather's, all-to-all's, reduce-scatter's, gather's, scatter's,
+// hypercube's and send-receive's to StreamedMax, automatic to there, send-receive's to 32
+// MiB, where no pair uses CUDA IPC).
 
 // HostStagedNumber is the hostput algorithms' number in every collective (allgather's
 // hostput is #7 too) but allreduce, where RegisterHostAs gives it another.
@@ -72,12 +73,13 @@ func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust f
 }
 
 // StreamedMax is the largest message the hostput of all-gather, all-to-all,
-// reduce-scatter, gather, scatter and hypercube takes (their folders' *_hostput.go say
-// what was measured): a segment over 4 MiB goes in chunks that the receivers copy or
-// reduce as they land (host_staged.cu, "Streaming"). Their slots hold a peer's segment, an
-// nth of the message (pairBytes): an outbox and a scratch of two halves, each of at most a
-// slot per peer, under 256 MiB of pinned host memory a rank at any -e, and the scratch's
-// 128 MiB again in GPU memory where some pairs use CUDA IPC. The hostput of send-receive,
+// reduce-scatter, gather, scatter, hypercube and send-receive takes (their folders'
+// *_hostput.go say what was measured): a segment over 4 MiB goes in chunks that the
+// receivers copy or reduce as they land (host_staged.cu, "Streaming"). Their slots hold a
+// peer's segment, an nth of the message (pairBytes; send-receive's, the whole message, to
+// one peer): an outbox and a scratch of two halves, each of at most a slot per peer (one
+// in send-receive's outbox), at most 256 MiB of pinned host memory a rank at any -e, and
+// the scratch's 128 MiB again in GPU memory where some pairs use CUDA IPC. The hostput of
 // reduce and all-to-all-v stays at algo.HostStagedMax: a segment of theirs can be the
 // whole message, and their outbox or scratch keeps a slot for every peer.
 const StreamedMax = 64 << 20
