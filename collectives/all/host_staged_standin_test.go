@@ -164,7 +164,25 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 			}
 			return scratch + slotAt(q)
 		}
-		stream := streamed(progress != nil, mode, reduce, in == out, n, isLocal, chunks, recvBytes)
+		// streamed, as HostStaged::streamed for the stand-in's one block: some network peer
+		// sends me a segment of several chunks, and the rounds can be told apart
+		streamed := func() bool {
+			if progress == nil || in == out && mode == portstaged.PSAlltoallv {
+				return false
+			}
+			several := false
+			for i := range chans {
+				if isLocal(uint64(i)) {
+					if reduce && recvBytes(i) > 0 {
+						return false
+					}
+				} else if chunks(i) > 1 {
+					several = true
+				}
+			}
+			return several
+		}
+		stream := streamed()
 		recvRounds := uint64(1)
 		for i := range chans {
 			if stream && !isLocal(uint64(i)) {
@@ -227,25 +245,6 @@ func hostStagedKernel(reduce bool) devicetest.Kernel {
 		hostFinish(chans, st)
 		return nil
 	}
-}
-
-// streamed is HostStaged::streamed for the stand-in's one block: some network peer sends
-// me a segment of several chunks, and the rounds can be told apart.
-func streamed(progress bool, mode portstaged.PortStagedMode, reduce, inPlace bool, n uint64, isLocal func(uint64) bool, chunks, recvBytes func(int) uint64) bool {
-	if !progress || inPlace && mode == portstaged.PSAlltoallv {
-		return false
-	}
-	several := false
-	for i := 0; i < int(n-1); i++ {
-		if isLocal(uint64(i)) {
-			if reduce && recvBytes(i) > 0 {
-				return false
-			}
-		} else if chunks(i) > 1 {
-			several = true
-		}
-	}
-	return several
 }
 
 // awaitPeer is HostStaged::awaitPeer: peer i's signal count (on channel c) has reached my
