@@ -1,9 +1,6 @@
 package allgather
 
-import (
-	"github.com/mscclpp-bench/mscclpp-bench/collectives"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
-)
+import "github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 
 // allgather hostput: the port-staged family's host-resident algorithm
 // (collectives/family/portstaged, host_staged.go) in PSAllgather mode: messages to
@@ -22,7 +19,5 @@ import (
 func init() {
 	portstaged.RegisterHostAs("allgather", portstaged.PSAllgather,
 		"host-resident buffers between hosts (NVLink to my host's ranks): put of my chunk from host memory into every peer's; messages to 64 MiB",
-		func(a *collectives.Algorithm) {
-			a.MaxBytes, a.AutoSizes = portstaged.StreamedMax, portstaged.StreamedAuto(portstaged.StreamedMax)
-		})
+		portstaged.Streamed(portstaged.StreamedMax))
 }

@@ -1,9 +1,6 @@
 package gather
 
-import (
-	"github.com/mscclpp-bench/mscclpp-bench/collectives"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
-)
+import "github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 
 // gather hostput: the port-staged family's host-resident algorithm
 // (collectives/family/portstaged, host_staged.go) in PSGather mode: messages to
@@ -17,7 +14,5 @@ import (
 func init() {
 	portstaged.RegisterHostAs("gather", portstaged.PSGather,
 		"host-resident buffers between hosts (NVLink to my host's ranks): put my buffer from host memory into the root's scratch; messages to 64 MiB",
-		func(a *collectives.Algorithm) {
-			a.MaxBytes, a.AutoSizes = portstaged.StreamedMax, portstaged.StreamedAuto(portstaged.StreamedMax)
-		})
+		portstaged.Streamed(portstaged.StreamedMax))
 }

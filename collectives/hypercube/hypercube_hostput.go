@@ -1,9 +1,6 @@
 package hypercube
 
-import (
-	"github.com/mscclpp-bench/mscclpp-bench/collectives"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
-)
+import "github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 
 // hypercube hostput: the port-staged family's host-resident algorithm
 // (collectives/family/portstaged, host_staged.go) in PSAllgather mode: messages to
@@ -17,7 +14,5 @@ import (
 func init() {
 	portstaged.RegisterHostAs("hypercube", portstaged.PSAllgather,
 		"host-resident buffers between hosts (NVLink to my host's ranks): put my buffer from host memory into every peer's scratch, the result in one step; messages to 64 MiB",
-		func(a *collectives.Algorithm) {
-			a.MaxBytes, a.AutoSizes = portstaged.StreamedMax, portstaged.StreamedAuto(portstaged.StreamedMax)
-		})
+		portstaged.Streamed(portstaged.StreamedMax))
 }

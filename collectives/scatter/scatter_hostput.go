@@ -1,9 +1,6 @@
 package scatter
 
-import (
-	"github.com/mscclpp-bench/mscclpp-bench/collectives"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
-)
+import "github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 
 // scatter hostput: the port-staged family's host-resident algorithm
 // (collectives/family/portstaged, host_staged.go) in PSScatter mode: messages to
@@ -17,7 +14,5 @@ import (
 func init() {
 	portstaged.RegisterHostAs("scatter", portstaged.PSScatter,
 		"host-resident buffers between hosts (NVLink to my host's ranks): the root puts each peer's chunk from host memory into its scratch; messages to 64 MiB",
-		func(a *collectives.Algorithm) {
-			a.MaxBytes, a.AutoSizes = portstaged.StreamedMax, portstaged.StreamedAuto(portstaged.StreamedMax)
-		})
+		portstaged.Streamed(portstaged.StreamedMax))
 }

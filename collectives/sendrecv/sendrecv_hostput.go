@@ -1,9 +1,6 @@
 package sendrecv
 
-import (
-	"github.com/mscclpp-bench/mscclpp-bench/collectives"
-	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
-)
+import "github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 
 // sendrecv hostput: the port-staged family's host-resident algorithm
 // (collectives/family/portstaged, host_staged.go) in PSSendRecv mode: messages to
@@ -15,9 +12,7 @@ import (
 func init() {
 	portstaged.RegisterHostAs("sendrecv", portstaged.PSSendRecv,
 		"host-resident buffers between hosts (NVLink to my host's ranks): put my buffer from host memory into the next rank's scratch; messages to 64 MiB",
-		func(a *collectives.Algorithm) {
-			a.MaxBytes, a.AutoSizes = portstaged.StreamedMax, portstaged.StreamedAuto(HostPutAutoMax)
-		})
+		portstaged.Streamed(HostPutAutoMax))
 }
 
 // HostPutAutoMax is the largest message -k auto gives sendrecv hostput where no pair uses

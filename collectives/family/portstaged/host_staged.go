@@ -84,6 +84,12 @@ func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust f
 // whole message, and their outbox or scratch keeps a slot for every peer.
 const StreamedMax = 64 << 20
 
+// Streamed is RegisterHostAs's adjust for a hostput that takes messages to StreamedMax,
+// automatic to autoMax where no pair uses CUDA IPC (StreamedAuto).
+func Streamed(autoMax int64) func(*collectives.Algorithm) {
+	return func(a *collectives.Algorithm) { a.MaxBytes, a.AutoSizes = StreamedMax, StreamedAuto(autoMax) }
+}
+
 // StreamedAuto is the -k auto range of a hostput that takes messages to StreamedMax: to
 // limit where no pair of the job uses CUDA IPC (where it was measured against portput: one
 // rank a host), to algo.HostStagedAutoMax on the other layouts, where portput, railput and
