@@ -29,7 +29,7 @@ func CheckSweep(collective, k string, sizes []int64, dtypes []string, nranks int
 			}
 		}
 		for _, size := range []int64{lo, hi} {
-			if err := a.supportsSize(size); err != nil {
+			if err := a.supportsSize(size, nranks); err != nil {
 				return err
 			}
 		}
@@ -56,7 +56,7 @@ func CheckSweep(collective, k string, sizes []int64, dtypes []string, nranks int
 // nranks ranks (any rank count when nranks is 0).
 func anySupports(collective string, size int64, nranks int, dtype string) bool {
 	for _, a := range registry[collective] {
-		if a.supportsSize(size) == nil && a.supportsType(dtype) == nil && (nranks == 0 || a.supportsRanks(nranks) == nil) {
+		if a.supportsSize(size, nranks) == nil && a.supportsType(dtype) == nil && (nranks == 0 || a.supportsRanks(nranks) == nil) {
 			return true
 		}
 	}

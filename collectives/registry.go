@@ -19,6 +19,9 @@ type Algorithm struct {
 	// MinBytes..MaxBytes are the message sizes (nccl-tests' "size" column) it handles;
 	// MaxBytes 0 means no upper limit.
 	MinBytes, MaxBytes int64
+	// MaxBytesOn, when set, is the largest message on nranks ranks where that is less
+	// than MaxBytes (an algorithm whose memory grows with the rank count; Largest).
+	MaxBytesOn         func(nranks int) int64
 	MinRanks, MaxRanks int // MaxRanks 0 means no upper limit
 	// Types lists the element types it supports (nil: every type).
 	Types []string
@@ -88,7 +91,7 @@ func Algorithms(collective string) []*Algorithm { return registry[collective] }
 
 // Supports says whether a can run size bytes of type dtype on nranks ranks, and if not, why.
 func (a *Algorithm) Supports(size int64, nranks int, dtype string) error {
-	if err := a.supportsSize(size); err != nil {
+	if err := a.supportsSize(size, nranks); err != nil {
 		return err
 	}
 	if err := a.supportsRanks(nranks); err != nil {
@@ -97,14 +100,30 @@ func (a *Algorithm) Supports(size int64, nranks int, dtype string) error {
 	return a.supportsType(dtype)
 }
 
-// supportsSize says whether a handles a collective of size bytes, and if not, why.
-func (a *Algorithm) supportsSize(size int64) error {
-	if size < a.MinBytes || (a.MaxBytes > 0 && size > a.MaxBytes) {
-		hi := "no limit"
-		if a.MaxBytes > 0 {
-			hi = strconv.FormatInt(a.MaxBytes, 10)
+// Largest is the largest message a handles on nranks ranks (0: no limit): MaxBytes, or
+// MaxBytesOn's where that is less; nranks 0 (not known yet) gives MaxBytes.
+func (a *Algorithm) Largest(nranks int) int64 {
+	if a.MaxBytesOn != nil && nranks > 0 {
+		if m := a.MaxBytesOn(nranks); a.MaxBytes == 0 || m < a.MaxBytes {
+			return m
 		}
-		return fmt.Errorf("%s %s handles %d to %s bytes, not %d", a.Collective, a.Name, a.MinBytes, hi, size)
+	}
+	return a.MaxBytes
+}
+
+// supportsSize says whether a handles a collective of size bytes on nranks ranks (0: any
+// count), and if not, why.
+func (a *Algorithm) supportsSize(size int64, nranks int) error {
+	largest := a.Largest(nranks)
+	if size < a.MinBytes || (largest > 0 && size > largest) {
+		hi, on := "no limit", ""
+		if largest > 0 {
+			hi = strconv.FormatInt(largest, 10)
+		}
+		if largest != a.MaxBytes {
+			on = fmt.Sprintf(" on %d ranks", nranks)
+		}
+		return fmt.Errorf("%s %s handles %d to %s bytes%s, not %d", a.Collective, a.Name, a.MinBytes, hi, on, size)
 	}
 	return nil
 }
