@@ -37,8 +37,9 @@ func TestPortStagedRegistry(t *testing.T) {
 	// is its own)
 	// (and allreduce's one shot, #9, automatic only where some host has several ranks;
 	// broadcast's up to broadcast.HostPutMax, automatic to there; those of streamedLarge
-	// up to portstaged.StreamedMax, automatic to streamedAutoMax where no pair uses CUDA IPC, else to
-	// algo.HostStagedAutoMax)
+	// and reduce up to portstaged.StreamedMax, automatic to streamedAutoMax where no pair
+	// uses CUDA IPC, else to algo.HostStagedAutoMax, reduce's to less on more ranks:
+	// hostLargest)
 	want := append([]portstaged.Use{{Name: "allgather", Mode: portstaged.PSAllgather}}, portstaged.Collectives()...)
 	hostWant := slices.Insert(slices.Clone(want), 1, portstaged.Use{Name: "allreduce", Mode: portstaged.PSAllreduce})
 	if host := portstaged.HostCollectives(); !slices.Equal(host, hostWant) {
@@ -56,7 +57,7 @@ func TestPortStagedRegistry(t *testing.T) {
 			maxBytes = broadcast.HostPutMax
 			autoOK = func(a *collectives.Algorithm) bool { return a.AutoMax == broadcast.HostPutMax }
 		}
-		if streamedLarge[pc.Name] {
+		if streamedLarge[pc.Name] || pc.Name == "reduce" {
 			maxBytes = portstaged.StreamedMax
 			autoOK = func(a *collectives.Algorithm) bool {
 				_, one := a.AutoRange(layoutOf(false, "a", "b"))
@@ -68,6 +69,15 @@ func TestPortStagedRegistry(t *testing.T) {
 			a, err := collectives.Find(pc.Name, k)
 			if err != nil || a.Name != "hostput" || a.Number != number {
 				t.Fatalf("Find(%s, %s) = %v, %v; want hostput (#%d)", pc.Name, k, a, err, number)
+			}
+			for _, n := range []int{2, 3, 4, 8} {
+				want := maxBytes
+				if l := hostLargest(pc.Name, n); l > 0 {
+					want = l
+				}
+				if a.Largest(n) != want {
+					t.Errorf("%s hostput on %d ranks: largest message %d, want %d", pc.Name, n, a.Largest(n), want)
+				}
 			}
 			if a.MinRanks != 2 || a.MaxBytes != maxBytes || !autoOK(a) || a.Types != nil ||
 				a.Needs != collectives.SomeNetwork || !a.AnyOffset || a.Doc == "" || a.New == nil {
@@ -123,7 +133,8 @@ func autoBelow(a *collectives.Algorithm) bool {
 var streamedLarge = map[string]bool{"allgather": true, "alltoall": true, "reducescatter": true, "gather": true, "scatter": true, "hypercube": true, "sendrecv": true}
 
 // streamedAutoMax is the largest message -k auto gives collective name's hostput (one of
-// streamedLarge) where no pair uses CUDA IPC.
+// streamedLarge, or reduce) where no pair uses CUDA IPC, before the rank count's bound
+// (hostLargest).
 func streamedAutoMax(name string) int64 {
 	if name == "sendrecv" {
 		return sendrecv.HostPutAutoMax
@@ -131,13 +142,29 @@ func streamedAutoMax(name string) int64 {
 	return portstaged.StreamedMax
 }
 
+// hostLargest is the largest message collective name's hostput takes on nranks ranks
+// beyond algo.HostStagedMax: broadcast.HostPutMax, portstaged.StreamedMax (streamedLarge),
+// reduce's the most whose slots of the whole message for every peer fit in 384 MiB of
+// pinned host memory (64 MiB on 2 ranks, 32 on 3, 16 on 4, 8 on 8); 0 for the others.
+func hostLargest(name string, nranks int) int64 {
+	switch {
+	case name == "broadcast":
+		return broadcast.HostPutMax
+	case streamedLarge[name]:
+		return portstaged.StreamedMax
+	case name == "reduce":
+		return map[int]int64{2: 64 << 20, 3: 32 << 20, 4: 16 << 20, 8: 8 << 20}[nranks]
+	}
+	return 0
+}
+
 // TestPortStagedSelect: across hosts (one rank per host, two per host, hosts of unequal
 // rank counts, and a network transport inside one host) -k auto picks hostput up to
 // algo.HostStagedAutoMax (railput on hosts of 4 ranks, on hosts of 2 whose ranks share
 // GPUs, sendrecv there only up to 64 KiB, for reduce-scatter and reduce on hosts of 2,
 // and for broadcast on hosts of 2 from 256 KiB to below 1 MiB; broadcast's up to
-// broadcast.HostPutMax, and those of streamedLarge up to streamedAutoMax where no pair
-// uses CUDA IPC), portput at every other size and type, and -k all offers them and nothing that needs one host; on one host
+// broadcast.HostPutMax, and those of streamedLarge and reduce up to streamedAutoMax where
+// no pair uses CUDA IPC, reduce's to hostLargest), portput at every other size and type, and -k all offers them and nothing that needs one host; on one host
 // connected by CUDA IPC, -k auto picks exactly what it picks without either.
 func TestPortStagedSelect(t *testing.T) {
 	across := map[string]collectives.Layout{
@@ -185,7 +212,7 @@ func TestPortStagedSelect(t *testing.T) {
 					if pc.Name == "broadcast" && size <= broadcast.HostPutMax {
 						want = "hostput" // above the family's sizes too
 					}
-					if streamedLarge[pc.Name] && noIPC[name] && size <= streamedAutoMax(pc.Name) {
+					if (streamedLarge[pc.Name] || pc.Name == "reduce") && noIPC[name] && size <= min(streamedAutoMax(pc.Name), hostLargest(pc.Name, l.NRanks())) {
 						want = "hostput"
 					}
 					if size <= algo.HostStagedAutoMax {
@@ -222,10 +249,10 @@ func TestPortStagedSelect(t *testing.T) {
 				sizes[broadcast.HostPutMax] = "portput,hostput"
 				sizes[broadcast.HostPutMax+4] = "portput"
 			}
-			if streamedLarge[pc.Name] {
+			if largest := hostLargest(pc.Name, l.NRanks()); pc.Name != "broadcast" && largest > 0 {
 				sizes[algo.HostStagedMax+4] = "portput,hostput"
-				sizes[portstaged.StreamedMax] = "portput,hostput"
-				sizes[portstaged.StreamedMax+4] = "portput"
+				sizes[largest] = "portput,hostput"
+				sizes[largest+4] = "portput"
 			}
 			for size, want := range sizes {
 				all, err := collectives.SelectIn(pc.Name, "all", size, l, "float")

@@ -296,6 +296,9 @@ func checkStagedSizes(t *testing.T, envs []*collectives.Env, n int, name string,
 		insts := instancesOn(t, envs, alg)
 		launch := 0
 		for _, size := range sizes {
+			if alg.Supports(size, n, int32T.Name) != nil {
+				continue // above its largest on n ranks (reduce hostput's falls with the count)
+			}
 			c := coll.Counts(size, int32T, n)
 			for _, inPlace := range []bool{false, true} {
 				launch++
