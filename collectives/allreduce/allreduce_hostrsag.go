@@ -72,6 +72,5 @@ func hostWhole(env *collectives.Env, mode portstaged.PortStagedMode) (*portstage
 // two halves of outbox and scratch slots in pinned host memory: at -e 64 MiB under 256
 // MiB a stage on any rank count).
 func hostStage(env *collectives.Env, mode portstaged.PortStagedMode) (*portstaged.Stage, error) {
-	n := uint64(env.NRanks)
-	return portstaged.NewHostStage(env, mode, (algo.Limit(portstaged.StreamedMax, env.MaxBytes)+n-1)/n)
+	return portstaged.NewHostStage(env, mode, mode.PairBytes(algo.Limit(portstaged.StreamedMax, env.MaxBytes), env.NRanks))
 }

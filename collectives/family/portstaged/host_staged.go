@@ -76,7 +76,7 @@ func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust f
 // reduce-scatter, gather, scatter, hypercube and send-receive takes (their folders'
 // *_hostput.go say what was measured): a segment over 4 MiB goes in chunks that the
 // receivers copy or reduce as they land (host_staged.cu, "Streaming"). Their slots hold a
-// peer's segment, an nth of the message (pairBytes; send-receive's, the whole message, to
+// peer's segment, an nth of the message (PairBytes; send-receive's, the whole message, to
 // one peer): an outbox and a scratch of two halves, each of at most a slot per peer (one
 // in send-receive's outbox), at most 256 MiB of pinned host memory a rank at any -e, and
 // the scratch's 128 MiB again in GPU memory where some pairs use CUDA IPC. The hostput of
@@ -175,22 +175,22 @@ func hostDepth(slot, slotBytes uint64) uint32 {
 
 // hostSegBytes is the rank-pair segment hostput's slots are sized for in mode on nranks
 // ranks, in a run whose largest message is maxBytes, for an algorithm that takes messages
-// of up to limit bytes (> 0): four times that message's largest segment (pairBytes), at
+// of up to limit bytes (> 0): four times that message's largest segment (PairBytes), at
 // most the segment of a message of limit bytes (and never less than the segment of a
 // message up to limit). The run's largest launches then get 8 regions too (hostDepth)
 // wherever the pinned memory stays within what a run to limit takes, so that a size's
 // time does not depend on -e.
 func hostSegBytes(mode PortStagedMode, maxBytes, limit int64, nranks int) uint64 {
-	seg := func(bytes uint64) uint64 { return mode.pairBytes(bytes, nranks) }
+	seg := func(bytes uint64) uint64 { return mode.PairBytes(bytes, nranks) }
 	return min(4*seg(algo.Limit(limit, maxBytes)), seg(uint64(limit))) // never under the segment: the message is at most limit
 }
 
-// pairBytes is, rounded up to 16 bytes, the most that a rank sends one peer in a launch of
+// PairBytes is, rounded up to 16 bytes, the most that a rank sends one peer in a launch of
 // mode whose message (the size column) is bytes on nranks ranks (UnitSlot's slot): an
 // nth of it where every rank gets an nth of the message (all-gather, gather, all-to-all,
 // reduce-scatter, scatter), all of it otherwise (all-to-all-v, whose farthest peer gets
 // the most, is bounded by the message).
-func (m PortStagedMode) pairBytes(bytes uint64, nranks int) uint64 {
+func (m PortStagedMode) PairBytes(bytes uint64, nranks int) uint64 {
 	switch m {
 	case PSAllgather, PSGather, PSAlltoall, PSReduceScatter, PSScatter:
 		bytes = (bytes + uint64(nranks) - 1) / uint64(nranks)

@@ -49,7 +49,7 @@ func TestHostSegBytes(t *testing.T) {
 			t.Errorf("hostSegBytes(%d, %d, %d, %d) = %d, want %d", tc.mode, tc.maxBytes, tc.limit, tc.nranks, seg, tc.seg)
 		}
 		slotBytes := algo.RoundUp(max(seg, 16), 256)
-		largest := tc.mode.pairBytes(uint64(min(tc.maxBytes, tc.limit)), tc.nranks)
+		largest := tc.mode.PairBytes(uint64(min(tc.maxBytes, tc.limit)), tc.nranks)
 		if largest > slotBytes {
 			t.Errorf("mode %d max %d: a %d-byte segment does not fit %d-byte slots", tc.mode, tc.maxBytes, largest, slotBytes)
 		}
