@@ -21,7 +21,8 @@ type Algorithm struct {
 	MinBytes, MaxBytes int64
 	// MaxBytesOn, when set, is the largest message on nranks ranks where that is less
 	// than MaxBytes (an algorithm whose memory grows with the rank count; Largest).
-	MaxBytesOn         func(nranks int) int64
+	MaxBytesOn func(nranks int) int64
+
 	MinRanks, MaxRanks int // MaxRanks 0 means no upper limit
 	// Types lists the element types it supports (nil: every type).
 	Types []string
