@@ -275,6 +275,35 @@ func TestSelectHierarchical(t *testing.T) {
 	}
 }
 
+// TestSelectAllreduceTwoRanks: on two ranks where no pair uses CUDA IPC (2 hosts of one
+// rank, sharing a GPU or not, and --transport ethernet on one host) -k auto takes
+// allreduce's hostput one shot above 4 MiB to 32 MiB and hostrsag around it; on more
+// ranks hostrsag (a power-of-two count) or portrsag keep those sizes.
+func TestSelectAllreduceTwoRanks(t *testing.T) {
+	sizes := []int64{4 << 20, 4<<20 + 4, 8 << 20, 32 << 20, 32<<20 + 4, 64 << 20}
+	two := [6]string{"hostrsag", "hostput", "hostput", "hostput", "hostrsag", "hostrsag"}
+	for _, tt := range []struct {
+		name string
+		l    collectives.Layout
+		want [6]string
+	}{
+		{"2 hosts of 1", layoutOf(false, "a", "b"), two},
+		{"2 hosts of 1, shared GPUs", sharedGPUs(layoutOf(false, "a", "b")), two},
+		{"1 host, no IPC", layoutOf(true, "a", "a"), two},
+		{"4 hosts of 1", layoutOf(false, "a", "b", "c", "d"), [6]string{"hostrsag", "hostrsag", "hostrsag", "hostrsag", "hostrsag", "hostrsag"}},
+		{"3 hosts of 1", layoutOf(false, "a", "b", "c"), [6]string{"portrsag", "portrsag", "portrsag", "portrsag", "portrsag", "portrsag"}},
+	} {
+		for i, size := range sizes {
+			for _, inPlace := range []bool{false, true} {
+				got, err := collectives.SelectPlaced("allreduce", "auto", size, tt.l, "float", inPlace)
+				if err != nil || len(got) != 1 || got[0].Name != tt.want[i] {
+					t.Errorf("%s: SelectPlaced(allreduce, auto, %d, in place %v) = %v, %v; want %s", tt.name, size, inPlace, AlgNames(got), err, tt.want[i])
+				}
+			}
+		}
+	}
+}
+
 // TestSelectMPSNetwork: where ranks share a GPU under MPS and pairs talk over a network,
 // the hierarchical algorithms are refused with the reason (-k hier), auto takes the
 // host-resident ones at 8 B (railput, which runs there, on hosts of 2; allreduce
