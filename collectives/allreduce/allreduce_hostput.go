@@ -75,7 +75,7 @@ func hostPutAuto(l collectives.Layout) (min, max int64) {
 // one shot took less time at 8 MiB in all five rounds (1108-1260 µs against 1554-1680), at
 // 16 MiB in all five (1948-2276 against 2269-2499), at 32 MiB in four (3456-4097 against
 // 3727-4055), at 64 MiB in one of three, at 4 MiB in neither of two (docs/performance.md,
-// "reduce hostput to 64 MiB").
+// "reduce and allreduce hostput to 64 MiB").
 const (
 	hostPutTwoMin = algo.HostStagedMax + 1
 	hostPutTwoMax = 32 << 20
