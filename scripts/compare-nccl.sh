@@ -37,6 +37,13 @@
 # sizes where one program's slowest run took more than twice its fastest (the machine's slow
 # spells: such a cell says little either way). Where several collectives ran (`all`), the
 # last lines add up those counts over all of them and name the cells (collective and size).
+# With HOSTS=2 and NP=2 (one pair, a rank a host) our ping-pong reads the raw TCP rate
+# between the two ranks before the first collective and after the last (`pingpong -b 64M
+# -e 64M`, kept in OUT), and a line under the tables gives, for every size from 64 MiB,
+# ours as a share of it: a direction's rate (bus bandwidth; alltoallv's algorithm
+# bandwidth, its whole message to the one peer) over both readings of both ways at once,
+# or of one way for the rooted collectives (broadcast, reduce, gather, scatter). RAW=0
+# leaves the readings out.
 # Example: NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build allreduce -b 8 -e 2G -f 2 -G 10
 #          NP=2 scripts/compare-nccl.sh third_party/nccl-tests/build all -b 8 -e 2G -f 4 -r 1
 set -euo pipefail
@@ -226,8 +233,46 @@ total() {
     }' "${tables[@]}"
 }
 
+# raw WHEN: our ping-pong's raw TCP lines between the two ranks into $OUT/raw-WHEN.txt
+# (nothing where HOSTS and NP are not one pair or RAW=0; a failed reading only warns).
+raw() {
+  [ "${HOSTS:-}" = 2 ] && [ "$NP" = 2 ] && [ "${RAW:-1}" != 0 ] || return 0
+  mpirun "${mpi[@]}" "${ours[@]}" pingpong -b 64M -e 64M -n 10 -w 3 >"$OUT/raw-$1.txt" 2>&1 ||
+    echo "$0: the raw TCP reading $1 the collectives failed: $OUT/raw-$1.txt" >&2
+}
+
+# rawshare: under the tables, the raw TCP readings and each collective's share of them
+# from 64 MiB (the header says what is compared with what).
+rawshare() {
+  [ -f "$OUT/raw-before.txt" ] && [ -f "$OUT/raw-after.txt" ] || return 0
+  awk '
+    function lo(a, b) { return (a < b) ? a : b }
+    function hi(a, b) { return (a > b) ? a : b }
+    FILENAME ~ /raw-(before|after)[.]txt$/ {
+      if ($0 ~ /^# raw TCP 0 -> 1: /) { v = $7 + 0; one1 = one1 ? lo(one1, v) : v; one2 = hi(one2, v) }
+      if ($0 ~ /^# raw TCP 0 <-> 1 both ways at once: /) {
+        for (i = 1; i <= NF; i++) if ($i == "once:") { a = $(i + 1) + 0; b = $(i + 3) + 0 }
+        both1 = both1 ? lo(both1, lo(a, b)) : lo(a, b); both2 = hi(both2, hi(a, b))
+      }
+      next
+    }
+    FNR == 1 { coll = $2 }
+    /^ *[0-9]/ && $1 >= 67108864 && $4 == "|" {
+      rate = $9 * ((coll == "alltoallv") ? 2 : 1)
+      rooted = (coll == "broadcast" || coll == "reduce" || coll == "gather" || coll == "scatter")
+      r1 = rooted ? one1 : both1; r2 = rooted ? one2 : both2
+      if (r1 > 0) line[++n] = sprintf("# %s %s: %.2f GB/s a direction, %.0f-%.0f %% of raw TCP %s", coll, $1, rate, 100 * rate / r2, 100 * rate / r1, rooted ? "one way" : "both ways")
+    }
+    END {
+      if (!one1 || !both1) { print "# raw TCP: no reading (see raw-before.txt and raw-after.txt)"; exit }
+      printf "# raw TCP between ranks 0 and 1 before and after: one way %.2f-%.2f GB/s, both ways at once %.2f-%.2f GB/s a direction\n", one1, one2, both1, both2
+      for (i = 1; i <= n; i++) print line[i]
+    }' "$OUT/raw-before.txt" "$OUT/raw-after.txt" "${tables[@]}" | tee "$OUT/raw-share.txt"
+}
+
 status=0
 tables=()
+raw before
 for coll in $colls; do
   if [ "$coll" = hypercube ] && (( NP & (NP - 1) )); then
     echo "# hypercube: left out, it needs a power-of-two rank count (NP=$NP)"
@@ -236,5 +281,7 @@ for coll in $colls; do
   fi
   compare "$coll" "$@" || status=$?
 done
+raw after
 [ "${#tables[@]}" -gt 1 ] && total
+rawshare
 exit $status

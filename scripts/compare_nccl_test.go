@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,8 +15,18 @@ import (
 // fakeMPIRun stands in for mpirun: it logs its arguments, one run a line, to $FAKE_LOG and
 // prints an nccl-tests table of one row of $FAKE_BYTES (default 1 MiB) whose time is the
 // next of $FAKE_NCCL_TIMES (when the command is an nccl-tests program) or $FAKE_OURS_TIMES
-// (otherwise), a run each.
+// (otherwise), a run each, at a bus bandwidth of 1 GB/s. Our ping-pong (logged to
+// $FAKE_LOG.pingpong instead) prints ping-pong's raw TCP lines with the next of
+// $FAKE_RAW_ONE and of $FAKE_RAW_BOTH (GB/s; the way back 1 more) a reading each.
 const fakeMPIRun = `#!/usr/bin/env bash
+case "$*" in *" pingpong "*)
+  echo "$*" >> "$FAKE_LOG.pingpong"
+  n=$(grep -c . "$FAKE_LOG.pingpong")
+  read -r -a one <<< "$FAKE_RAW_ONE"; read -r -a both <<< "$FAKE_RAW_BOTH"
+  echo "# raw TCP 0 -> 1: ${one[$((n - 1))]} GB/s (12 sockets, 67108864 bytes, no GPU copies)"
+  echo "# raw TCP 0 <-> 1 both ways at once: ${both[$((n - 1))]} / $((both[n - 1] + 1)).00 GB/s (as put-bidir and the collectives send)"
+  exit 0 ;;
+esac
 echo "$*" >> "$FAKE_LOG"
 case "$*" in *_perf*) side=nccl; times=$FAKE_NCCL_TIMES ;; *) side=ours; times=$FAKE_OURS_TIMES ;; esac
 n=$(cat "$FAKE_LOG.$side" 2>/dev/null || echo 0)
@@ -234,6 +245,50 @@ func TestCompareNCCLHosts(t *testing.T) {
 		}
 		if !strings.Contains(ours, "scripts/simhost.sh "+c.hosts+" "+c.np) {
 			t.Errorf("%s: our mpirun does not run simhost.sh %s %s: %s", c.name, c.hosts, c.np, ours)
+		}
+	}
+}
+
+// TestCompareNCCLRawTCP: with one pair across simulated hosts (HOSTS=2 NP=2) our ping-pong
+// reads raw TCP before and after the collectives, and a line gives each size from 64 MiB
+// as a share of both readings: of both ways at once for allreduce (its bus bandwidth, 1
+// GB/s, over 2-5 GB/s), of one way for broadcast (over 4-8), and for alltoallv its
+// algorithm bandwidth (twice its bus bandwidth on 2 ranks); RAW=0 and a pair of hosts of
+// 2 ranks read nothing.
+func TestCompareNCCLRawTCP(t *testing.T) {
+	for _, c := range []struct {
+		coll, want string
+	}{
+		{"allreduce", "# allreduce 67108864: 1.00 GB/s a direction, 20-50 % of raw TCP both ways"},
+		{"broadcast", "# broadcast 67108864: 1.00 GB/s a direction, 12-25 % of raw TCP one way"},
+		{"alltoallv", "# alltoallv 67108864: 2.00 GB/s a direction, 40-100 % of raw TCP both ways"},
+	} {
+		root, path := repo(t, 2)
+		out, runs := compareColl(t, root, path, c.coll, "HOSTS=2", "NP=2", "FAKE_BYTES=67108864",
+			"FAKE_NCCL_TIMES=100", "FAKE_OURS_TIMES=50", "FAKE_RAW_ONE=4 8", "FAKE_RAW_BOTH=2 4")
+		if !strings.Contains(out, "# raw TCP between ranks 0 and 1 before and after: one way 4.00-8.00 GB/s, both ways at once 2.00-5.00 GB/s a direction") {
+			t.Errorf("%s: no raw TCP line:\n%s", c.coll, out)
+		}
+		if !strings.Contains(out, c.want) {
+			t.Errorf("%s: want %q:\n%s", c.coll, c.want, out)
+		}
+		pp, err := os.ReadFile(filepath.Join(root, "mpirun.log.pingpong"))
+		if err != nil || strings.Count(string(pp), "scripts/simhost.sh 2 2") != 2 || strings.Contains(runs, "pingpong") {
+			t.Errorf("%s: want two ping-pongs across the simulated hosts, none among the runs: %q, %v", c.coll, pp, err)
+		}
+	}
+	for _, env := range [][]string{{"HOSTS=2", "NP=2", "RAW=0"}, {"HOSTS=2", "NP=4"}} {
+		root, path := repo(t, 4)
+		args := append(env, "FAKE_BYTES=67108864", "FAKE_NCCL_TIMES=100 100", "FAKE_OURS_TIMES=50 50")
+		if slices.Contains(env, "NP=4") && exec.Command("unshare", "-u", "true").Run() != nil {
+			continue // several ranks a host need unshare -u (root)
+		}
+		out, _ := compareColl(t, root, path, "allreduce", args...)
+		if strings.Contains(out, "raw TCP") {
+			t.Errorf("%v: a raw TCP reading where none was wanted:\n%s", env, out)
+		}
+		if _, err := os.Stat(filepath.Join(root, "mpirun.log.pingpong")); err == nil {
+			t.Errorf("%v: ping-pong ran", env)
 		}
 	}
 }
