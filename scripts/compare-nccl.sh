@@ -272,6 +272,7 @@ rawshare() {
 
 status=0
 tables=()
+rm -f "$OUT/raw-before.txt" "$OUT/raw-after.txt" "$OUT/raw-share.txt" # an earlier run's in OUT
 raw before
 for coll in $colls; do
   if [ "$coll" = hypercube ] && (( NP & (NP - 1) )); then

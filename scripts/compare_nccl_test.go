@@ -254,7 +254,7 @@ func TestCompareNCCLHosts(t *testing.T) {
 // as a share of both readings: of both ways at once for allreduce (its bus bandwidth, 1
 // GB/s, over 2-5 GB/s), of one way for broadcast (over 4-8), and for alltoallv its
 // algorithm bandwidth (twice its bus bandwidth on 2 ranks); RAW=0 and a pair of hosts of
-// 2 ranks read nothing.
+// 2 ranks read nothing, and print nothing of an earlier run's readings left in OUT.
 func TestCompareNCCLRawTCP(t *testing.T) {
 	for _, c := range []struct {
 		coll, want string
@@ -279,6 +279,15 @@ func TestCompareNCCLRawTCP(t *testing.T) {
 	}
 	for _, env := range [][]string{{"HOSTS=2", "NP=2", "RAW=0"}, {"HOSTS=2", "NP=4"}} {
 		root, path := repo(t, 4)
+		// an earlier run's readings in OUT are not taken for this run's
+		for _, f := range []string{"raw-before.txt", "raw-after.txt"} {
+			if err := os.MkdirAll(filepath.Join(root, "out"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, "out", f), []byte("# raw TCP 0 -> 1: 9.00 GB/s\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		args := append(env, "FAKE_BYTES=67108864", "FAKE_NCCL_TIMES=100 100", "FAKE_OURS_TIMES=50 50")
 		if slices.Contains(env, "NP=4") && exec.Command("unshare", "-u", "true").Run() != nil {
 			continue // several ranks a host need unshare -u (root)
