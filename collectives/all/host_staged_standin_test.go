@@ -325,9 +325,9 @@ func TestHostStagedAcrossHostsOnStandin(t *testing.T) {
 
 // TestHostStagedChunksOnStandin: the hostputs that take messages over 4 MiB (broadcast's,
 // all-gather's, all-to-all's, reduce-scatter's, gather's, scatter's, hypercube's,
-// send-receive's, whose one outbox slot holds the next rank's segment, reduce's, to 16
-// MiB on 4 ranks, whose root reduces every peer's whole message, and all-reduce's one
-// shot, to 32 MiB on 4 ranks, whose every rank does) on 2 simulated
+// send-receive's, whose one outbox slot holds the next rank's segment, and on two ranks
+// reduce's, whose root reduces the peer's whole message, and all-reduce's one shot, whose
+// every rank does) on 2 simulated
 // hosts of one rank and on 2 hosts of 2 (a peer over CUDA IPC beside the network one,
 // send-receive's next rank on the same host or not): segments over
 // hostStagedChunk go as several puts, each but the last signalled on the progress channel

@@ -33,11 +33,11 @@ func TestCheckSweep(t *testing.T) {
 		{"ll8 on one rank", "allreduce", "ll8", small, []string{"float"}, 1, "allreduce ll8 does not run on 1 ranks (it runs on 2 to any number of ranks)"},
 		{"ll8 ranks unknown", "allreduce", "ll8", small, []string{"float"}, 0, ""},
 		{"local on two ranks", "allgather", "local", small, []string{"float"}, 2, "does not run on 2 ranks (it runs on 1 to 1 ranks)"},
-		// reduce hostput's largest message falls with the rank count (its slots hold every
+		// reduce hostput's largest message depends on the rank count (its slots hold every
 		// peer's whole message): unknown ranks get its largest on any count
 		{"reduce hostput ranks unknown", "reduce", "hostput", []int64{8, 64 << 20}, []string{"float"}, 0, ""},
 		{"reduce hostput on 2 ranks", "reduce", "hostput", []int64{8, 64 << 20}, []string{"float"}, 2, ""},
-		{"reduce hostput on 4 ranks", "reduce", "hostput", []int64{8, 32 << 20}, []string{"float"}, 4, "reduce hostput handles 0 to 16777216 bytes on 4 ranks, not 33554432"},
+		{"reduce hostput on 4 ranks", "reduce", "hostput", []int64{8, 32 << 20}, []string{"float"}, 4, "reduce hostput handles 0 to 4194304 bytes on 4 ranks, not 33554432"},
 		{"reduce hostput above its sizes", "reduce", "hostput", []int64{8, 128 << 20}, []string{"float"}, 0, "reduce hostput handles 0 to 67108864 bytes, not 134217728"},
 		{"auto everywhere", "allreduce", "auto", []int64{0, 8, 1 << 20, 64 << 30}, everyType, 2, ""},
 		{"auto on one rank", "allgather", "auto", small, everyType, 1, ""},

@@ -38,8 +38,8 @@ func TestPortStagedRegistry(t *testing.T) {
 	// (and allreduce's one shot, #9, automatic only where some host has several ranks;
 	// broadcast's up to broadcast.HostPutMax, automatic to there; those of streamedLarge
 	// and reduce up to portstaged.StreamedMax, automatic to streamedAutoMax where no pair
-	// uses CUDA IPC, else to algo.HostStagedAutoMax, reduce's to less on more ranks:
-	// hostLargest)
+	// uses CUDA IPC, else to algo.HostStagedAutoMax, reduce's to 4 MiB on more than two
+	// ranks: hostLargest)
 	want := append([]portstaged.Use{{Name: "allgather", Mode: portstaged.PSAllgather}}, portstaged.Collectives()...)
 	hostWant := slices.Insert(slices.Clone(want), 1, portstaged.Use{Name: "allreduce", Mode: portstaged.PSAllreduce})
 	if host := portstaged.HostCollectives(); !slices.Equal(host, hostWant) {
@@ -52,7 +52,7 @@ func TestPortStagedRegistry(t *testing.T) {
 		if pc.Name == "allreduce" { // railput and hier take the larger messages
 			number = allreduce.HostPutNumber
 			autoOK = autoBelow
-			maxBytes = portstaged.StreamedMax // on 2 ranks: hostLargest
+			maxBytes = portstaged.StreamedMax // on two ranks: hostLargest
 		}
 		if pc.Name == "broadcast" {
 			maxBytes = broadcast.HostPutMax
@@ -145,19 +145,19 @@ func streamedAutoMax(name string) int64 {
 
 // hostLargest is the largest message collective name's hostput takes on nranks ranks
 // beyond algo.HostStagedMax: broadcast.HostPutMax, portstaged.StreamedMax (streamedLarge),
-// reduce's and allreduce's the most whose slots of the whole message for every peer fit
-// in 384 MiB of pinned host memory (reduce: 64 MiB on 2 ranks, 32 on 3, 16 on 4, 8 on 8);
-// 0 for the others.
+// reduce's and allreduce's 64 MiB on two ranks and 4 MiB on more (their slots hold the
+// whole message for every peer); 0 for the others.
 func hostLargest(name string, nranks int) int64 {
 	switch {
 	case name == "broadcast":
 		return broadcast.HostPutMax
 	case streamedLarge[name]:
 		return portstaged.StreamedMax
-	case name == "reduce":
-		return map[int]int64{2: 64 << 20, 3: 32 << 20, 4: 16 << 20, 8: 8 << 20}[nranks]
-	case name == "allreduce": // one outbox slot
-		return map[int]int64{2: 64 << 20, 3: 32 << 20, 4: 32 << 20, 8: 16 << 20}[nranks]
+	case name == "reduce" || name == "allreduce":
+		if nranks == 2 {
+			return 64 << 20
+		}
+		return 4 << 20
 	}
 	return 0
 }
@@ -253,7 +253,7 @@ func TestPortStagedSelect(t *testing.T) {
 				sizes[broadcast.HostPutMax] = "portput,hostput"
 				sizes[broadcast.HostPutMax+4] = "portput"
 			}
-			if largest := hostLargest(pc.Name, l.NRanks()); pc.Name != "broadcast" && largest > 0 {
+			if largest := hostLargest(pc.Name, l.NRanks()); pc.Name != "broadcast" && largest > algo.HostStagedMax {
 				sizes[algo.HostStagedMax+4] = "portput,hostput"
 				sizes[largest] = "portput,hostput"
 				sizes[largest+4] = "portput"

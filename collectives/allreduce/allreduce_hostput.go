@@ -12,7 +12,7 @@ import (
 // every network peer's host-resident scratch, and writes it over NVLink straight into the
 // GPU-memory scratch of my host's other ranks; every rank then reduces all the inputs in
 // rank order (a message over 4 MiB round by round as it lands, where no peer sends over
-// CUDA IPC). Messages to portstaged.WholeMax (64 MiB on 2 ranks, less on more: every
+// CUDA IPC). Messages to portstaged.WholeMax (64 MiB on 2 ranks, 4 MiB on more: every
 // rank's scratch holds every rank's whole message). Automatic where some host has several
 // ranks for small messages (hostoneshot does the same where no pair uses CUDA IPC and
 // stays automatic there; railput takes hosts of portstaged.RailAutoLocal ranks or more,
@@ -24,7 +24,7 @@ func init() {
 	portstaged.RegisterHostAs("allreduce", portstaged.PSAllreduce,
 		"host-resident buffers between hosts (NVLink to my host's ranks): my input to every peer, every rank reduces; messages to 64 MiB on 2 ranks",
 		func(a *collectives.Algorithm) {
-			portstaged.StreamedWhole(portstaged.PSAllreduce)(a) // its largest message on a rank count
+			portstaged.StreamedWhole(a) // its largest message on a rank count
 			familyRecord(HostPutNumber, hostPutAuto, hostPutOn)(a)
 		})
 }

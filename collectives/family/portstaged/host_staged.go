@@ -26,7 +26,7 @@ import (
 // priority; it takes messages of up to algo.HostStagedMax (broadcast's to 64 MiB:
 // broadcast.HostPutMax; all-gather's, all-to-all's, reduce-scatter's, gather's, scatter's,
 // hypercube's and send-receive's to StreamedMax, automatic to there, send-receive's to 32
-// MiB, where no pair uses CUDA IPC; reduce's and all-reduce's to WholeMax on the rank count).
+// MiB, where no pair uses CUDA IPC; reduce's and all-reduce's on two ranks: WholeMax).
 
 // HostStagedNumber is the hostput algorithms' number in every collective (allgather's
 // hostput is #7 too) but allreduce, where RegisterHostAs gives it another.
@@ -80,39 +80,29 @@ func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust f
 // one peer): an outbox and a scratch of two halves, each of at most a slot per peer (one
 // in send-receive's outbox), at most 256 MiB of pinned host memory a rank at any -e, and
 // the scratch's 128 MiB again in GPU memory where some pairs use CUDA IPC. The hostput of
-// reduce and all-reduce takes fewer bytes on more ranks (WholeMax), all-to-all-v's stays
+// reduce and all-reduce takes as much only on two ranks (WholeMax), all-to-all-v's stays
 // at algo.HostStagedMax: a segment of theirs can be the whole message, and their outbox or
 // scratch keeps a slot for every peer.
 const StreamedMax = 64 << 20
 
-// wholePinnedMax is the most pinned host memory a rank's outbox and scratch take in a
-// hostput whose segment is the whole message (WholeMax): two halves of a slot of the
-// message for each outbox and scratch slot, 384 MiB for reduce's and all-reduce's 64 MiB
-// on 2 ranks.
-const wholePinnedMax = 384 << 20
-
-// WholeMax is the largest message the hostput of mode, whose segment is the whole message
-// (reduce: every rank's to the root; all-reduce's one shot: to every rank), takes on
-// nranks ranks: the largest power of two to StreamedMax whose slots fit in wholePinnedMax
-// (reduce on 2 ranks 64 MiB, 3 ranks 32, 4 ranks 16, 8 ranks 8; all-reduce, one outbox
-// slot, 64, 32, 32, 16), never under algo.HostStagedMax.
-func WholeMax(mode PortStagedMode, nranks int) int64 {
-	slots := uint64(mode.OutboxSlots(nranks, false)) + mode.Slots(nranks)
-	m := int64(StreamedMax)
-	for m > algo.HostStagedMax && 2*slots*uint64(m) > wholePinnedMax {
-		m /= 2
+// WholeMax is the largest message the hostput of a mode whose segment is the whole
+// message (reduce: every rank's to the root; all-reduce's one shot: to every rank) takes
+// on nranks ranks: StreamedMax on two ranks, where it was measured (its outbox and scratch
+// then hold two halves of three slots of the message: 384 MiB of pinned host memory a
+// rank at -e 64M), algo.HostStagedMax on more, whose slots grow with the rank count and
+// where it was not measured above 4 MiB.
+func WholeMax(nranks int) int64 {
+	if nranks == 2 {
+		return StreamedMax
 	}
-	return m
+	return algo.HostStagedMax
 }
 
-// StreamedWhole is RegisterHostAs's adjust for the hostput of mode whose segment is the
-// whole message: messages to WholeMax on the job's rank count, automatic to there where
-// no pair uses CUDA IPC (StreamedAuto; above 4 MiB a launch is streamed, as StreamedMax's).
-func StreamedWhole(mode PortStagedMode) func(*collectives.Algorithm) {
-	return func(a *collectives.Algorithm) {
-		a.MaxBytes, a.AutoSizes = StreamedMax, StreamedAuto(StreamedMax)
-		a.MaxBytesOn = func(nranks int) int64 { return WholeMax(mode, nranks) }
-	}
+// StreamedWhole is RegisterHostAs's adjust for a hostput whose segment is the whole
+// message: messages to WholeMax on the job's rank count, automatic to there where no pair
+// uses CUDA IPC (StreamedAuto; above 4 MiB a launch is streamed, as StreamedMax's).
+func StreamedWhole(a *collectives.Algorithm) {
+	a.MaxBytes, a.AutoSizes, a.MaxBytesOn = StreamedMax, StreamedAuto(StreamedMax), WholeMax
 }
 
 // Streamed is RegisterHostAs's adjust for a hostput that takes messages to StreamedMax,
