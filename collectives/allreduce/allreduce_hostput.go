@@ -24,7 +24,7 @@ func init() {
 	portstaged.RegisterHostAs("allreduce", portstaged.PSAllreduce,
 		"host-resident buffers between hosts (NVLink to my host's ranks): my input to every peer, every rank reduces; messages to 64 MiB on 2 ranks",
 		func(a *collectives.Algorithm) {
-			portstaged.StreamedWhole(a) // its largest message on a rank count
+			a.MaxBytes, a.MaxBytesOn = portstaged.StreamedMax, portstaged.WholeMax
 			familyRecord(HostPutNumber, hostPutAuto, hostPutOn)(a)
 		})
 }

@@ -102,7 +102,8 @@ func WholeMax(nranks int) int64 {
 // message: messages to WholeMax on the job's rank count, automatic to there where no pair
 // uses CUDA IPC (StreamedAuto; above 4 MiB a launch is streamed, as StreamedMax's).
 func StreamedWhole(a *collectives.Algorithm) {
-	a.MaxBytes, a.AutoSizes, a.MaxBytesOn = StreamedMax, StreamedAuto(StreamedMax), WholeMax
+	Streamed(StreamedMax)(a)
+	a.MaxBytesOn = WholeMax
 }
 
 // Streamed is RegisterHostAs's adjust for a hostput that takes messages to StreamedMax,
