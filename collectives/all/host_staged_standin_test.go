@@ -343,6 +343,7 @@ func TestHostStagedChunksOnStandin(t *testing.T) {
 		{Name: "gather", Mode: portstaged.PSGather}, {Name: "scatter", Mode: portstaged.PSScatter},
 		{Name: "hypercube", Mode: portstaged.PSAllgather}, {Name: "sendrecv", Mode: portstaged.PSSendRecv},
 		{Name: "reduce", Mode: portstaged.PSReduce}, {Name: "allreduce", Mode: portstaged.PSAllreduce},
+		{Name: "alltoallv", Mode: portstaged.PSAlltoallv},
 	}
 	for _, tc := range []struct {
 		hosts []string

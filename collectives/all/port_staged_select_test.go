@@ -58,7 +58,7 @@ func TestPortStagedRegistry(t *testing.T) {
 			maxBytes = broadcast.HostPutMax
 			autoOK = func(a *collectives.Algorithm) bool { return a.AutoMax == broadcast.HostPutMax }
 		}
-		if streamedLarge[pc.Name] || pc.Name == "reduce" {
+		if streamedLarge[pc.Name] || wholeLarge[pc.Name] {
 			maxBytes = portstaged.StreamedMax
 			autoOK = func(a *collectives.Algorithm) bool {
 				_, one := a.AutoRange(layoutOf(false, "a", "b"))
@@ -133,8 +133,13 @@ func autoBelow(a *collectives.Algorithm) bool {
 // portstaged.StreamedMax.
 var streamedLarge = map[string]bool{"allgather": true, "alltoall": true, "reducescatter": true, "gather": true, "scatter": true, "hypercube": true, "sendrecv": true}
 
+// wholeLarge are the collectives whose hostput takes messages over algo.HostStagedMax on
+// two ranks only (portstaged.WholeMax: a segment of theirs can be the whole message),
+// automatic to there as streamedLarge's; allreduce's is too, with its own automatic range.
+var wholeLarge = map[string]bool{"reduce": true, "alltoallv": true}
+
 // streamedAutoMax is the largest message -k auto gives collective name's hostput (one of
-// streamedLarge, or reduce) where no pair uses CUDA IPC, before the rank count's bound
+// streamedLarge, or reduce or alltoallv) where no pair uses CUDA IPC, before the rank count's bound
 // (hostLargest).
 func streamedAutoMax(name string) int64 {
 	if name == "sendrecv" {
@@ -145,15 +150,15 @@ func streamedAutoMax(name string) int64 {
 
 // hostLargest is the largest message collective name's hostput takes on nranks ranks
 // beyond algo.HostStagedMax: broadcast.HostPutMax, portstaged.StreamedMax (streamedLarge),
-// reduce's and allreduce's 64 MiB on two ranks and 4 MiB on more (their slots hold the
-// whole message for every peer); 0 for the others.
+// wholeLarge's 64 MiB on two ranks and 4 MiB on more (their slots hold the whole message
+// for every peer); 0 for the others.
 func hostLargest(name string, nranks int) int64 {
 	switch {
 	case name == "broadcast":
 		return broadcast.HostPutMax
 	case streamedLarge[name]:
 		return portstaged.StreamedMax
-	case name == "reduce" || name == "allreduce":
+	case wholeLarge[name] || name == "allreduce":
 		if nranks == 2 {
 			return 64 << 20
 		}
@@ -216,7 +221,7 @@ func TestPortStagedSelect(t *testing.T) {
 					if pc.Name == "broadcast" && size <= broadcast.HostPutMax {
 						want = "hostput" // above the family's sizes too
 					}
-					if (streamedLarge[pc.Name] || pc.Name == "reduce") && noIPC[name] && size <= min(streamedAutoMax(pc.Name), hostLargest(pc.Name, l.NRanks())) {
+					if (streamedLarge[pc.Name] || wholeLarge[pc.Name]) && noIPC[name] && size <= min(streamedAutoMax(pc.Name), hostLargest(pc.Name, l.NRanks())) {
 						want = "hostput"
 					}
 					if size <= algo.HostStagedAutoMax {
