@@ -26,7 +26,8 @@ import (
 // priority; it takes messages of up to algo.HostStagedMax (broadcast's to 64 MiB:
 // broadcast.HostPutMax; all-gather's, all-to-all's, reduce-scatter's, gather's, scatter's,
 // hypercube's and send-receive's to StreamedMax, automatic to there, send-receive's to 32
-// MiB, where no pair uses CUDA IPC; reduce's and all-reduce's on two ranks: WholeMax).
+// MiB, where no pair uses CUDA IPC; reduce's, all-reduce's and all-to-all-v's on two
+// ranks: WholeMax).
 
 // HostStagedNumber is the hostput algorithms' number in every collective (allgather's
 // hostput is #7 too) but allreduce, where RegisterHostAs gives it another.
@@ -80,14 +81,14 @@ func RegisterHostAs(collective string, mode PortStagedMode, doc string, adjust f
 // one peer): an outbox and a scratch of two halves, each of at most a slot per peer (one
 // in send-receive's outbox), at most 256 MiB of pinned host memory a rank at any -e, and
 // the scratch's 128 MiB again in GPU memory where some pairs use CUDA IPC. The hostput of
-// reduce and all-reduce takes as much only on two ranks (WholeMax), all-to-all-v's stays
-// at algo.HostStagedMax: a segment of theirs can be the whole message, and their outbox or
-// scratch keeps a slot for every peer.
+// reduce, all-reduce and all-to-all-v takes as much only on two ranks (WholeMax): a
+// segment of theirs can be the whole message, and their outbox or scratch keeps a slot for
+// every peer.
 const StreamedMax = 64 << 20
 
 // WholeMax is the largest message the hostput of a mode whose segment is the whole
-// message (reduce: every rank's to the root; all-reduce's one shot: to every rank) takes
-// on nranks ranks: StreamedMax on two ranks, where it was measured (its outbox and scratch
+// message (reduce: every rank's to the root; all-reduce's one shot: to every rank;
+// all-to-all-v: to the farthest peer) takes on nranks ranks: StreamedMax on two ranks, where it was measured (its outbox and scratch
 // then hold two halves of three slots of the message: 384 MiB of pinned host memory a
 // rank at -e 64M), algo.HostStagedMax on more, whose slots grow with the rank count and
 // where it was not measured above 4 MiB.
