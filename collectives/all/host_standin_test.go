@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
+	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allreduce"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
@@ -68,10 +69,63 @@ func allreduceHostOneShotKernel(g *devicetest.GPU, a []uint64) error {
 	return nil
 }
 
+// reduceScatterHostOneShotKernel (int32 sum): (chans, outbox, scratch, slotBytes, in,
+// out, count, rank, nranks, state), as collectives/reducescatter/reducescatter_hostoneshot.cu:
+// my whole input into half (flag&1) of my outbox, peer p's block of it put with a signal
+// into slot `rank` of the same half of p's scratch, then my block reduced in rank order.
+func reduceScatterHostOneShotKernel(g *devicetest.GPU, a []uint64) error {
+	outbox, scratch, slot, in, out, count, rank, nranks := a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]
+	st := launchState(g, a[9])
+	chans := ports(g, a[0], int(nranks-1))
+	bytes := count * 4
+	flag := uint64(st.Launches) + 1
+	half, box := (flag&1)*nranks*slot, (flag&1)*slot
+	copy(bytesAt(g, outbox+box, nranks*bytes), bytesAt(g, in, nranks*bytes))
+	for _, c := range chans {
+		typ := uint32(channels.TriggerData | channels.TriggerFlag)
+		if bytes == 0 {
+			typ = channels.TriggerFlag
+		}
+		if _, err := c.push(typ, half+rank*slot, box+uint64(c.h.Peer)*bytes, bytes); err != nil {
+			return err
+		}
+	}
+	for _, c := range chans {
+		if err := c.waitCount(1); err != nil {
+			return err
+		}
+	}
+	sumSlots(g, out, in+rank*bytes, scratch+half, slot, bytes, rank, nranks)
+	hostFinish(chans, st)
+	return nil
+}
+
 func hostKernels() map[string]devicetest.Kernel {
 	kernels := map[string]devicetest.Kernel{"host_staged": hostStagedKernel(false)}
 	addFamily(kernels, "allreduce_hostoneshot", allreduceHostOneShotKernel)
+	addFamily(kernels, "reducescatter_hostoneshot", reduceScatterHostOneShotKernel)
 	return kernels
+}
+
+// TestReduceScatterHostOneShotOnStandin: reducescatter hostoneshot on 2 and 3 simulated
+// hosts of one rank (and on one host of 3 ranks under --transport ethernet), every byte
+// of every output checked at odd sizes, in and out of place, at offsets, several
+// launches per instance (both halves of the buffers, counts carried over).
+func TestReduceScatterHostOneShotOnStandin(t *testing.T) {
+	for _, tc := range []struct {
+		hosts []string
+		mode  channels.Mode
+	}{
+		{[]string{"h0", "h1"}, channels.ModeAuto},
+		{[]string{"h0", "h1", "h2"}, channels.ModeAuto},
+		{[]string{"h0", "h0", "h0"}, ethernet.Mode},
+	} {
+		t.Run(fmt.Sprintf("hosts %v, %v", tc.hosts, tc.mode), func(t *testing.T) {
+			envs := standinJobMode(t, tc.hosts, 2<<20, hostKernels(), tc.mode)
+			uses := []portstaged.Use{{Name: "reducescatter", Mode: portstaged.PSReduceScatter}}
+			checkStagedSizes(t, envs, len(tc.hosts), "hostoneshot", uses, []int64{12, 100, 4004, 16388, 240012, 52, 1 << 20, 0})
+		})
+	}
 }
 
 // TestHostAlgorithmsAcrossHostsOnStandin: allgather hostput and allreduce hostoneshot on

@@ -1,0 +1,64 @@
+package reducescatter
+
+import (
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
+	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
+)
+
+// reducescatter hostoneshot: allreduce hostoneshot's schedule for a reduce-scatter, for
+// jobs whose every pair is connected over a network transport
+// (reducescatter_hostoneshot.cu): the kernel copies my input into my host-resident outbox
+// and puts each peer's block of it, with a signal, into that peer's host-resident scratch;
+// every rank reduces its block. One signal per pair and launch, none of hostput's region
+// and credit bookkeeping. Messages to HostOneShotMax; automatic to HostOneShotAutoMax,
+// above hostput's priority.
+func init() {
+	collectives.Register(&collectives.Algorithm{
+		Collective: "reducescatter", Name: "hostoneshot", Number: 9, AnyOffset: true,
+		Doc:      "host-resident buffers (every peer over a network): put each peer's block of my input from host memory into its scratch, every rank reduces its block; small messages",
+		MinRanks: 2, Needs: collectives.NoIPC, MaxBytes: HostOneShotMax,
+		AutoMin: 0, AutoMax: HostOneShotAutoMax, AutoPriority: 13,
+		New: newReduceScatterHostOneShot,
+	})
+}
+
+// HostOneShotMax is the largest message (the size column: every rank's whole input)
+// reducescatter hostoneshot takes: its scratch holds two halves of a slot of it per rank
+// (2 x nranks x 1 MiB of pinned host memory at most), as allreduce hostoneshot's.
+const HostOneShotMax = algo.HostAllreduceMax
+
+// HostOneShotAutoMax is the largest message -k auto picks reducescatter hostoneshot for.
+const HostOneShotAutoMax = 16 << 10
+
+type reduceScatterHostOneShot struct {
+	*algo.Base
+	k *algo.TypedKernels[ReduceScatterHostOneShotArgs]
+	algo.HostScatter
+}
+
+func newReduceScatterHostOneShot(env *collectives.Env) (collectives.Instance, error) {
+	b, err := algo.NewBase(env)
+	if err != nil {
+		return nil, err
+	}
+	a := &reduceScatterHostOneShot{Base: b}
+	if a.k, err = algo.LoadTyped(env.GPU, ReduceScatterHostOneShot, nil); err != nil {
+		return nil, err
+	}
+	a.HostScatter, err = algo.NewHostScatter(b, algo.RoundUp(max(algo.Limit(HostOneShotMax, env.MaxBytes), 16), 256))
+	return a, err
+}
+
+// Launch enqueues one call of the collective on s.
+func (a *reduceScatterHostOneShot) Launch(l *collectives.LaunchArgs, s device.Stream) error {
+	k, err := a.k.Get(l.Type, l.Op)
+	if err != nil {
+		return err
+	}
+	e := a.Env
+	return k.Launch(device.Dim{Grid: a.Blocks(l.RecvBytes, 64<<10), Block: 1024}, s, &ReduceScatterHostOneShotArgs{
+		Chans: a.Chans, Outbox: a.Outbox, Scratch: a.Scratch, SlotBytes: a.SlotBytes, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank),
+		Count: l.RecvBytes / uint64(l.Type.Size), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
+	})
+}
