@@ -1,10 +1,12 @@
 package all
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/reducescatter"
 )
 
 // layoutOf builds a layout from host ids, with CUDA IPC inside every host unless noIPC.
@@ -300,6 +302,42 @@ func TestSelectAllreduceTwoRanks(t *testing.T) {
 					t.Errorf("%s: SelectPlaced(allreduce, auto, %d, in place %v) = %v, %v; want %s", tt.name, size, inPlace, AlgNames(got), err, tt.want[i])
 				}
 			}
+		}
+	}
+}
+
+// TestSelectReduceScatterHostOneShot: -k auto takes reducescatter's hostoneshot up to
+// reducescatter.HostOneShotAutoMax where no pair uses CUDA IPC (hosts of one rank, shared
+// GPUs or not; a network transport inside one host), hostput above it; where some pair
+// uses CUDA IPC hostoneshot does not fit, and auto keeps what it took without it.
+func TestSelectReduceScatterHostOneShot(t *testing.T) {
+	sizes := []int64{0, 64, 16 << 10, reducescatter.HostOneShotAutoMax, reducescatter.HostOneShotAutoMax + 16, 1 << 20}
+	one := [6]string{"hostoneshot", "hostoneshot", "hostoneshot", "hostoneshot", "hostput", "hostput"}
+	for _, tt := range []struct {
+		name string
+		l    collectives.Layout
+		want [6]string
+	}{
+		{"2 hosts of 1", layoutOf(false, "a", "b"), one},
+		{"3 hosts of 1, shared GPUs", sharedGPUs(layoutOf(false, "a", "b", "c")), one},
+		{"1 host, no IPC", layoutOf(true, "a", "a"), one},
+		{"hosts of 2 and 1", layoutOf(false, "a", "a", "b"), [6]string{"hostput", "hostput", "hostput", "hostput", "hostput", "hostput"}},
+		{"1 host", layoutOf(false, "a", "a"), [6]string{"ll16", "ll16", "ll16", "ll16", "ll16", "ll16"}},
+	} {
+		for i, size := range sizes {
+			for _, inPlace := range []bool{false, true} {
+				got, err := collectives.SelectPlaced("reducescatter", "auto", size, tt.l, "float", inPlace)
+				if err != nil || len(got) != 1 || got[0].Name != tt.want[i] {
+					t.Errorf("%s: SelectPlaced(reducescatter, auto, %d, in place %v) = %v, %v; want %s", tt.name, size, inPlace, AlgNames(got), err, tt.want[i])
+				}
+			}
+		}
+		all, err := collectives.SelectIn("reducescatter", "all", 64, tt.l, "float")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has, want := slices.Contains(AlgNames(all), "hostoneshot"), tt.want[0] == "hostoneshot"; has != want {
+			t.Errorf("%s: -k all at 64 B = %v; hostoneshot in it %v, want %v", tt.name, AlgNames(all), has, want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allreduce"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/broadcast"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
+	"github.com/mscclpp-bench/mscclpp-bench/collectives/reducescatter"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/sendrecv"
 )
 
@@ -173,7 +174,9 @@ func hostLargest(name string, nranks int) int64 {
 // GPUs, sendrecv there only up to 64 KiB, for reduce-scatter and reduce on hosts of 2,
 // and for broadcast on hosts of 2 from 256 KiB to below 1 MiB; broadcast's up to
 // broadcast.HostPutMax, and those of streamedLarge and reduce up to streamedAutoMax where
-// no pair uses CUDA IPC, reduce's to hostLargest), portput at every other size and type, and -k all offers them and nothing that needs one host; on one host
+// no pair uses CUDA IPC, reduce's to hostLargest; reducescatter's hostoneshot before them
+// up to reducescatter.HostOneShotAutoMax where no pair uses CUDA IPC), portput at every
+// other size and type, and -k all offers them and nothing that needs one host; on one host
 // connected by CUDA IPC, -k auto picks exactly what it picks without either.
 func TestPortStagedSelect(t *testing.T) {
 	across := map[string]collectives.Layout{
@@ -237,6 +240,10 @@ func TestPortStagedSelect(t *testing.T) {
 						if pc.Name == "broadcast" && rails[name] && size >= broadcast.RailPutAutoMin && size <= broadcast.RailPutAutoMax {
 							want = "railput"
 						}
+					}
+					// reducescatter's own one shot takes the small sizes where no pair uses CUDA IPC
+					if pc.Name == "reducescatter" && noIPC[name] && size <= reducescatter.HostOneShotAutoMax {
+						want = "hostoneshot"
 					}
 					got, err := collectives.SelectIn(pc.Name, "auto", size, l, dt.Name)
 					if err != nil || len(got) != 1 || got[0].Name != want {

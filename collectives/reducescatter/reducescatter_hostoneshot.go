@@ -12,13 +12,13 @@ import (
 // and puts each peer's block of it, with a signal, into that peer's host-resident scratch;
 // every rank reduces its block. One signal per pair and launch, none of hostput's region
 // and credit bookkeeping. Messages to HostOneShotMax; automatic to HostOneShotAutoMax,
-// above hostput's priority.
+// before hostput (a lower AutoPriority).
 func init() {
 	collectives.Register(&collectives.Algorithm{
 		Collective: "reducescatter", Name: "hostoneshot", Number: 9, AnyOffset: true,
 		Doc:      "host-resident buffers (every peer over a network): put each peer's block of my input from host memory into its scratch, every rank reduces its block; small messages",
 		MinRanks: 2, Needs: collectives.NoIPC, MaxBytes: HostOneShotMax,
-		AutoMin: 0, AutoMax: HostOneShotAutoMax, AutoPriority: 13,
+		AutoMin: 0, AutoMax: HostOneShotAutoMax, AutoPriority: 11,
 		New: newReduceScatterHostOneShot,
 	})
 }
@@ -29,7 +29,13 @@ func init() {
 const HostOneShotMax = algo.HostAllreduceMax
 
 // HostOneShotAutoMax is the largest message -k auto picks reducescatter hostoneshot for.
-const HostOneShotAutoMax = 16 << 10
+// On 2×H200 as 2 simulated hosts of one rank, 2026-11-29, -b 64 -e 1M -f 4 -n 20 -w 5,
+// -k hostoneshot and -k hostput in turn (docs/performance.md, "reducescatter hostoneshot"),
+// it took less time than hostput from 64 B to 64 KiB in the two rounds after the
+// machine's first (64 B 26.4 and 24.7 µs against 31.8 and 30.6, 64 KiB 39.0 and 34.9
+// against 41.5 and 41.3) and more from 256 KiB (256 KiB 97.0 and 92.0 against 95.6 and
+// 85.4).
+const HostOneShotAutoMax = 64 << 10
 
 type reduceScatterHostOneShot struct {
 	*algo.Base
