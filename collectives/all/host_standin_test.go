@@ -100,18 +100,42 @@ func reduceScatterHostOneShotKernel(g *devicetest.GPU, a []uint64) error {
 	return nil
 }
 
+// allgatherHostOneShotKernel: (chans, outbox, scratch, slotBytes, in, out, chunk, rank,
+// nranks, state), as collectives/allgather/allgather_hostoneshot.cu: hostLaunch's put of
+// my chunk, then each rank's chunk into its place in my output.
+func allgatherHostOneShotKernel(g *devicetest.GPU, a []uint64) error {
+	outbox, scratch, slot, in, out, chunk, rank, nranks := a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]
+	st := launchState(g, a[9])
+	chans := ports(g, a[0], int(nranks-1))
+	half, err := hostLaunch(g, chans, outbox, slot, in, chunk, rank, nranks, st)
+	if err != nil {
+		return err
+	}
+	for r := uint64(0); r < nranks; r++ {
+		src := scratch + half + r*slot
+		if r == rank {
+			src = in
+		}
+		if dst := out + r*chunk; dst != src {
+			copy(bytesAt(g, dst, chunk), bytesAt(g, src, chunk))
+		}
+	}
+	hostFinish(chans, st)
+	return nil
+}
+
 func hostKernels() map[string]devicetest.Kernel {
-	kernels := map[string]devicetest.Kernel{"host_staged": hostStagedKernel(false)}
+	kernels := map[string]devicetest.Kernel{"host_staged": hostStagedKernel(false), "allgather_hostoneshot": allgatherHostOneShotKernel}
 	addFamily(kernels, "allreduce_hostoneshot", allreduceHostOneShotKernel)
 	addFamily(kernels, "reducescatter_hostoneshot", reduceScatterHostOneShotKernel)
 	return kernels
 }
 
-// TestReduceScatterHostOneShotOnStandin: reducescatter hostoneshot on 2 and 3 simulated
-// hosts of one rank (and on one host of 3 ranks under --transport ethernet), every byte
+// TestHostOneShotsOnStandin: reducescatter's and allgather's hostoneshot on 2 and 3
+// simulated hosts of one rank (and on one host of 3 ranks under --transport ethernet), every byte
 // of every output checked at odd sizes, in and out of place, at offsets, several
 // launches per instance (both halves of the buffers, counts carried over).
-func TestReduceScatterHostOneShotOnStandin(t *testing.T) {
+func TestHostOneShotsOnStandin(t *testing.T) {
 	for _, tc := range []struct {
 		hosts []string
 		mode  channels.Mode
@@ -122,7 +146,7 @@ func TestReduceScatterHostOneShotOnStandin(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("hosts %v, %v", tc.hosts, tc.mode), func(t *testing.T) {
 			envs := standinJobMode(t, tc.hosts, 2<<20, hostKernels(), tc.mode)
-			uses := []portstaged.Use{{Name: "reducescatter", Mode: portstaged.PSReduceScatter}}
+			uses := []portstaged.Use{{Name: "reducescatter", Mode: portstaged.PSReduceScatter}, {Name: "allgather", Mode: portstaged.PSAllgather}}
 			checkStagedSizes(t, envs, len(tc.hosts), "hostoneshot", uses, []int64{12, 100, 4004, 16388, 240012, 52, 1 << 20, 0})
 		})
 	}

@@ -115,7 +115,7 @@ func TestSelectTwoHosts(t *testing.T) {
 	}
 	two := layoutOf(false, "h0", "h1")
 	for _, tt := range []struct{ coll, small, large, all string }{
-		{"allgather", "hostput", "portput", "portput,hier,hostput"},
+		{"allgather", "hostoneshot", "portput", "portput,hier,hostput,hostoneshot"},
 		{"allreduce", "hostoneshot", "portrsag", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
 	} {
 		coll := tt.coll
@@ -139,17 +139,18 @@ func TestSelectTwoHosts(t *testing.T) {
 		if err := collectives.CheckLayout(coll, "port", two); err == nil {
 			t.Errorf("CheckLayout(%s, port, two hosts) accepted a one-host algorithm", coll)
 		}
-		// the host-resident algorithms: refused on one host connected by CUDA IPC (no
-		// network); allreduce hostoneshot wherever some pair uses CUDA IPC, while allgather
-		// hostput serves such pairs over NVLink
+		// the host-resident one shots: refused on one host connected by CUDA IPC (no
+		// network) and wherever some pair uses CUDA IPC, while allgather's hostput serves
+		// such pairs over NVLink
 		if err := collectives.CheckLayout(coll, tt.small, collectives.OneHostLayout(2)); err == nil || !strings.Contains(err.Error(), "CUDA IPC") {
 			t.Errorf("CheckLayout(%s, %s, one host) = %v, want an error naming CUDA IPC", coll, tt.small, err)
 		}
 		mixed := layoutOf(false, "h0", "h0", "h1")
-		if err := collectives.CheckLayout(coll, tt.small, mixed); (err == nil) != (coll == "allgather") {
-			t.Errorf("CheckLayout(%s, %s, %v) = %v; want it to fit only for allgather", coll, tt.small, mixed, err)
-		} else if err != nil && !strings.Contains(err.Error(), "CUDA IPC") {
+		if err := collectives.CheckLayout(coll, tt.small, mixed); err == nil || !strings.Contains(err.Error(), "CUDA IPC") {
 			t.Errorf("CheckLayout(%s, %s, %v) = %v, want an error naming CUDA IPC", coll, tt.small, mixed, err)
+		}
+		if err := collectives.CheckLayout("allgather", "hostput", mixed); coll == "allgather" && err != nil {
+			t.Errorf("CheckLayout(allgather, hostput, %v) = %v, want it to fit", mixed, err)
 		}
 		for _, k := range []string{"auto", "all", tt.small, tt.large} {
 			if err := collectives.CheckLayout(coll, k, two); err != nil {
@@ -185,15 +186,15 @@ func TestSelectTwoHosts(t *testing.T) {
 // hostput up to 32 KiB, railput to 512 KiB, railrsag to 4 MiB, hier above, on hosts of 4
 // railput up to 64 KiB, hier above. With one rank per host, under --transport ethernet inside a host (no CUDA
 // IPC) and with uneven hosts neither fits, and the host-resident algorithms (hostput,
-// hostoneshot, and where no pair uses CUDA IPC on a power-of-two rank count hostrsag above
-// 1 MiB) win up to their limits (hostput and hostrsag to 64 MiB where no pair uses CUDA
+// hostoneshot, allgather's up to 64 KiB, and where no pair uses CUDA IPC on a power-of-two
+// rank count hostrsag above 1 MiB) win up to their limits (hostput and hostrsag to 64 MiB where no pair uses CUDA
 // IPC, to 4 MiB elsewhere), the flat port ones above; on one host the NVLink algorithms win
 // ("" below: a one-host algorithm).
 func TestSelectHierarchical(t *testing.T) {
 	sizes := []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 64 << 20, 256 << 20}
 	var (
 		railGather  = [7]string{"railput", "railput", "railput", "railput", "railput", "hier", "hier"}
-		hostGather  = [7]string{"hostput", "hostput", "hostput", "hostput", "hostput", "hostput", "portput"} // no pair over CUDA IPC
+		hostGather  = [7]string{"hostoneshot", "hostoneshot", "hostput", "hostput", "hostput", "hostput", "portput"} // no pair over CUDA IPC
 		ipcGather   = [7]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput", "portput"}
 		railReduce  = [7]string{"hostput", "railput", "railrsag", "railrsag", "railrsag", "hier", "hier"}
 		oneShot     = [7]string{"hostoneshot", "hostoneshot", "hostoneshot", "hostrsag", "hostrsag", "hostrsag", "portrsag"}
@@ -211,16 +212,16 @@ func TestSelectHierarchical(t *testing.T) {
 		allReduce string
 	}{
 		{"1 host of 4", collectives.OneHostLayout(4), false, noneOneHost, noneOneHost, "portput,hier", "portrsag,hier,portoneshot"},
-		{"2 hosts of 1", layoutOf(false, "a", "b"), false, hostGather, oneShot, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
+		{"2 hosts of 1", layoutOf(false, "a", "b"), false, hostGather, oneShot, "portput,hier,hostput,hostoneshot", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
 		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), true, railGather, railReduce, hierGather, hierReduce},
 		{"2 hosts of 2, interleaved", layoutOf(false, "a", "b", "a", "b"), true, railGather, railReduce, hierGather, hierReduce},
 		{"4 hosts of 2", layoutOf(false, "a", "a", "b", "b", "c", "c", "d", "d"), true, railGather, railReduce, hierGather, hierReduce},
 		{"2 hosts of 4", layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"), true,
 			railGather, [7]string{"railput", "railput", "hier", "hier", "hier", "hier", "hier"}, hierGather, hierReduce},
-		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, hostGather, oneShot, "portput,hostput", "portrsag,portoneshot,hostoneshot,hostput,hostrsag"},
+		{"2 hosts of 2, no IPC", layoutOf(true, "a", "a", "b", "b"), true, hostGather, oneShot, "portput,hostput,hostoneshot", "portrsag,portoneshot,hostoneshot,hostput,hostrsag"},
 		// hostrsag only on a power-of-two rank count (3 ranks: portrsag above 1 MiB)
 		{"3 hosts of 1", layoutOf(false, "a", "b", "c"), false, hostGather,
-			[7]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag", "portrsag"}, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
+			[7]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag", "portrsag"}, "portput,hier,hostput,hostoneshot", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
 		{"uneven hosts", layoutOf(false, "a", "a", "b"), true,
 			ipcGather, [7]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
 		{"uneven hosts of 4 and 3", layoutOf(false, "a", "a", "a", "a", "b", "b", "b"), true,
@@ -230,7 +231,7 @@ func TestSelectHierarchical(t *testing.T) {
 			railGather, [7]string{"railput", "railput", "railrsag", "railrsag", "railrsag", "hier", "hier"}, hierGather, hierReduce},
 		{"2 hosts of 4, shared GPUs", sharedGPUs(layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b")), true,
 			railGather, [7]string{"railput", "railput", "hier", "hier", "hier", "hier", "hier"}, hierGather, hierReduce},
-		{"2 hosts of 1, shared GPUs", sharedGPUs(layoutOf(false, "a", "b")), false, hostGather, oneShot, "portput,hier,hostput", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
+		{"2 hosts of 1, shared GPUs", sharedGPUs(layoutOf(false, "a", "b")), false, hostGather, oneShot, "portput,hier,hostput,hostoneshot", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
 		{"uneven hosts, shared GPUs", sharedGPUs(layoutOf(false, "a", "a", "b")), true,
 			ipcGather, [7]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
 	}
@@ -356,7 +357,7 @@ func TestSelectMPSNetwork(t *testing.T) {
 	}{
 		{"2 hosts of 2", layoutOf(false, "a", "a", "b", "b"), "hostput", "portrsag,hier,portoneshot,hostput,railput,railrsag,hostrsag", "railput"},
 		{"2 hosts of 2, MPS", layoutOf(false, "a", "a", "b", "b"), "railput", "portrsag,portoneshot,hostput,railput,railrsag,hostrsag", "railput"},
-		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot,hostput,hostrsag", "hostput"},
+		{"2 hosts of 1, MPS", layoutOf(false, "a", "b"), "hostoneshot", "portrsag,portoneshot,hostoneshot,hostput,hostrsag", "hostoneshot"},
 	} {
 		mps := strings.HasSuffix(c.name, "MPS")
 		c.l.MPSNetwork, c.l.SharedGPU = mps, mps // the worker sets MPSNetwork only where ranks share a GPU

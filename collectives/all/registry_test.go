@@ -27,7 +27,7 @@ func SweepSizes() []int64 {
 
 func TestRegistryWellFormed(t *testing.T) {
 	want := map[string][]string{
-		"allgather": {"ll16", "put", "get", "port", "blockput", "portput", "hier", "hostput", "railput", "local"},
+		"allgather": {"ll16", "put", "get", "port", "blockput", "portput", "hier", "hostput", "railput", "hostoneshot", "local"},
 		"allreduce": {"ll8", "ll16", "ll16x2", "rsag", "port", "portrsag", "hier", "portoneshot", "hostoneshot", "hostput", "railput", "railrsag", "hostrsag", "local"},
 	}
 	for coll, names := range want {
