@@ -29,7 +29,12 @@ func init() {
 // nranks x 1 MiB of pinned host memory at most), as allreduce hostoneshot's.
 const HostOneShotMax = algo.HostAllreduceMax
 
-// HostOneShotAutoMax is the largest message -k auto picks allgather hostoneshot for.
+// HostOneShotAutoMax is the largest message -k auto picks allgather hostoneshot for. On
+// 2×H200 as 2 simulated hosts of one rank, 2026-11-29, -b 64 -e 1M -f 4 -n 20 -w 5, -k
+// hostoneshot and -k hostput in turn, three rounds (docs/performance.md, "reducescatter
+// and allgather hostoneshot"), it took less time than hostput at every size to 64 KiB in
+// every round (64 B 24.1-25.8 µs against 25.9-28.0, 64 KiB 37.2-37.5 against 39.2-41.3),
+// and less at 256 KiB and 1 MiB in two rounds of three only.
 const HostOneShotAutoMax = 64 << 10
 
 type allgatherHostOneShot struct {

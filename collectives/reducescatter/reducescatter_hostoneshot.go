@@ -30,11 +30,11 @@ const HostOneShotMax = algo.HostAllreduceMax
 
 // HostOneShotAutoMax is the largest message -k auto picks reducescatter hostoneshot for.
 // On 2×H200 as 2 simulated hosts of one rank, 2026-11-29, -b 64 -e 1M -f 4 -n 20 -w 5,
-// -k hostoneshot and -k hostput in turn (docs/performance.md, "reducescatter hostoneshot"),
-// it took less time than hostput from 64 B to 64 KiB in the two rounds after the
-// machine's first (64 B 26.4 and 24.7 µs against 31.8 and 30.6, 64 KiB 39.0 and 34.9
-// against 41.5 and 41.3) and more from 256 KiB (256 KiB 97.0 and 92.0 against 95.6 and
-// 85.4).
+// -k hostoneshot and -k hostput in turn (docs/performance.md, "reducescatter and
+// allgather hostoneshot"), it took less time than hostput from 64 B to 64 KiB in the two
+// rounds after a machine's first (64 B 26.4 and 24.7 µs against 31.8 and 30.6, 64 KiB
+// 39.0 and 34.9 against 41.5 and 41.3) and more from 256 KiB (97.0 and 92.0 against 95.6
+// and 85.4); on another machine less in 16 of the 18 cells to 64 KiB of three rounds.
 const HostOneShotAutoMax = 64 << 10
 
 type reduceScatterHostOneShot struct {
