@@ -300,19 +300,23 @@ func hostStagedKernels() map[string]devicetest.Kernel {
 	return kernels
 }
 
+// networkOnlyJobs are the stand-in jobs where no pair uses CUDA IPC: 2 and 3 simulated
+// hosts of one rank each, and one host of 3 ranks under --transport ethernet.
+var networkOnlyJobs = []struct {
+	hosts []string
+	mode  channels.Mode
+}{
+	{[]string{"h0", "h1"}, channels.ModeAuto},
+	{[]string{"h0", "h1", "h2"}, channels.ModeAuto},
+	{[]string{"h0", "h0", "h0"}, ethernet.Mode},
+}
+
 // TestHostStagedAcrossHostsOnStandin: every collective's hostput on 2 and 3 simulated
 // hosts of one rank each, and on one host of 3 ranks under --transport ethernet, every
 // byte of every output checked at odd sizes, in and out of place, the root moving,
 // several launches per instance (both halves, counts carried over).
 func TestHostStagedAcrossHostsOnStandin(t *testing.T) {
-	for _, tc := range []struct {
-		hosts []string
-		mode  channels.Mode
-	}{
-		{[]string{"h0", "h1"}, channels.ModeAuto},
-		{[]string{"h0", "h1", "h2"}, channels.ModeAuto},
-		{[]string{"h0", "h0", "h0"}, ethernet.Mode},
-	} {
+	for _, tc := range networkOnlyJobs {
 		t.Run(fmt.Sprintf("hosts %v, %v", tc.hosts, tc.mode), func(t *testing.T) {
 			envs := standinJobMode(t, tc.hosts, 1<<20, hostStagedKernels(), tc.mode)
 			if !envs[0].Layout.NetworkOnly() {

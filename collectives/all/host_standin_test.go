@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/mscclpp-bench/mscclpp-bench/channels"
-	"github.com/mscclpp-bench/mscclpp-bench/channels/ethernet"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allreduce"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
@@ -136,14 +135,7 @@ func hostKernels() map[string]devicetest.Kernel {
 // of every output checked at odd sizes, in and out of place, at offsets, several
 // launches per instance (both halves of the buffers, counts carried over).
 func TestHostOneShotsOnStandin(t *testing.T) {
-	for _, tc := range []struct {
-		hosts []string
-		mode  channels.Mode
-	}{
-		{[]string{"h0", "h1"}, channels.ModeAuto},
-		{[]string{"h0", "h1", "h2"}, channels.ModeAuto},
-		{[]string{"h0", "h0", "h0"}, ethernet.Mode},
-	} {
+	for _, tc := range networkOnlyJobs {
 		t.Run(fmt.Sprintf("hosts %v, %v", tc.hosts, tc.mode), func(t *testing.T) {
 			envs := standinJobMode(t, tc.hosts, 2<<20, hostKernels(), tc.mode)
 			uses := []portstaged.Use{{Name: "reducescatter", Mode: portstaged.PSReduceScatter}, {Name: "allgather", Mode: portstaged.PSAllgather}}
