@@ -130,6 +130,10 @@ func hostKernels() map[string]devicetest.Kernel {
 	return kernels
 }
 
+// hostOneShots are the collectives whose hostoneshot checkStaged can check (allreduce's has
+// checkGatherReduce), with the mode whose outputs they produce.
+var hostOneShots = []portstaged.Use{{Name: "reducescatter", Mode: portstaged.PSReduceScatter}, {Name: "allgather", Mode: portstaged.PSAllgather}}
+
 // TestHostOneShotsOnStandin: reducescatter's and allgather's hostoneshot on 2 and 3
 // simulated hosts of one rank (and on one host of 3 ranks under --transport ethernet), every byte
 // of every output checked at odd sizes, in and out of place, at offsets, several
@@ -138,8 +142,7 @@ func TestHostOneShotsOnStandin(t *testing.T) {
 	for _, tc := range networkOnlyJobs {
 		t.Run(fmt.Sprintf("hosts %v, %v", tc.hosts, tc.mode), func(t *testing.T) {
 			envs := standinJobMode(t, tc.hosts, 2<<20, hostKernels(), tc.mode)
-			uses := []portstaged.Use{{Name: "reducescatter", Mode: portstaged.PSReduceScatter}, {Name: "allgather", Mode: portstaged.PSAllgather}}
-			checkStagedSizes(t, envs, len(tc.hosts), "hostoneshot", uses, []int64{12, 100, 4004, 16388, 240012, 52, 1 << 20, 0})
+			checkStagedSizes(t, envs, len(tc.hosts), "hostoneshot", hostOneShots, []int64{12, 100, 4004, 16388, 240012, 52, 1 << 20, 0})
 		})
 	}
 }

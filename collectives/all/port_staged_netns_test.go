@@ -131,6 +131,7 @@ func TestPortStagedNetnsHelperProcess(t *testing.T) {
 	checkGatherReduce(t, envs, allgather.NewAllgatherHier, allreduce.NewAllreduceHier)
 	if envs[0].Layout.NetworkOnly() {
 		checkGatherReduce(t, envs, newAllgatherHostput, allreduce.NewAllreduceHostOneShot)
+		checkStaged(t, envs, n, "hostoneshot", hostOneShots)
 	}
 	// the worker's closing step: everything sent, then nobody closes while a peer may
 	// still read (hostput's last signals to peers that wait for none may still be queued)
@@ -161,7 +162,7 @@ func sameHost(l collectives.Layout, a, b int) bool {
 
 // TestPortStagedAcrossNetworkNamespaces: every portput and hostput algorithm, allgather
 // portput and hier, allreduce portrsag, portoneshot and hier (and with one rank per
-// namespace allreduce hostoneshot; with two, every railput and allreduce railrsag)
+// namespace every hostoneshot; with two, every railput and allreduce railrsag)
 // between two network namespaces joined by a veth pair, each with its own address and
 // only that link, 1 and 2 ranks per namespace; every byte of every rank's output checked.
 // It needs root and iproute2; the namespaces are the test's own and are deleted at the end.
