@@ -135,7 +135,7 @@ func TestCheckUnalign(t *testing.T) {
 		{"allreduce", "hier", 4, []string{"float"}, ""},  // 16 bytes: aligned
 		{"allreduce", "hier", 2, []string{"double"}, ""}, // 16 bytes
 		{"allreduce", "hier", 2, []string{"double", "half"}, "-u 2 with half: allreduce hier needs buffers aligned to 16 bytes, and -u puts them 4 bytes off"},
-		{"allgather", "hier", 1, []string{"float"}, "allgather hier needs buffers aligned to 16 bytes, and -u puts them 4 bytes off (algorithms that take any offset: ll16, put, get, port, blockput, portput, hostput, railput, local)"},
+		{"allgather", "hier", 1, []string{"float"}, "allgather hier needs buffers aligned to 16 bytes, and -u puts them 4 bytes off (algorithms that take any offset: ll16, put, get, port, blockput, portput, hostput, railput, hostoneshot, local)"},
 		{"allgather", "hostput", 1, []string{"float"}, ""},
 		{"allreduce", "nosuch", 1, []string{"float"}, "unknown allreduce algorithm"},
 	}
