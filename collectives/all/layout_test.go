@@ -188,7 +188,8 @@ func TestSelectTwoHosts(t *testing.T) {
 // IPC) and with uneven hosts neither fits, and the host-resident algorithms (hostput,
 // hostoneshot, allgather's up to 64 KiB, and where no pair uses CUDA IPC on a power-of-two
 // rank count hostrsag above 1 MiB) win up to their limits (hostput and hostrsag to 64 MiB where no pair uses CUDA
-// IPC, to 4 MiB elsewhere), the flat port ones above; on one host the NVLink algorithms win
+// IPC, hostput to 64 MiB on hosts of at most two ranks with a GPU each, to 4 MiB
+// elsewhere), the flat port ones above; on one host the NVLink algorithms win
 // ("" below: a one-host algorithm).
 func TestSelectHierarchical(t *testing.T) {
 	sizes := []int64{8, 64 << 10, 1 << 20, 2 << 20, 4 << 20, 64 << 20, 256 << 20}
@@ -196,6 +197,7 @@ func TestSelectHierarchical(t *testing.T) {
 		railGather  = [7]string{"railput", "railput", "railput", "railput", "railput", "hier", "hier"}
 		hostGather  = [7]string{"hostoneshot", "hostoneshot", "hostput", "hostput", "hostput", "hostput", "portput"} // no pair over CUDA IPC
 		ipcGather   = [7]string{"hostput", "hostput", "hostput", "hostput", "hostput", "portput", "portput"}
+		fewGather   = [7]string{"hostput", "hostput", "hostput", "hostput", "hostput", "hostput", "portput"} // hosts of at most 2, a GPU each
 		railReduce  = [7]string{"hostput", "railput", "railrsag", "railrsag", "railrsag", "hier", "hier"}
 		oneShot     = [7]string{"hostoneshot", "hostoneshot", "hostoneshot", "hostrsag", "hostrsag", "hostrsag", "portrsag"}
 		hierGather  = "portput,hier,hostput,railput"
@@ -223,7 +225,7 @@ func TestSelectHierarchical(t *testing.T) {
 		{"3 hosts of 1", layoutOf(false, "a", "b", "c"), false, hostGather,
 			[7]string{"hostoneshot", "hostoneshot", "hostoneshot", "portrsag", "portrsag", "portrsag", "portrsag"}, "portput,hier,hostput,hostoneshot", "portrsag,hier,portoneshot,hostoneshot,hostput,hostrsag"},
 		{"uneven hosts", layoutOf(false, "a", "a", "b"), true,
-			ipcGather, [7]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
+			fewGather, [7]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
 		{"uneven hosts of 4 and 3", layoutOf(false, "a", "a", "a", "a", "b", "b", "b"), true,
 			ipcGather, [7]string{"hostput", "hostput", "hostput", "portrsag", "portrsag", "portrsag", "portrsag"}, "portput,hostput", "portrsag,portoneshot,hostput,hostrsag"},
 		// ranks sharing GPUs: rail routing from the smallest size (portstaged.RailAuto)

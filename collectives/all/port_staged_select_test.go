@@ -39,8 +39,8 @@ func TestPortStagedRegistry(t *testing.T) {
 	// (and allreduce's one shot, #9, automatic only where some host has several ranks;
 	// broadcast's up to broadcast.HostPutMax, automatic to there; those of streamedLarge
 	// and reduce up to portstaged.StreamedMax, automatic to streamedAutoMax where no pair
-	// uses CUDA IPC, else to algo.HostStagedAutoMax, reduce's to 4 MiB on more than two
-	// ranks: hostLargest)
+	// uses CUDA IPC and on hosts of 2 ranks with a GPU each, else (hosts of 4, shared GPUs)
+	// to algo.HostStagedAutoMax, reduce's to 4 MiB on more than two ranks: hostLargest)
 	want := append([]portstaged.Use{{Name: "allgather", Mode: portstaged.PSAllgather}}, portstaged.Collectives()...)
 	hostWant := slices.Insert(slices.Clone(want), 1, portstaged.Use{Name: "allreduce", Mode: portstaged.PSAllreduce})
 	if host := portstaged.HostCollectives(); !slices.Equal(host, hostWant) {
@@ -64,7 +64,10 @@ func TestPortStagedRegistry(t *testing.T) {
 			autoOK = func(a *collectives.Algorithm) bool {
 				_, one := a.AutoRange(layoutOf(false, "a", "b"))
 				_, two := a.AutoRange(layoutOf(false, "a", "a", "b", "b"))
-				return one == streamedAutoMax(pc.Name) && two == algo.HostStagedAutoMax
+				_, shared := a.AutoRange(sharedGPUs(layoutOf(false, "a", "a", "b", "b")))
+				_, four := a.AutoRange(layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"))
+				return one == streamedAutoMax(pc.Name) && two == streamedAutoMax(pc.Name) &&
+					shared == algo.HostStagedAutoMax && four == algo.HostStagedAutoMax
 			}
 		}
 		for _, k := range []string{"hostput", fmt.Sprint(number)} {
@@ -174,7 +177,8 @@ func hostLargest(name string, nranks int) int64 {
 // GPUs, sendrecv there only up to 64 KiB, for reduce-scatter and reduce on hosts of 2,
 // and for broadcast on hosts of 2 from 256 KiB to below 1 MiB; broadcast's up to
 // broadcast.HostPutMax, and those of streamedLarge and reduce up to streamedAutoMax where
-// no pair uses CUDA IPC, reduce's to hostLargest; reducescatter's hostoneshot before them
+// no pair uses CUDA IPC and on hosts of at most 2 ranks with a GPU each, reduce's to
+// hostLargest; reducescatter's hostoneshot before them
 // up to reducescatter.HostOneShotAutoMax where no pair uses CUDA IPC), portput at every
 // other size and type, and -k all offers them and nothing that needs one host; on one host
 // connected by CUDA IPC, -k auto picks exactly what it picks without either.
@@ -197,6 +201,12 @@ func TestPortStagedSelect(t *testing.T) {
 	across["2 hosts of 1, shared GPUs"] = sharedGPUs(layoutOf(false, "h0", "h1"))
 	rails := map[string]bool{"2 hosts of 2": true, "2 hosts of 2, crossed": true, "2 hosts of 4": true, "2 hosts of 2, shared GPUs": true}
 	noIPC := map[string]bool{"2 hosts of 1": true, "4 hosts of 1": true, "1 host, no IPC": true, "2 hosts of 1, shared GPUs": true}
+	// the streamed hostput is automatic above 4 MiB there and on hosts of at most 2 ranks
+	// with a GPU each (portstaged.FewPerHost)
+	streamedAuto := map[string]bool{"2 hosts of 2": true, "2 hosts of 2, crossed": true, "hosts of 2 and 1": true}
+	for name := range noIPC {
+		streamedAuto[name] = true
+	}
 	railAuto := map[string]bool{"2 hosts of 4": true, "2 hosts of 2, shared GPUs": true}
 	// reduce-scatter and reduce, whose railput reduces inside the host first, take it on
 	// hosts of 2 ranks too
@@ -224,7 +234,7 @@ func TestPortStagedSelect(t *testing.T) {
 					if pc.Name == "broadcast" && size <= broadcast.HostPutMax {
 						want = "hostput" // above the family's sizes too
 					}
-					if (streamedLarge[pc.Name] || wholeLarge[pc.Name]) && noIPC[name] && size <= min(streamedAutoMax(pc.Name), hostLargest(pc.Name, l.NRanks())) {
+					if (streamedLarge[pc.Name] || wholeLarge[pc.Name]) && streamedAuto[name] && size <= min(streamedAutoMax(pc.Name), hostLargest(pc.Name, l.NRanks())) {
 						want = "hostput"
 					}
 					if size <= algo.HostStagedAutoMax {

@@ -11,6 +11,8 @@ import "github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 // difference was this limit, against -k portput in the same call (docs/performance.md,
 // "hostput receives that stream"), it took 683-736 µs at 8 MiB against 968-1051, 3657-3737
 // at 64 MiB against 4534-4569.
+// On hosts of two ranks, a GPU each, it is automatic to 64 MiB as well
+// (portstaged.FewPerHost says what was measured there).
 func init() {
 	portstaged.RegisterHostAs("hypercube", portstaged.PSAllgather,
 		"host-resident buffers between hosts (NVLink to my host's ranks): put my buffer from host memory into every peer's scratch, the result in one step; messages to 64 MiB",

@@ -12,6 +12,8 @@ import "github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 // (docs/performance.md, "hostput receives that stream"), it took 758 and 856 µs at 8 MiB
 // against 1100 and 1029, 2045 and 2143 at 32 MiB against 2637 and 2540, 3937 and 3946 at
 // 64 MiB against 5371 and 5465.
+// On hosts of two ranks, a GPU each, it is automatic to 64 MiB as well
+// (portstaged.FewPerHost says what was measured there).
 func init() {
 	portstaged.RegisterHostAs("reducescatter", portstaged.PSReduceScatter,
 		"host-resident buffers between hosts (NVLink to my host's ranks): put each peer's chunk from host memory into its scratch, GPU reduction; messages to 64 MiB",

@@ -9,6 +9,8 @@ import "github.com/mscclpp-bench/mscclpp-bench/collectives/family/portstaged"
 // one); a segment over 4 MiB goes in chunks that the receiver copies as they land (where
 // it comes over the network). -k auto takes it to HostPutAutoMax where no pair uses CUDA
 // IPC.
+// On hosts of two ranks, a GPU each, it is automatic to HostPutAutoMax as well
+// (portstaged.FewPerHost says what was measured there).
 func init() {
 	portstaged.RegisterHostAs("sendrecv", portstaged.PSSendRecv,
 		"host-resident buffers between hosts (NVLink to my host's ranks): put my buffer from host memory into the next rank's scratch; messages to 64 MiB",

@@ -26,8 +26,8 @@ import (
 // priority; it takes messages of up to algo.HostStagedMax (broadcast's to 64 MiB:
 // broadcast.HostPutMax; all-gather's, all-to-all's, reduce-scatter's, gather's, scatter's,
 // hypercube's and send-receive's to StreamedMax, automatic to there, send-receive's to 32
-// MiB, where no pair uses CUDA IPC; reduce's, all-reduce's and all-to-all-v's on two
-// ranks: WholeMax).
+// MiB, where no pair uses CUDA IPC and on hosts of two ranks (FewPerHost); reduce's,
+// all-reduce's and all-to-all-v's on two ranks: WholeMax).
 
 // HostStagedNumber is the hostput algorithms' number in every collective (allgather's
 // hostput is #7 too) but allreduce, where RegisterHostAs gives it another.
@@ -114,17 +114,40 @@ func Streamed(autoMax int64) func(*collectives.Algorithm) {
 }
 
 // StreamedAuto is the -k auto range of a hostput that takes messages to StreamedMax: to
-// limit where no pair of the job uses CUDA IPC (where it was measured against portput: one
-// rank a host), to algo.HostStagedAutoMax on the other layouts, where portput, railput and
-// the hierarchical algorithms keep the larger messages (hostput was not measured against
-// them there above 4 MiB).
+// limit where no pair of the job uses CUDA IPC (one rank a host, measured against portput)
+// or on hosts of at most two ranks with a GPU each (FewPerHost), to algo.HostStagedAutoMax
+// on the other layouts, where portput, railput and the hierarchical algorithms keep the
+// larger messages (hostput was not measured against them there above 4 MiB). A collective
+// whose own algorithm comes first by AutoPriority (allgather's hier) keeps its sizes.
 func StreamedAuto(limit int64) func(collectives.Layout) (min, max int64) {
 	return func(l collectives.Layout) (int64, int64) {
-		if l.NetworkOnly() {
+		if l.NetworkOnly() || FewPerHost(l) {
 			return 0, limit
 		}
 		return 0, algo.HostStagedAutoMax
 	}
+}
+
+// FewPerHost says every host of layout l has at most two ranks and no GPU serves several
+// (Layout.SharedGPU): where the streamed hostput is automatic above 4 MiB although the
+// ranks of a host use CUDA IPC. On 4×H200 as 2 simulated hosts of 2 ranks, a GPU each,
+// 2026-11-29, -k hostput and -k auto (portput) alternating, -b 4M -e 64M -f 2 -n 10 -w 3,
+// two rounds (docs/performance.md, "hostput above 4 MiB on hosts of 2"), hostput took
+// less time at every size from 8 to 64 MiB in both rounds, out of place and in place, in
+// gather (16 MiB 275-322 µs against 837-908), reducescatter (1248-1439 against
+// 1538-2005) and alltoall (1428-1449 against 1737-2277), in scatter in all but one cell
+// (64 MiB 1261 against 1279 and 1241 against 1736), in hypercube in 14 of 16 (64 MiB
+// 5442 and 6246 against 6343 and 5888) and in send-receive to 32 MiB (its own bound).
+func FewPerHost(l collectives.Layout) bool {
+	if l.SharedGPU {
+		return false
+	}
+	for _, rs := range l.Hosts {
+		if len(rs) > 2 {
+			return false
+		}
+	}
+	return true
 }
 
 // HostCollectives lists the collectives that registered a hostput, by name.

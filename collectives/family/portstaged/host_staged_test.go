@@ -3,6 +3,7 @@ package portstaged
 import (
 	"testing"
 
+	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 )
 
@@ -55,6 +56,37 @@ func TestHostSegBytes(t *testing.T) {
 		}
 		if d := hostDepth(largest, slotBytes); d != tc.lastDepth {
 			t.Errorf("mode %d max %d: the largest message gets %d regions, want %d", tc.mode, tc.maxBytes, d, tc.lastDepth)
+		}
+	}
+}
+
+// TestFewPerHost checks the layouts where the streamed hostput is automatic above 4 MiB
+// although a host's ranks use CUDA IPC: hosts of at most two ranks, no GPU shared.
+func TestFewPerHost(t *testing.T) {
+	ipc := func(i, j int) bool { return true }
+	shared := func(l collectives.Layout) collectives.Layout { l.SharedGPU = true; return l }
+	for _, tc := range []struct {
+		name string
+		l    collectives.Layout
+		want bool
+	}{
+		{"2 hosts of 1", collectives.NewLayout([]string{"a", "b"}, ipc), true},
+		{"2 hosts of 2", collectives.NewLayout([]string{"a", "a", "b", "b"}, ipc), true},
+		{"hosts of 2 and 1", collectives.NewLayout([]string{"a", "a", "b"}, ipc), true},
+		{"4 hosts of 2", collectives.NewLayout([]string{"a", "a", "b", "b", "c", "c", "d", "d"}, ipc), true},
+		{"hosts of 3 and 1", collectives.NewLayout([]string{"a", "a", "a", "b"}, ipc), false},
+		{"2 hosts of 4", collectives.NewLayout([]string{"a", "a", "a", "a", "b", "b", "b", "b"}, ipc), false},
+		{"2 hosts of 2, shared GPUs", shared(collectives.NewLayout([]string{"a", "a", "b", "b"}, ipc)), false},
+	} {
+		if got := FewPerHost(tc.l); got != tc.want {
+			t.Errorf("FewPerHost(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+		want := int64(algo.HostStagedAutoMax)
+		if tc.want {
+			want = StreamedMax
+		}
+		if _, hi := StreamedAuto(StreamedMax)(tc.l); hi != want {
+			t.Errorf("StreamedAuto(%s) reaches %d, want %d", tc.name, hi, want)
 		}
 	}
 }
