@@ -132,12 +132,14 @@ func StreamedAuto(limit int64) func(collectives.Layout) (min, max int64) {
 // (Layout.SharedGPU): where the streamed hostput is automatic above 4 MiB although the
 // ranks of a host use CUDA IPC. On 4×H200 as 2 simulated hosts of 2 ranks, a GPU each,
 // 2026-11-29, -k hostput and -k auto (portput) alternating, -b 4M -e 64M -f 2 -n 10 -w 3,
-// two rounds (docs/performance.md, "hostput above 4 MiB on hosts of 2"), hostput took
-// less time at every size from 8 to 64 MiB in both rounds, out of place and in place, in
-// gather (16 MiB 275-322 µs against 837-908), reducescatter (1248-1439 against
-// 1538-2005) and alltoall (1428-1449 against 1737-2277), in scatter in all but one cell
-// (64 MiB 1261 against 1279 and 1241 against 1736), in hypercube in 14 of 16 (64 MiB
-// 5442 and 6246 against 6343 and 5888) and in send-receive to 32 MiB (its own bound).
+// two rounds (docs/performance.md, "Every collective on 2 hosts of 2 on 4×H200, builds
+// 88d2182 and cb6fa62"), hostput took less time at every size from 8 to 64 MiB in both
+// rounds out of place in gather (16 MiB 275-322 µs against 837-908), scatter (64 MiB
+// 1242-1261 against 1279-1736), reducescatter (16 MiB 1248-1439 against 1538-2005) and
+// alltoall (16 MiB 1428-1449 against 1737-2277), and in place in all but one of those
+// cells (reducescatter 8 MiB 1114 against 1022 once); in hypercube in 14 of 16 cells with
+// in place (64 MiB 5442 and 6246 against 6343 and 5888), in send-receive to 32 MiB out of
+// place (its own bound).
 func FewPerHost(l collectives.Layout) bool {
 	if l.SharedGPU {
 		return false
