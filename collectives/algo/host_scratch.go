@@ -33,14 +33,16 @@ type HostScatter struct {
 	Progress device.Ptr
 }
 
-// NewHostScatter makes the host-resident outbox and scratch of slotBytes slots and the
-// port channels between them. Its kernels reach every peer over a port channel, so every
-// rank refuses alike (the layout is the job's) where some pair uses CUDA IPC.
-func NewHostScatter(b *Base, slotBytes uint64) (HostScatter, error) {
+// NewHostScatter makes the host-resident outbox and scratch of slots that hold largest
+// bytes (a one shot's largest segment; at least 16, rounded up to 256 so that every slot
+// starts 16-byte aligned) and the port channels between them. Its kernels reach every
+// peer over a port channel, so every rank refuses alike (the layout is the job's) where
+// some pair uses CUDA IPC.
+func NewHostScatter(b *Base, largest uint64) (HostScatter, error) {
 	if l := b.Env.Layout; !l.NetworkOnly() {
 		return HostScatter{}, fmt.Errorf("rank %d: host-resident buffers with a port channel to every peer need %s; this job has %v", b.Env.Rank, collectives.NoIPC, l)
 	}
-	return newHostSlots(b, slotBytes, 1, b.Env.NRanks, nil, false)
+	return newHostSlots(b, RoundUp(max(largest, 16), 256), 1, b.Env.NRanks, nil, false)
 }
 
 // NewHostSlots is NewHostScatter with an outbox of two halves of outboxSlots slots and a

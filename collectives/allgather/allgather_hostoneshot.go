@@ -54,7 +54,7 @@ func newAllgatherHostOneShot(env *collectives.Env) (collectives.Instance, error)
 	}
 	// a slot holds a rank's chunk: the gathered size over the rank count
 	chunk := algo.Limit(HostOneShotMax, env.MaxBytes) / uint64(env.NRanks)
-	a.HostScatter, err = algo.NewHostScatter(b, algo.RoundUp(max(chunk, 16), 256))
+	a.HostScatter, err = algo.NewHostScatter(b, chunk)
 	return a, err
 }
 

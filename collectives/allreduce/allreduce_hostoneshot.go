@@ -39,7 +39,7 @@ func NewAllreduceHostOneShot(env *collectives.Env) (collectives.Instance, error)
 	if a.k, err = algo.LoadTyped(env.GPU, AllreduceHostOneShot, nil); err != nil {
 		return nil, err
 	}
-	a.HostScatter, err = algo.NewHostScatter(b, algo.RoundUp(max(algo.Limit(algo.HostAllreduceMax, env.MaxBytes), 16), 256))
+	a.HostScatter, err = algo.NewHostScatter(b, algo.Limit(algo.HostAllreduceMax, env.MaxBytes))
 	return a, err
 }
 

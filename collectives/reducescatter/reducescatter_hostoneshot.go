@@ -52,7 +52,7 @@ func newReduceScatterHostOneShot(env *collectives.Env) (collectives.Instance, er
 	if a.k, err = algo.LoadTyped(env.GPU, ReduceScatterHostOneShot, nil); err != nil {
 		return nil, err
 	}
-	a.HostScatter, err = algo.NewHostScatter(b, algo.RoundUp(max(algo.Limit(HostOneShotMax, env.MaxBytes), 16), 256))
+	a.HostScatter, err = algo.NewHostScatter(b, algo.Limit(HostOneShotMax, env.MaxBytes))
 	return a, err
 }
 
