@@ -119,15 +119,16 @@ func NewLayout(hostIDs []string, ipc func(i, j int) bool) Layout {
 // NetworkOnly says no pair of ranks is connected by CUDA IPC: every host has one rank,
 // or no pair on a host uses CUDA IPC.
 func (l Layout) NetworkOnly() bool {
-	if l.HostNoIPC {
-		return true
-	}
+	return l.HostNoIPC || l.MostOnAHost() <= 1
+}
+
+// MostOnAHost is the largest rank count of any host.
+func (l Layout) MostOnAHost() int {
+	most := 0
 	for _, rs := range l.Hosts {
-		if len(rs) > 1 {
-			return false
-		}
+		most = max(most, len(rs))
 	}
-	return true
+	return most
 }
 
 // AcrossNetwork says some pair of ranks is not connected by CUDA IPC (several hosts, or a

@@ -141,15 +141,7 @@ func StreamedAuto(limit int64) func(collectives.Layout) (min, max int64) {
 // in place (64 MiB 5442 and 6246 against 6343 and 5888), in send-receive to 32 MiB out of
 // place (its own bound).
 func FewPerHost(l collectives.Layout) bool {
-	if l.SharedGPU {
-		return false
-	}
-	for _, rs := range l.Hosts {
-		if len(rs) > 2 {
-			return false
-		}
-	}
-	return true
+	return !l.SharedGPU && l.MostOnAHost() <= 2
 }
 
 // HostCollectives lists the collectives that registered a hostput, by name.
