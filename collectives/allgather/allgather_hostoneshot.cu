@@ -36,8 +36,5 @@ extern "C" __global__ void __launch_bounds__(1024)
       copyFresh(dst, scratch + half + r * slotBytes, chunk, globalThread(), globalThreads());
     }
   }
-  if (lastBlock(state) && threadIdx.x < npeers) {
-    *reinterpret_cast<volatile uint64_t*>(chans[threadIdx.x].sem.expected) += 1;
-  }
-  finishLaunch(state, flag);
+  finishPortLaunch(state, flag, chans, npeers);
 }

@@ -47,10 +47,7 @@ __device__ void allreduceHostOneShot(PortChannelHandle* chans, char* outbox, con
   const Range share = split(bytes, gridDim.x, blockIdx.x, 16);
   auto from = [&](uint32_t r) { return r == rank ? in : scratch + half + r * slotBytes; };
   reduceHost<T, Op>(out, from, nranks, rank, share.begin, share.size(), nranks);
-  if (lastBlock(state) && threadIdx.x < npeers) {
-    *reinterpret_cast<volatile uint64_t*>(chans[threadIdx.x].sem.expected) += 1;
-  }
-  finishLaunch(state, flag);
+  finishPortLaunch(state, flag, chans, npeers);
 }
 
 #define HOSTONESHOT_KERNEL(name, T, opname, OP)                                                                      \

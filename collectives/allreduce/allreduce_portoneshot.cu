@@ -38,10 +38,7 @@ __device__ void allreducePortOneShot(PortChannelHandle* chans, const char* scrat
   const Range share = split(bytes, gridDim.x, blockIdx.x, 16);
   auto from = [&](uint32_t r) { return r == rank ? in : scratch + half + r * slotBytes; };
   reduceSources<T, Op>(out, from, share.begin, share.size(), nranks);
-  if (lastBlock(state) && threadIdx.x < npeers) {
-    *reinterpret_cast<volatile uint64_t*>(chans[threadIdx.x].sem.expected) += 1;
-  }
-  finishLaunch(state, flag);
+  finishPortLaunch(state, flag, chans, npeers);
 }
 
 #define PORTONESHOT_KERNEL(name, T, opname, OP)                                                                  \

@@ -42,10 +42,7 @@ __device__ void reducescatterHostOneShot(PortChannelHandle* chans, char* outbox,
   const Range share = split(bytes, gridDim.x, blockIdx.x, 16);
   auto from = [&](uint32_t r) { return r == rank ? in + rank * bytes : scratch + half + r * slotBytes; };
   reduceHost<T, Op>(out, from, nranks, rank, share.begin, share.size(), nranks);
-  if (lastBlock(state) && threadIdx.x < npeers) {
-    *reinterpret_cast<volatile uint64_t*>(chans[threadIdx.x].sem.expected) += 1;
-  }
-  finishLaunch(state, flag);
+  finishPortLaunch(state, flag, chans, npeers);
 }
 
 #define RS_HOSTONESHOT_KERNEL(name, T, opname, OP)                                                                 \

@@ -52,6 +52,17 @@ MB_DEVICE void portGate(LaunchState* st, uint32_t flag, PortChannelHandle* chans
   __syncthreads();
 }
 
+// finishPortLaunch ends a launch that waited for one signal from each of chans[0..npeers)
+// (portGate with n = 1): the last block's thread i advances chans[i]'s expected count by one,
+// for the next launch's wait, and finishLaunch counts the launch. Every thread of every
+// block calls it, at the very end.
+MB_DEVICE void finishPortLaunch(LaunchState* st, uint32_t flag, PortChannelHandle* chans, uint32_t npeers) {
+  if (lastBlock(st) && threadIdx.x < npeers) {
+    *reinterpret_cast<volatile uint64_t*>(chans[threadIdx.x].sem.expected) += 1;
+  }
+  finishLaunch(st, flag);
+}
+
 // reduceSources reduces bytes [begin, begin+size) of the nranks sources (rank r's at
 // from(r) + offset, in rank order) into out + offset: whole 16-byte words first, then the
 // elements that do not fill one (only at the very end of a message); all of it element by
