@@ -66,7 +66,7 @@ func TestPortStagedRegistry(t *testing.T) {
 				_, two := a.AutoRange(layoutOf(false, "a", "a", "b", "b"))
 				_, shared := a.AutoRange(sharedGPUs(layoutOf(false, "a", "a", "b", "b")))
 				_, four := a.AutoRange(layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"))
-				return one == streamedAutoMax(pc.Name) && two == streamedAutoMax(pc.Name) &&
+				return one == streamedAutoMax(pc.Name, layoutOf(false, "a", "b")) && two == streamedAutoMax(pc.Name, layoutOf(false, "a", "a", "b", "b")) &&
 					shared == algo.HostStagedAutoMax && four == algo.HostStagedAutoMax
 			}
 		}
@@ -143,10 +143,12 @@ var streamedLarge = map[string]bool{"allgather": true, "alltoall": true, "reduce
 var wholeLarge = map[string]bool{"reduce": true, "alltoallv": true}
 
 // streamedAutoMax is the largest message -k auto gives collective name's hostput (one of
-// streamedLarge, or reduce or alltoallv) where no pair uses CUDA IPC, before the rank count's bound
-// (hostLargest).
-func streamedAutoMax(name string) int64 {
-	if name == "sendrecv" {
+// streamedLarge, or reduce or alltoallv) on layout l where no pair uses CUDA IPC or hosts
+// have at most 2 ranks with a GPU each, before the rank count's bound (hostLargest):
+// sendrecv's to sendrecv.HostPutAutoMax but where no pair uses CUDA IPC and no GPU serves
+// several ranks.
+func streamedAutoMax(name string, l collectives.Layout) int64 {
+	if name == "sendrecv" && !(l.NetworkOnly() && !l.SharedGPU) {
 		return sendrecv.HostPutAutoMax
 	}
 	return portstaged.StreamedMax
@@ -234,7 +236,7 @@ func TestPortStagedSelect(t *testing.T) {
 					if pc.Name == "broadcast" && size <= broadcast.HostPutMax {
 						want = "hostput" // above the family's sizes too
 					}
-					if (streamedLarge[pc.Name] || wholeLarge[pc.Name]) && streamedAuto[name] && size <= min(streamedAutoMax(pc.Name), hostLargest(pc.Name, l.NRanks())) {
+					if (streamedLarge[pc.Name] || wholeLarge[pc.Name]) && streamedAuto[name] && size <= min(streamedAutoMax(pc.Name, l), hostLargest(pc.Name, l.NRanks())) {
 						want = "hostput"
 					}
 					if size <= algo.HostStagedAutoMax {

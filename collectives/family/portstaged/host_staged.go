@@ -25,9 +25,10 @@ import (
 // the receiver reads as they land. Automatic up to algo.HostStagedAutoMax, above portput's
 // priority; it takes messages of up to algo.HostStagedMax (broadcast's to 64 MiB:
 // broadcast.HostPutMax; all-gather's, all-to-all's, reduce-scatter's, gather's, scatter's,
-// hypercube's and send-receive's to StreamedMax, automatic to there, send-receive's to 32
-// MiB, where no pair uses CUDA IPC and on hosts of two ranks (FewPerHost); reduce's,
-// all-reduce's and all-to-all-v's on two ranks: WholeMax).
+// hypercube's and send-receive's to StreamedMax, automatic to there where no pair uses
+// CUDA IPC and on hosts of two ranks (FewPerHost; send-receive's to 32 MiB but where no
+// pair uses CUDA IPC and every rank has a GPU); reduce's, all-reduce's and all-to-all-v's
+// on two ranks: WholeMax).
 
 // HostStagedNumber is the hostput algorithms' number in every collective (allgather's
 // hostput is #7 too) but allreduce, where RegisterHostAs gives it another.
