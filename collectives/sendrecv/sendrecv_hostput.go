@@ -34,10 +34,10 @@ const HostPutAutoMax = 32 << 20
 // hostPutAuto is sendrecv hostput's -k auto range on layout l: to portstaged.StreamedMax
 // where no pair uses CUDA IPC and every rank has a GPU of its own, else
 // portstaged.StreamedAuto's to HostPutAutoMax. On 2×H200 as 2 simulated hosts of one rank,
-// 2026-11-29, -k hostput and -k portput in turn, -b 16M -e 64M -f 2 -n 10 -w 3, 64 MiB
-// out of place: hostput took less time in all seven rounds of three calls (5655-7928 µs
-// against 6539-10795), in place in four of the five with in place kept (docs/performance.md,
-// "sendrecv hostput to 64 MiB with a GPU a rank").
+// 2026-11-29, -k hostput and -k portput in turn, -n 10 -w 3, 64 MiB out of place: hostput
+// took less time in all nine rounds of four calls (4744-7928 µs against 5617-10795), in
+// place in six of the seven with in place kept (docs/performance.md, "Every collective
+// across hosts on 2×H200, build 595ce74").
 func hostPutAuto(l collectives.Layout) (min, max int64) {
 	if l.NetworkOnly() && !l.SharedGPU {
 		return 0, portstaged.StreamedMax
