@@ -249,7 +249,7 @@ struct HostStaged {
       return scratch + railSlot(hostOf(from)) + packed(from, hostOf(rank), localOf(rank));
     }
     if (rail() && hostOf(from) != hostOf(rank)) return local + slotOff(from);  // forwarded
-    return (isLocal(from < rank ? from : from - 1) ? local : scratch) + slotOff(from);
+    return (isLocal(indexOf(from, rank)) ? local : scratch) + slotOff(from);
   }
 
   // claim (one thread) picks the region whose eighths were written longest ago (first on
@@ -349,8 +349,7 @@ struct HostStaged {
   // next rank's).
   __device__ uint32_t boxPeer(uint32_t k) const {
     if (mode != PS_SENDRECV || rail()) return k;
-    const uint32_t to = (rank + 1) % nranks;
-    return to < rank ? to : to - 1;
+    return indexOf((rank + 1) % nranks, rank);
   }
 
   // boxOf is the outbox slot that holds my segment for peer i.
@@ -527,7 +526,7 @@ struct HostStaged {
           continue;
         }
         uint64_t lo = 0, hi = s.bytes;
-        if (isLocal(q < rank ? q : q - 1)) {
+        if (isLocal(indexOf(q, rank))) {
           if (r != rounds - 1) continue;
         } else {
           lo = min(r * hsChunk, s.bytes);
@@ -575,13 +574,12 @@ struct HostStaged {
     }
   }
 
-  // sendChunked (block 0) is sendWhole for a launch with a segment over a chunk: each
-  // outbox slot chunk by chunk, each chunk put once copied (all but a segment's last with a
+  // sendChunked (block 0) is sendWhole for a launch with a segment over a chunk, in chunks
+  // rounds (sendRounds): each outbox slot chunk by chunk, each chunk put once copied (all but a segment's last with a
   // signal on the progress channel, the last with the launch's signal), the CUDA IPC peers'
   // segments with the last round.
-  __device__ void sendChunked(uint64_t box) {
+  __device__ void sendChunked(uint64_t box, uint64_t chunks) {
     const uint32_t npeers = nranks - 1, nbox = boxSlots();
-    const uint64_t chunks = sendRounds();
     for (uint64_t r = 0; r < chunks; r++) {
       const uint64_t at = r * hsChunk;
       for (uint32_t k = 0; k < nbox; k++) {
@@ -627,8 +625,9 @@ struct HostStaged {
     stream = streamed();
     if (blockIdx.x == 0) {
       const uint64_t box = begin();
-      if (sendRounds() > 1) {
-        sendChunked(box);
+      const uint64_t chunks = sendRounds();
+      if (chunks > 1) {
+        sendChunked(box, chunks);
       } else {
         sendWhole(box);
       }
@@ -684,7 +683,7 @@ struct HostStaged {
           const uint32_t to = rankAt(myHost, j);
           const uint64_t bytes = sendSeg(mode, from, to, unit, total, root, nranks).bytes;
           if (to == rank || bytes == 0) continue;
-          char* dst = reinterpret_cast<char*>(remoteOf(to < rank ? to : to - 1)) + slotOff(from);
+          char* dst = reinterpret_cast<char*>(remoteOf(indexOf(to, rank))) + slotOff(from);
           copyFresh(dst, scratch + railSlot(h) + packed(from, myHost, j), bytes, threadIdx.x, blockDim.x);
         }
       }
