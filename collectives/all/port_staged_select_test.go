@@ -62,11 +62,12 @@ func TestPortStagedRegistry(t *testing.T) {
 		if streamedLarge[pc.Name] || wholeLarge[pc.Name] {
 			maxBytes = portstaged.StreamedMax
 			autoOK = func(a *collectives.Algorithm) bool {
-				_, one := a.AutoRange(layoutOf(false, "a", "b"))
-				_, two := a.AutoRange(layoutOf(false, "a", "a", "b", "b"))
-				_, shared := a.AutoRange(sharedGPUs(layoutOf(false, "a", "a", "b", "b")))
+				oneL, twoL := layoutOf(false, "a", "b"), layoutOf(false, "a", "a", "b", "b")
+				_, one := a.AutoRange(oneL)
+				_, two := a.AutoRange(twoL)
+				_, shared := a.AutoRange(sharedGPUs(twoL))
 				_, four := a.AutoRange(layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"))
-				return one == streamedAutoMax(pc.Name, layoutOf(false, "a", "b")) && two == streamedAutoMax(pc.Name, layoutOf(false, "a", "a", "b", "b")) &&
+				return one == streamedAutoMax(pc.Name, oneL) && two == streamedAutoMax(pc.Name, twoL) &&
 					shared == algo.HostStagedAutoMax && four == algo.HostStagedAutoMax
 			}
 		}
