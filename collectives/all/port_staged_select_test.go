@@ -64,10 +64,13 @@ func TestPortStagedRegistry(t *testing.T) {
 			autoOK = func(a *collectives.Algorithm) bool {
 				oneL, twoL := layoutOf(false, "a", "b"), layoutOf(false, "a", "a", "b", "b")
 				_, one := a.AutoRange(oneL)
+				_, oneShared := a.AutoRange(sharedGPUs(oneL))
 				_, two := a.AutoRange(twoL)
 				_, shared := a.AutoRange(sharedGPUs(twoL))
 				_, four := a.AutoRange(layoutOf(false, "a", "a", "a", "a", "b", "b", "b", "b"))
-				return one == streamedAutoMax(pc.Name, oneL) && two == streamedAutoMax(pc.Name, twoL) &&
+				return one == streamedAutoMax(pc.Name, "2 hosts of 1") &&
+					oneShared == streamedAutoMax(pc.Name, "2 hosts of 1, shared GPUs") &&
+					two == streamedAutoMax(pc.Name, "2 hosts of 2") &&
 					shared == algo.HostStagedAutoMax && four == algo.HostStagedAutoMax
 			}
 		}
@@ -144,16 +147,19 @@ var streamedLarge = map[string]bool{"allgather": true, "alltoall": true, "reduce
 var wholeLarge = map[string]bool{"reduce": true, "alltoallv": true}
 
 // streamedAutoMax is the largest message -k auto gives collective name's hostput (one of
-// streamedLarge, or reduce or alltoallv) on layout l where no pair uses CUDA IPC or hosts
-// have at most 2 ranks with a GPU each, before the rank count's bound (hostLargest):
-// sendrecv's to sendrecv.HostPutAutoMax but where no pair uses CUDA IPC and no GPU serves
-// several ranks.
-func streamedAutoMax(name string, l collectives.Layout) int64 {
-	if name == "sendrecv" && !(l.NetworkOnly() && !l.SharedGPU) {
+// streamedLarge, or reduce or alltoallv) on the layout named layout where no pair uses
+// CUDA IPC or hosts have at most 2 ranks with a GPU each, before the rank count's bound
+// (hostLargest): sendrecv's to sendrecv.HostPutAutoMax but on sendrecvWhole's layouts.
+func streamedAutoMax(name, layout string) int64 {
+	if name == "sendrecv" && !sendrecvWhole[layout] {
 		return sendrecv.HostPutAutoMax
 	}
 	return portstaged.StreamedMax
 }
+
+// sendrecvWhole are the layouts (TestPortStagedSelect's names) where -k auto takes
+// sendrecv's hostput to portstaged.StreamedMax: no pair over CUDA IPC, a GPU a rank.
+var sendrecvWhole = map[string]bool{"2 hosts of 1": true, "4 hosts of 1": true, "1 host, no IPC": true}
 
 // hostLargest is the largest message collective name's hostput takes on nranks ranks
 // beyond algo.HostStagedMax: broadcast.HostPutMax, portstaged.StreamedMax (streamedLarge),
@@ -237,7 +243,7 @@ func TestPortStagedSelect(t *testing.T) {
 					if pc.Name == "broadcast" && size <= broadcast.HostPutMax {
 						want = "hostput" // above the family's sizes too
 					}
-					if (streamedLarge[pc.Name] || wholeLarge[pc.Name]) && streamedAuto[name] && size <= min(streamedAutoMax(pc.Name, l), hostLargest(pc.Name, l.NRanks())) {
+					if (streamedLarge[pc.Name] || wholeLarge[pc.Name]) && streamedAuto[name] && size <= min(streamedAutoMax(pc.Name, name), hostLargest(pc.Name, l.NRanks())) {
 						want = "hostput"
 					}
 					if size <= algo.HostStagedAutoMax {

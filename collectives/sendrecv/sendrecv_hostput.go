@@ -14,10 +14,7 @@ import (
 func init() {
 	portstaged.RegisterHostAs("sendrecv", portstaged.PSSendRecv,
 		"host-resident buffers between hosts (NVLink to my host's ranks): put my buffer from host memory into the next rank's scratch; messages to 64 MiB",
-		func(a *collectives.Algorithm) {
-			portstaged.Streamed(HostPutAutoMax)(a)
-			a.AutoSizes = hostPutAuto
-		})
+		func(a *collectives.Algorithm) { a.MaxBytes, a.AutoSizes = portstaged.StreamedMax, hostPutAuto })
 }
 
 // HostPutAutoMax is the largest message -k auto gives sendrecv hostput where no pair uses
@@ -28,7 +25,8 @@ func init() {
 // time at 16 MiB in four rounds of five (2039-2679 µs against 2464-2695) and at 32 MiB in
 // all five (3688-4928 against 4536-5446), but at 64 MiB it read 8033-9648 against
 // 8145-9625, less in two rounds of five (docs/performance.md, "sendrecv hostput to 64
-// MiB"); on 4×H200 as 2 simulated hosts of 2, at 64 MiB once each way.
+// MiB"); on 4×H200 as 2 simulated hosts of 2 ranks, a GPU each, it took less time at 64
+// MiB in one round of two.
 const HostPutAutoMax = 32 << 20
 
 // hostPutAuto is sendrecv hostput's -k auto range on layout l: to portstaged.StreamedMax
@@ -37,8 +35,9 @@ const HostPutAutoMax = 32 << 20
 // 2026-11-29, -k hostput and -k portput in turn, -n 10 -w 3, 64 MiB out of place: hostput
 // took less time in all nine rounds of four calls (4744-7928 µs against 5617-10795), in
 // place in six of the seven with in place kept (docs/performance.md, "Every collective
-// across hosts on 2×H200, build 595ce74").
-func hostPutAuto(l collectives.Layout) (min, max int64) {
+// across hosts on 2×H200, build 595ce74"). Other layouts without CUDA IPC (more hosts of
+// one rank, a network transport inside a host) take it by the same rule, unmeasured.
+func hostPutAuto(l collectives.Layout) (int64, int64) {
 	if l.NetworkOnly() && !l.SharedGPU {
 		return 0, portstaged.StreamedMax
 	}
