@@ -574,10 +574,10 @@ struct HostStaged {
     }
   }
 
-  // sendChunked (block 0) is sendWhole for a launch with a segment over a chunk, in chunks
-  // rounds (sendRounds): each outbox slot chunk by chunk, each chunk put once copied (all
-  // but a segment's last with a signal on the progress channel, the last with the launch's
-  // signal), the CUDA IPC peers' segments with the last round.
+  // sendChunked (block 0) is sendWhole for a launch with a segment over a chunk, in
+  // `chunks` rounds (sendRounds): each outbox slot chunk by chunk, each chunk put once
+  // copied (all but a segment's last with a signal on the progress channel, the last with
+  // the launch's signal), the CUDA IPC peers' segments with the last round.
   __device__ void sendChunked(uint64_t box, uint64_t chunks) {
     const uint32_t npeers = nranks - 1, nbox = boxSlots();
     for (uint64_t r = 0; r < chunks; r++) {

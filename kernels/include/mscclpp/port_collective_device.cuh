@@ -53,9 +53,9 @@ MB_DEVICE void portGate(LaunchState* st, uint32_t flag, PortChannelHandle* chans
 }
 
 // finishPortLaunch ends a launch that waited for one signal from each of chans[0..npeers)
-// (portGate with n = 1): the last block's thread i advances chans[i]'s expected count by one,
-// for the next launch's wait, and finishLaunch counts the launch. Every thread of every
-// block calls it, at the very end.
+// (portGate or hostGate with n = 1): the last block's thread i advances chans[i]'s
+// expected count by one, for the next launch's wait, and finishLaunch counts the launch.
+// Every thread of every block calls it, at the very end.
 MB_DEVICE void finishPortLaunch(LaunchState* st, uint32_t flag, PortChannelHandle* chans, uint32_t npeers) {
   if (lastBlock(st) && threadIdx.x < npeers) {
     *reinterpret_cast<volatile uint64_t*>(chans[threadIdx.x].sem.expected) += 1;
