@@ -9,8 +9,6 @@
 
 using namespace mb;
 
-__device__ __forceinline__ uint32_t peerRank(uint32_t i, uint32_t rank) { return i < rank ? i : i + 1; }
-
 // LL16 packets, one shot: write my chunk as packets into every peer's scratch slot `rank`
 // (of the half picked by the launch parity), copy my own chunk, then unpack every peer's
 // packets from my scratch. No barrier is needed: the flag says when data is there, and the

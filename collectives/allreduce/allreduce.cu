@@ -6,9 +6,6 @@
 
 using namespace mb;
 
-__device__ __forceinline__ uint32_t peerRank(uint32_t i, uint32_t rank) { return i < rank ? i : i + 1; }
-__device__ __forceinline__ uint32_t peerIndex(uint32_t q, uint32_t rank) { return q < rank ? q : q - 1; }
-
 // ---- One shot with LL packets --------------------------------------------------------
 // Each thread takes packet-sized units of the whole buffer: it sends its units to every
 // peer as packets (scratch slot `rank`, half by launch parity), then reduces them with the

@@ -19,8 +19,6 @@
 
 using namespace mb;
 
-__device__ __forceinline__ uint32_t portrsagPeer(uint32_t i, uint32_t rank) { return i < rank ? i : i + 1; }
-
 template <typename T, int Op>
 __device__ void allreducePortRSAG(PortChannelHandle* rsChans, PortChannelHandle* agChans, const char* scratch,
                                   uint64_t slotBytes, const char* in, char* out, uint64_t inOff, uint64_t outOff,
@@ -30,7 +28,7 @@ __device__ void allreducePortRSAG(PortChannelHandle* rsChans, PortChannelHandle*
   const uint64_t bytes = count * sizeof(T);
   const Range mine = split(bytes, nranks, rank, 16);
   if (blockIdx.x == 0 && threadIdx.x < npeers) {
-    const Range theirs = split(bytes, nranks, portrsagPeer(threadIdx.x, rank), 16);
+    const Range theirs = split(bytes, nranks, peerRank(threadIdx.x, rank), 16);
     PortChannel c{rsChans[threadIdx.x]};
     if (theirs.size() > 0) {
       c.putWithSignal(rank * slotBytes, inOff + theirs.begin, theirs.size());

@@ -22,7 +22,7 @@ extern "C" __global__ void __launch_bounds__(1024) alltoall_ll16(MemoryChannelHa
   const uint32_t tid = (uint32_t)globalThread(), nth = (uint32_t)globalThreads();
   for (uint32_t j = 0; j < npeers; j++) {
     const uint32_t i = (j + rank) % npeers;  // ranks start with different peers
-    const uint64_t q = i < rank ? i : i + 1;
+    const uint64_t q = peerRank(i, rank);
     char* dst = reinterpret_cast<char*>(chans[i].remote) + half + rank * slotBytes;
     putPackets<LL16>(dst, in + q * chunk, chunk, flag, tid, nth);
   }
@@ -30,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(1024) alltoall_ll16(MemoryChannelHa
   if (in != out) copy(out + own, in + own, chunk, tid, nth);
   for (uint32_t j = 0; j < npeers; j++) {
     const uint32_t i = (j + rank) % npeers;
-    const uint64_t q = i < rank ? i : i + 1;
+    const uint64_t q = peerRank(i, rank);
     unpackPackets<LL16>(out + q * chunk, scratch + half + q * slotBytes, chunk, flag, tid, nth, q, chans[i].index);
   }
   finishLaunch(state, flag);

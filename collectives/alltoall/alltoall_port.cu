@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(1024)
     peerBarrier(syncChans, npeers, true);
     __syncthreads();
     if (threadIdx.x < npeers) {
-      const uint32_t peer = threadIdx.x < rank ? threadIdx.x : threadIdx.x + 1;
+      const uint32_t peer = peerRank(threadIdx.x, rank);
       PortChannel c{chans[threadIdx.x]};
       c.putWithSignal(dstOff + rank * chunk, srcOff + peer * chunk, chunk);
       c.wait();

@@ -55,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
     uint64_t at = 0;  // where it starts in rank q's input
     for (uint32_t k = 0; k < rank; k++) at += peerBytes(q, k, nranks, total);
     const char* src = q == rank ? local
-                                : reinterpret_cast<const char*>(chans[q < rank ? q : q - 1].remote) + srcOff;
+                                : reinterpret_cast<const char*>(chans[peerIndex(q, rank)].remote) + srcOff;
     const Range blk = split(bytes, gridDim.x, blockIdx.x, 16);
     copy(out + dst + blk.begin, src + at + blk.begin, blk.size(), threadIdx.x, blockDim.x);
     dst += bytes;

@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(1024)
       }
       if (in != out) copy(out, in, bytes, tid, nth);
     } else {
-      const MemoryChannelHandle& c = chans[llPeerIndex(root, rank)];
+      const MemoryChannelHandle& c = chans[peerIndex(root, rank)];
       unpackPackets<LL16>(out, scratch + slot, bytes, flag, tid, nth, root, c.index);
     }
     sendCredits(chans, npeers, rank, flag);

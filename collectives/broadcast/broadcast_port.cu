@@ -25,7 +25,7 @@ extern "C" __global__ void __launch_bounds__(1024)
       c.putWithSignal(dstOff, srcOff, bytes);
       c.flush();
     } else if (rank != root && threadIdx.x == 0) {
-      PortChannel c{chans[root < rank ? root : root - 1]};
+      PortChannel c{chans[peerIndex(root, rank)]};
       c.wait();
     }
   }

@@ -23,7 +23,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
     for (uint32_t j = 0; j < nranks; j++) {
       const uint32_t q = (j + rank + blockIdx.x) % nranks;
       const char* src = q == rank ? in
-                                  : reinterpret_cast<const char*>(chans[chanOf(q, rank)].remote) + inOff +
+                                  : reinterpret_cast<const char*>(chans[peerIndex(q, rank)].remote) + inOff +
                                         (uint64_t)q * inStride;
       char* dst = out + (uint64_t)q * bytes;
       if (src != dst) copy(dst + blk.begin, src + blk.begin, blk.size(), threadIdx.x, blockDim.x);

@@ -30,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
   uint32_t steps = 0;
   while ((1u << steps) < nranks) steps++;
   if (threadIdx.x < steps) {
-    MemoryChannel c{mine[chanOf(rank ^ (1u << threadIdx.x), rank)]};
+    MemoryChannel c{mine[peerIndex(rank ^ (1u << threadIdx.x), rank)]};
     c.relaxedSignal();
     c.relaxedWait();
   }
@@ -42,7 +42,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
     __syncthreads();
   }
   for (uint32_t mask = 1; mask < nranks; mask <<= 1) {
-    MemoryChannelHandle* h = &mine[chanOf(rank ^ mask, rank)];
+    MemoryChannelHandle* h = &mine[peerIndex(rank ^ mask, rank)];
     char* remote = reinterpret_cast<char*>(h->remote) + off;
     const uint64_t first = rank & ~(mask - 1);
     for (uint64_t s = first; s < first + mask; s++) {

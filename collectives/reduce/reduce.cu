@@ -18,7 +18,7 @@ __device__ void reduceRead(MemoryChannelHandle* chans, const char* in, char* out
   startBarrier(state, flag, meet.chans, meet.n);
   if (rank == root) {
     auto src = [&](uint32_t r) {
-      return r == rank ? in : reinterpret_cast<const char*>(chans[chanOf(r, rank)].remote) + inOff;
+      return r == rank ? in : reinterpret_cast<const char*>(chans[peerIndex(r, rank)].remote) + inOff;
     };
     // the peers' buffers are allocations (256-byte aligned) at inOff
     const bool vec = ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) | inOff) & 15) == 0;

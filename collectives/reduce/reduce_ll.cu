@@ -27,7 +27,7 @@ __device__ void reduceLL16(MemoryChannelHandle* chans, const char* scratch, uint
     const uint64_t bytes = count * sizeof(T);
     const uint32_t tid = (uint32_t)globalThread(), nth = (uint32_t)globalThreads();
     if (rank != root) {
-      const uint32_t c = llPeerIndex(root, rank);
+      const uint32_t c = peerIndex(root, rank);
       waitCredits(scratch, chans, c, 1, rank, flag);
       putPackets<P>(reinterpret_cast<char*>(chans[c].remote) + slot + rank * slotBytes, in, bytes, flag, tid, nth);
     } else {

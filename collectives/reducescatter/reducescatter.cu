@@ -21,7 +21,7 @@ __device__ void reduceScatterRead(MemoryChannelHandle* chans, const char* in, ch
   const uint64_t bytes = count * sizeof(T);
   const uint64_t mine = (uint64_t)rank * bytes;  // my block's offset in every rank's input
   auto src = [&](uint32_t r) {
-    return r == rank ? in + mine : reinterpret_cast<const char*>(chans[chanOf(r, rank)].remote) + inOff + mine;
+    return r == rank ? in + mine : reinterpret_cast<const char*>(chans[peerIndex(r, rank)].remote) + inOff + mine;
   };
   // the peers' buffers are allocations (256-byte aligned) at inOff
   const bool vec = ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out) | inOff) & 15) == 0;

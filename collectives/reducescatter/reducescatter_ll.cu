@@ -25,7 +25,7 @@ __device__ void reduceScatterLL16(MemoryChannelHandle* chans, const char* scratc
   const uint32_t tid = (uint32_t)globalThread(), nth = (uint32_t)globalThreads();
   for (uint32_t j = 0; j < npeers; j++) {
     const uint32_t i = (j + rank) % npeers;  // ranks start with different peers
-    const uint64_t c = i < rank ? i : i + 1;
+    const uint64_t c = peerRank(i, rank);
     putPackets<P>(reinterpret_cast<char*>(chans[i].remote) + half + rank * slotBytes, in + c * bytes, bytes, flag, tid,
                   nth);
   }

@@ -25,8 +25,6 @@ namespace {
 
 constexpr int kVecs = 4;  // 16-byte vectors each thread holds of a piece
 
-__device__ __forceinline__ uint32_t peerIndex(uint32_t q, uint32_t rank) { return q < rank ? q : q - 1; }
-
 // Piece is one thread's part of a piece in flight: in 16-byte vectors when both buffers are
 // 16-byte aligned and the piece is whole vectors, else in bytes (slow but correct).
 struct Piece {

@@ -22,8 +22,8 @@ extern "C" __global__ void __launch_bounds__(1024) sendrecv_ll16(MemoryChannelHa
   const uint32_t flag = launchFlag(state);
   const uint64_t buf = (uint64_t)(flag % max(nranks, 2u)) * slotBytes;
   const uint32_t tid = (uint32_t)globalThread(), nth = (uint32_t)globalThreads();
-  const MemoryChannelHandle& next = chans[llPeerIndex((rank + 1) % nranks, rank)];
-  const MemoryChannelHandle& prev = chans[llPeerIndex((rank + nranks - 1) % nranks, rank)];
+  const MemoryChannelHandle& next = chans[peerIndex((rank + 1) % nranks, rank)];
+  const MemoryChannelHandle& prev = chans[peerIndex((rank + nranks - 1) % nranks, rank)];
   putPackets<LL16>(reinterpret_cast<char*>(next.remote) + buf, in, bytes, flag, tid, nth);
   unpackPackets<LL16>(out, scratch + buf, bytes, flag, tid, nth, prev.peer, prev.index);
   finishLaunch(state, flag);

@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(1024)
     if (threadIdx.x == 0) {
       // channel i serves peer i, skipping me
       const uint32_t next = (rank + 1) % nranks, prev = (rank + nranks - 1) % nranks;
-      const uint32_t ni = next < rank ? next : next - 1, pi = prev < rank ? prev : prev - 1;
+      const uint32_t ni = peerIndex(next, rank), pi = peerIndex(prev, rank);
       PortChannel to{chans[ni]}, from{chans[pi]};
       to.putWithSignal(dstOff, srcOff, bytes);
       from.wait();

@@ -4,13 +4,11 @@
 // memory channels (SM copies over NVLink); between hosts each rank talks only to its rail,
 // the ranks of equal local index on the other hosts, over port channels (Ethernet or
 // InfiniBand through the proxy). Every host has nlocal ranks; rank (host g, local j) is
-// ranks[g * nlocal + j]. Local peer k (of nlocal - 1) is local index k < local ? k : k + 1,
-// rail peer t host t < host ? t : t + 1.
+// ranks[g * nlocal + j]. Local peer k (of nlocal - 1) is local index peerRank(k, local),
+// rail peer t host peerRank(t, host).
 #include "mscclpp/collective_device.cuh"
 
 using namespace mb;
-
-__device__ __forceinline__ uint32_t hierOther(uint32_t i, uint32_t me) { return i < me ? i : i + 1; }
 
 // hierPoll waits, without consuming it, until the port channel's semaphore has n signals
 // more than its expected count (every block polls; one thread advances the count later).
@@ -91,7 +89,7 @@ extern "C" __global__ void __launch_bounds__(1024)
   if (threadIdx.x < nrail) hierPoll(sigChans[threadIdx.x], 2);
   __syncthreads();
   for (uint32_t t = 0; t < nrail; t++) {
-    const uint32_t q = ranks[hierOther(t, host) * nlocal + local];
+    const uint32_t q = ranks[peerRank(t, host) * nlocal + local];
     toLocals(out + q * chunk, q);
   }
   if (lastBlock(state)) {
@@ -154,14 +152,14 @@ __device__ void allreduceHier(MemoryChannelHandle* inChans, MemoryChannelHandle*
   if (nlp > 0) startBarrier(state, flag, inChans, nlp);
   hierReduce<T, Op>(
       [&](uint32_t j) {
-        const char* base = j == local ? in : reinterpret_cast<const char*>(inChans[j < local ? j : j - 1].remote) + inOff;
+        const char* base = j == local ? in : reinterpret_cast<const char*>(inChans[peerIndex(j, local)].remote) + inOff;
         return base + shard.begin;
       },
       nlocal, shard.size(), out + shard.begin, nrail == 0, nranks);
   if (nrail > 0) {
     hierGridSync(grid, flag * 4 + 1);
     if (blockIdx.x == 0 && threadIdx.x < nrail) {
-      const Range sub = split(shard.size(), nhosts, hierOther(threadIdx.x, host), 16);
+      const Range sub = split(shard.size(), nhosts, peerRank(threadIdx.x, host), 16);
       PortChannel c{rsChans[threadIdx.x]};
       if (sub.size() > 0) {
         c.putWithSignal(host * slotBytes, outOff + shard.begin + sub.begin, sub.size());

@@ -195,7 +195,7 @@ struct HostStaged {
   // linked says peer i exchanges a signal with me every launch: every peer, or under rail
   // routing the peers of my host and my rail.
   __device__ bool linked(uint32_t i) const {
-    return !rail() || isLocal(i) || localOf(peerOf(i, rank)) == localOf(rank);
+    return !rail() || isLocal(i) || localOf(peerRank(i, rank)) == localOf(rank);
   }
 
   // nslots is how many slots a region of scratch (and local) holds: one per sender under
@@ -224,7 +224,7 @@ struct HostStaged {
   // railBox is where my bundle for host h is in my outbox, whose region is at box.
   __device__ uint64_t railBox(uint64_t box, uint32_t h) const {
     const uint32_t myHost = hostOf(rank);
-    return box + (sameToAll(mode) ? 0 : (uint64_t)(h < myHost ? h : h - 1) * nlocal * stride);
+    return box + (sameToAll(mode) ? 0 : (uint64_t)peerIndex(h, myHost) * nlocal * stride);
   }
 
   // hostFirst says this launch reduces inside each host before the network
@@ -249,7 +249,7 @@ struct HostStaged {
       return scratch + railSlot(hostOf(from)) + packed(from, hostOf(rank), localOf(rank));
     }
     if (rail() && hostOf(from) != hostOf(rank)) return local + slotOff(from);  // forwarded
-    return (isLocal(indexOf(from, rank)) ? local : scratch) + slotOff(from);
+    return (isLocal(peerIndex(from, rank)) ? local : scratch) + slotOff(from);
   }
 
   // claim (one thread) picks the region whose eighths were written longest ago (first on
@@ -349,7 +349,7 @@ struct HostStaged {
   // next rank's).
   __device__ uint32_t boxPeer(uint32_t k) const {
     if (mode != PS_SENDRECV || rail()) return k;
-    return indexOf((rank + 1) % nranks, rank);
+    return peerIndex((rank + 1) % nranks, rank);
   }
 
   // boxOf is the outbox slot that holds my segment for peer i.
@@ -374,7 +374,7 @@ struct HostStaged {
   // local over NVLink (no bytes for a network peer).
   __device__ Piece localPiece(uint32_t i) const {
     if (!isLocal(i)) return {nullptr, nullptr, 0, false};
-    const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
+    const Seg s = sendSeg(mode, rank, peerRank(i, rank), unit, total, root, nranks);
     return {reinterpret_cast<char*>(remoteOf(i)) + slotOff(rank), in + s.off, s.bytes, false};
   }
 
@@ -406,7 +406,7 @@ struct HostStaged {
 
   // recvBytes is what peer i sends me this launch.
   __device__ uint64_t recvBytes(uint32_t i) const {
-    return sendSeg(mode, peerOf(i, rank), rank, unit, total, root, nranks).bytes;
+    return sendSeg(mode, peerRank(i, rank), rank, unit, total, root, nranks).bytes;
   }
 
   // sendRounds is how many rounds block 0 puts my outbox in (exchange): one per chunk of
@@ -415,7 +415,7 @@ struct HostStaged {
     uint64_t longest = 0;
     for (uint32_t k = 0; k < boxSlots(); k++) {
       const uint32_t i = boxPeer(k);
-      if (sameToAll(mode) || !isLocal(i)) longest = max(longest, sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks).bytes);
+      if (sameToAll(mode) || !isLocal(i)) longest = max(longest, sendSeg(mode, rank, peerRank(i, rank), unit, total, root, nranks).bytes);
     }
     return max(chunksOf(longest), (uint64_t)1);
   }
@@ -526,7 +526,7 @@ struct HostStaged {
           continue;
         }
         uint64_t lo = 0, hi = s.bytes;
-        if (isLocal(indexOf(q, rank))) {
+        if (isLocal(peerIndex(q, rank))) {
           if (r != rounds - 1) continue;
         } else {
           lo = min(r * hsChunk, s.bytes);
@@ -543,7 +543,7 @@ struct HostStaged {
     if (k >= nbox) return localPiece(k - nbox);
     const uint32_t i = boxPeer(k);
     if (!sameToAll(mode) && isLocal(i)) return {nullptr, nullptr, 0, false};
-    const Seg s = sendSeg(mode, rank, peerOf(i, rank), unit, total, root, nranks);
+    const Seg s = sendSeg(mode, rank, peerRank(i, rank), unit, total, root, nranks);
     return {outbox + box + k * stride, in + s.off, s.bytes, false};
   }
 
@@ -565,7 +565,7 @@ struct HostStaged {
       MemoryChannel{mems[threadIdx.x]}.signal();  // release: the block's writes above first
     } else if (threadIdx.x < npeers) {
       PortChannel c{chans[threadIdx.x]};
-      const Seg s = sendSeg(mode, rank, peerOf(threadIdx.x, rank), unit, total, root, nranks);
+      const Seg s = sendSeg(mode, rank, peerRank(threadIdx.x, rank), unit, total, root, nranks);
       if (s.bytes == 0) {
         c.signal();
       } else {
@@ -596,7 +596,7 @@ struct HostStaged {
         if (r == chunks - 1) MemoryChannel{mems[threadIdx.x]}.signal();  // release: the block's writes above first
       } else if (threadIdx.x < npeers) {
         PortChannel c{chans[threadIdx.x]};
-        const Seg s = sendSeg(mode, rank, peerOf(threadIdx.x, rank), unit, total, root, nranks);
+        const Seg s = sendSeg(mode, rank, peerRank(threadIdx.x, rank), unit, total, root, nranks);
         const uint64_t src = box + boxOf(threadIdx.x) * stride + at;
         if (s.bytes == 0 && r == 0) {
           c.signal();
@@ -665,7 +665,7 @@ struct HostStaged {
       const bool railPeer = i < npeers && !isLocal(i) && linked(i);
       if (railPeer) {
         PortChannel c{chans[i]};
-        const uint32_t h = hostOf(peerOf(i, rank));
+        const uint32_t h = hostOf(peerRank(i, rank));
         const uint64_t bytes = packed(rank, h, nlocal);
         if (bytes == 0) {
           c.signal();
@@ -674,7 +674,7 @@ struct HostStaged {
         }
       }
       // my rail's bundles of this launch, then what they carry for my host's other ranks
-      if (railPeer && packed(peerOf(i, rank), myHost, nlocal) > 0) awaitPeer(i, 1);
+      if (railPeer && packed(peerRank(i, rank), myHost, nlocal) > 0) awaitPeer(i, 1);
       __syncthreads();
       for (uint32_t h = 0; h < nhosts; h++) {
         if (h == myHost) continue;
@@ -683,7 +683,7 @@ struct HostStaged {
           const uint32_t to = rankAt(myHost, j);
           const uint64_t bytes = sendSeg(mode, from, to, unit, total, root, nranks).bytes;
           if (to == rank || bytes == 0) continue;
-          char* dst = reinterpret_cast<char*>(remoteOf(indexOf(to, rank))) + slotOff(from);
+          char* dst = reinterpret_cast<char*>(remoteOf(peerIndex(to, rank))) + slotOff(from);
           copyFresh(dst, scratch + railSlot(h) + packed(from, myHost, j), bytes, threadIdx.x, blockDim.x);
         }
       }
@@ -694,7 +694,7 @@ struct HostStaged {
     // own or its rail's, a rail peer its bundle for my host
     gate([&](uint32_t i) {
       if (!linked(i)) return false;
-      const uint32_t p = peerOf(i, rank);
+      const uint32_t p = peerRank(i, rank);
       if (!isLocal(i)) return packed(p, myHost, nlocal) > 0;
       bool any = sendSeg(mode, p, rank, unit, total, root, nranks).bytes > 0;
       for (uint32_t h = 0; h < nhosts; h++) {
@@ -763,7 +763,7 @@ __device__ void exchangeHostFirst(HostStaged& p) {
     const uint64_t box = p.begin();
     for (uint32_t i = 0; i < npeers; i++) {
       if (!p.isLocal(i)) continue;
-      const uint32_t k = p.localOf(peerOf(i, p.rank));
+      const uint32_t k = p.localOf(peerRank(i, p.rank));
       for (uint32_t h = 0; h < nhosts; h++) {
         const Seg s = sendSeg(p.mode, p.rank, p.rankAt(h, k), p.unit, p.total, p.root, p.nranks);
         char* dst = reinterpret_cast<char*>(p.remoteOf(i)) + p.partSlot(me, h);
@@ -787,7 +787,7 @@ __device__ void exchangeHostFirst(HostStaged& p) {
     __syncthreads();
     if (i < npeers && !p.isLocal(i) && p.linked(i)) {
       PortChannel c{p.chans[i]};
-      const uint32_t h = p.hostOf(peerOf(i, p.rank));
+      const uint32_t h = p.hostOf(peerRank(i, p.rank));
       const uint64_t bytes = sendSeg(p.mode, p.rank, p.rankAt(h, me), p.unit, p.total, p.root, p.nranks).bytes;
       if (bytes == 0) {
         c.signal();
@@ -810,7 +810,7 @@ __device__ void reduceHostFirst(HostStaged& p, uint64_t mine, Range share) {
   auto from = [&](uint32_t r) -> const char* {
     if (r < p.nlocal) return r == me ? p.in + mine : p.local + p.partSlot(r, myHost);
     const uint32_t h = r - p.nlocal;
-    return p.scratch + p.railSlot(h < myHost ? h : h + 1);
+    return p.scratch + p.railSlot(peerRank(h, myHost));
   };
   reduceHost<T, Op>(p.out, from, p.nlocal + nhosts - 1, me, share.begin, share.size(), p.nranks);
 }

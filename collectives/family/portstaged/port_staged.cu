@@ -50,7 +50,7 @@ struct Staged {
     const bool half = (uint64_t)slotsOf(mode, nranks) * slot <= halfBytes;
     region = half ? bigBytes + (flag & 1) * halfBytes : 0;
     if (blockIdx.x == 0 && threadIdx.x < npeers) {
-      const uint32_t peer = peerOf(threadIdx.x, rank);
+      const uint32_t peer = peerRank(threadIdx.x, rank);
       PortChannel c{chans[threadIdx.x]}, sig{sigChans[threadIdx.x]};
       if (credit && !half) awaitCount(sig.h, 1);
       const Seg s = sendSeg(mode, rank, peer, unit, total, root, nranks);

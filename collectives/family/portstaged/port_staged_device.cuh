@@ -92,11 +92,6 @@ __device__ __forceinline__ uint32_t slotsOf(uint32_t mode, uint32_t nranks) {
   return mode == PS_SENDRECV || mode == PS_BROADCAST || mode == PS_SCATTER ? 1 : nranks;
 }
 
-// peerOf is the rank of my peer i (peers are the ranks but me, in rank order); indexOf is
-// its inverse: the peer index of rank q (q != rank).
-__device__ __forceinline__ uint32_t peerOf(uint32_t i, uint32_t rank) { return i < rank ? i : i + 1; }
-__device__ __forceinline__ uint32_t indexOf(uint32_t q, uint32_t rank) { return q < rank ? q : q - 1; }
-
 }  // namespace
 
 #endif  // MSCCLPP_BENCH_PORT_STAGED_DEVICE_CUH_

@@ -14,6 +14,13 @@
 
 namespace mb {
 
+// A rank's channel arrays hold one entry per peer: every rank but me, in rank order.
+// peerRank is the rank of entry i; peerIndex, its inverse, is the entry of rank q (q !=
+// rank). The same numbering serves any list that skips me: a host's local ranks, the
+// hosts of a rail.
+MB_DEVICE uint32_t peerRank(uint32_t i, uint32_t rank) { return i < rank ? i : i + 1; }
+MB_DEVICE uint32_t peerIndex(uint32_t q, uint32_t rank) { return q < rank ? q : q - 1; }
+
 MB_DEVICE uint32_t launchFlag(LaunchState* st) {
   return *reinterpret_cast<volatile uint32_t*>(&st->launches) + 1;
 }

@@ -78,7 +78,7 @@ MB_DEVICE void waitCredits(const char* scratch, const MemoryChannelHandle* chans
   const uint32_t need = flag - kLLSlots;
   for (uint32_t i = threadIdx.x; i < n * kLLCreditSlots; i += blockDim.x) {
     const uint32_t j = first + i / kLLCreditSlots;
-    const uint32_t q = j < rank ? j : j + 1;
+    const uint32_t q = peerRank(j, rank);
     const uint32_t* w = reinterpret_cast<const uint32_t*>(scratch) + q * kLLCreditSlots + i % kLLCreditSlots;
     SpinGuard g;
     while ((int32_t)(loadAcquireSys(w) - need) < 0) {
@@ -101,9 +101,6 @@ MB_DEVICE void sendCredits(const MemoryChannelHandle* chans, uint32_t npeers, ui
   }
 }
 
-// llPeerIndex is rank q's index in a channel array to every peer in rank order without me.
-MB_DEVICE uint32_t llPeerIndex(uint32_t q, uint32_t rank) { return q < rank ? q : q - 1; }
-
 // reduceSlots stores at out the reduction in rank order (rank 0's value first) of `bytes`:
 // my own from mine, each peer r's from the LL16 packets it wrote at packets + r*slotBytes.
 // Every thread of the grid takes packet units; a thread reads unit u of mine before it
@@ -123,7 +120,7 @@ MB_DEVICE void reduceSlots(char* out, const char* mine, uint64_t bytes, const ch
       if (r == rank) {
         v = loadPayload<P>(mine + off, valid);
       } else {
-        v = readPacket<P>(packets + r * slotBytes + u * P::kPacketBytes, flag, r, chans[llPeerIndex(r, rank)].index);
+        v = readPacket<P>(packets + r * slotBytes + u * P::kPacketBytes, flag, r, chans[peerIndex(r, rank)].index);
       }
       acc = r == 0 ? v : applyWord<T, Op>(acc, v);
     }

@@ -8,9 +8,6 @@
 
 namespace mb {
 
-// chanOf is rank q's index in a channel array to every peer in rank order without me.
-MB_DEVICE uint32_t chanOf(uint32_t q, uint32_t rank) { return q < rank ? q : q - 1; }
-
 // RootMeet is the channels a rank of a rooted collective meets at its start and end
 // barriers: every peer's at the root, the root's alone elsewhere.
 struct RootMeet {
@@ -20,7 +17,7 @@ struct RootMeet {
 
 MB_DEVICE RootMeet rootMeet(MemoryChannelHandle* chans, uint32_t root, uint32_t rank, uint32_t nranks) {
   if (rank == root) return RootMeet{chans, nranks - 1};
-  return RootMeet{chans + chanOf(root, rank), 1};
+  return RootMeet{chans + peerIndex(root, rank), 1};
 }
 
 // readReduce: this block's share of `bytes` at out becomes the reduction, in rank order
