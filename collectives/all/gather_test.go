@@ -168,7 +168,7 @@ func TestNewCollectivesLaunch(t *testing.T) {
 			inst, err = &scatter.ScatterRead{Base: b, PeerBuffers: p, K: k}, lerr
 		case "hypercube":
 			k, lerr := hypercube.HypercubePut.Load(g)
-			inst, err = &hypercube.HypercubePutInstance{Base: b, K: k, Chans: blockChans}, lerr
+			inst, err = &hypercube.HypercubePutInstance{BlockPut: &algo.BlockPut[hypercube.HypercubeArgs]{Base: b, Kernel: k, Chans: blockChans}}, lerr
 		case "alltoallv":
 			k, lerr := alltoallv.AlltoallvRead.Load(g)
 			inst, err = &alltoallv.AlltoallvReadInstance{Base: b, K: k, InChans: inChans, Scratch: scratch, ScratchChans: scratchChans}, lerr

@@ -4,7 +4,6 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // allgather blockput: like put, but block b of every rank meets only block b of the peers,
@@ -20,9 +19,7 @@ func init() {
 }
 
 type allgatherBlockput struct {
-	*algo.Base
-	k     params.Kernel[AllgatherBlockputArgs]
-	chans device.Ptr // [block][peer]
+	*algo.BlockPut[AllgatherBlockputArgs]
 }
 
 // BlockputBytesPerBlock is how many bytes of the gathered output one block moves: a grid
@@ -30,23 +27,18 @@ type allgatherBlockput struct {
 const BlockputBytesPerBlock = 64 << 10
 
 func newAllgatherBlockput(env *collectives.Env) (collectives.Instance, error) {
-	b, err := algo.NewBase(env)
+	p, err := algo.NewBlockPut(env, AllgatherBlockput)
 	if err != nil {
 		return nil, err
 	}
-	a := &allgatherBlockput{Base: b}
-	if a.k, err = AllgatherBlockput.Load(env.GPU); err != nil {
-		return nil, err
-	}
-	a.chans, err = b.BlockChannels()
-	return a, err
+	return &allgatherBlockput{p}, nil
 }
 
 func (a *allgatherBlockput) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	e := a.Env
 	grid, local := a.PutGrid(a.Blocks(l.SendBytes*uint64(e.NRanks), BlockputBytesPerBlock), l.InPlace)
-	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &AllgatherBlockputArgs{
-		OutChans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), OutOff: l.OutOff, Chunk: l.SendBytes,
+	return a.Kernel.Launch(device.Dim{Grid: grid, Block: 1024}, s, &AllgatherBlockputArgs{
+		OutChans: a.Chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), OutOff: l.OutOff, Chunk: l.SendBytes,
 		Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), LocalBlocks: uint32(local), State: a.State,
 	})
 }

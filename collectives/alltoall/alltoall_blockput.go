@@ -5,7 +5,6 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allgather"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // alltoall blockput: over memory channels, each block puts its share of my chunks into the
@@ -21,30 +20,21 @@ func init() {
 	})
 }
 
-type alltoallBlockput struct {
-	*algo.Base
-	k     params.Kernel[AlltoallArgs]
-	chans device.Ptr // [block][peer] to the peers' outputs
-}
+type alltoallBlockput struct{ *algo.BlockPut[AlltoallArgs] }
 
 func newAlltoallBlockput(env *collectives.Env) (collectives.Instance, error) {
-	b, err := algo.NewBase(env)
+	p, err := algo.NewBlockPut(env, AlltoallBlockput)
 	if err != nil {
 		return nil, err
 	}
-	a := &alltoallBlockput{Base: b}
-	if a.k, err = AlltoallBlockput.Load(env.GPU); err != nil {
-		return nil, err
-	}
-	a.chans, err = b.BlockChannels()
-	return a, err
+	return &alltoallBlockput{p}, nil
 }
 
 func (a *alltoallBlockput) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	e := a.Env
 	grid, local := a.PutGrid(a.Blocks(l.SendBytes, allgather.BlockputBytesPerBlock), l.InPlace)
-	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &AlltoallArgs{
-		Chans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
+	return a.Kernel.Launch(device.Dim{Grid: grid, Block: 1024}, s, &AlltoallArgs{
+		Chans: a.Chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
 		Chunk: l.SendBytes / uint64(e.NRanks), Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
 		InPlace: algo.B2U(l.InPlace), LocalBlocks: uint32(local), State: a.State,
 	})

@@ -5,7 +5,6 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allgather"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // hypercube put: over memory channels, log2(n) steps in which each block puts its share
@@ -22,30 +21,21 @@ func init() {
 }
 
 // HypercubePutInstance is hypercube's put algorithm set up for a run (exported for the
-// tests in collectives/all that run several collectives' algorithms together).
-type HypercubePutInstance struct {
-	*algo.Base
-	K     params.Kernel[HypercubeArgs]
-	Chans device.Ptr // [block][peer] to the peers' outputs
-}
+// tests in collectives/all that check its launch arguments).
+type HypercubePutInstance struct{ *algo.BlockPut[HypercubeArgs] }
 
 func newHypercubePut(env *collectives.Env) (collectives.Instance, error) {
-	b, err := algo.NewBase(env)
+	p, err := algo.NewBlockPut(env, HypercubePut)
 	if err != nil {
 		return nil, err
 	}
-	a := &HypercubePutInstance{Base: b}
-	if a.K, err = HypercubePut.Load(env.GPU); err != nil {
-		return nil, err
-	}
-	a.Chans, err = b.BlockChannels()
-	return a, err
+	return &HypercubePutInstance{p}, nil
 }
 
 // Launch enqueues one call of the collective on s.
 func (a *HypercubePutInstance) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 	e := a.Env
-	return a.K.Launch(device.Dim{Grid: a.Blocks(l.RecvBytes, allgather.BlockputBytesPerBlock), Block: 1024}, s, &HypercubeArgs{
+	return a.Kernel.Launch(device.Dim{Grid: a.Blocks(l.RecvBytes, allgather.BlockputBytesPerBlock), Block: 1024}, s, &HypercubeArgs{
 		Chans: a.Chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
 		Chunk: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks), State: a.State,
 	})

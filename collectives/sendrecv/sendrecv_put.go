@@ -5,7 +5,6 @@ import (
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/algo"
 	"github.com/mscclpp-bench/mscclpp-bench/collectives/allgather"
 	"github.com/mscclpp-bench/mscclpp-bench/internal/device"
-	"github.com/mscclpp-bench/mscclpp-bench/kernels/params"
 )
 
 // sendrecv put: over memory channels, each block puts its share of my buffer into the next
@@ -30,23 +29,14 @@ const (
 	sendRecvPutSmallMax      = 2 << 20
 )
 
-type sendRecvPut struct {
-	*algo.Base
-	k     params.Kernel[SendRecvArgs]
-	chans device.Ptr // [block][peer] to the peers' outputs
-}
+type sendRecvPut struct{ *algo.BlockPut[SendRecvArgs] }
 
 func newSendRecvPut(env *collectives.Env) (collectives.Instance, error) {
-	b, err := algo.NewBase(env)
+	p, err := algo.NewBlockPut(env, SendRecvPut)
 	if err != nil {
 		return nil, err
 	}
-	a := &sendRecvPut{Base: b}
-	if a.k, err = SendRecvPut.Load(env.GPU); err != nil {
-		return nil, err
-	}
-	a.chans, err = b.BlockChannels()
-	return a, err
+	return &sendRecvPut{p}, nil
 }
 
 func (a *sendRecvPut) Launch(l *collectives.LaunchArgs, s device.Stream) error {
@@ -56,8 +46,8 @@ func (a *sendRecvPut) Launch(l *collectives.LaunchArgs, s device.Stream) error {
 		per = sendRecvPutBytesPerBlock
 	}
 	grid := a.Blocks(l.SendBytes, per)
-	return a.k.Launch(device.Dim{Grid: grid, Block: 1024}, s, &SendRecvArgs{
-		Chans: a.chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
+	return a.Kernel.Launch(device.Dim{Grid: grid, Block: 1024}, s, &SendRecvArgs{
+		Chans: a.Chans, In: e.InPtr(l, e.Rank), Out: e.OutPtr(l, e.Rank), Off: l.OutOff,
 		Bytes: l.SendBytes, Rank: uint32(e.Rank), NRanks: uint32(e.NRanks),
 		InPlace: algo.B2U(l.InPlace), State: a.State,
 	})
